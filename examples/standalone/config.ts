@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, type PortcullisConfig } from '../../lib/index.js';
+import { catalogResolvers, typeDefs } from '../catalog/schema.js';
+import { demoFixtures } from '../demo-fixtures.js';
+
+/** Settings of the standalone server, read from the environment. */
+export interface StandaloneSettings {
+  port: number;
+  host: string;
+  config: PortcullisConfig;
+  /** Whether the demo fixtures are loaded (NODE_ENV is not `production`). */
+  demo: boolean;
+}
+
+/**
+ * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
+ * `http://localhost:PORT`) and `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults). In
+ * development (`NODE_ENV` not `production`) the demo fixtures are added.
+ *
+ * @throws {ConfigError} for a bad `PORT` or an unreadable `PORTCULLIS_CONFIG`.
+ */
+export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSettings {
+  const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT', `must be a TCP port number, got ${JSON.stringify(env.PORT)}`);
+  const host = env.HOST || 'localhost';
+  const demo = env.NODE_ENV !== 'production';
+
+  let fromFile: Partial<PortcullisConfig> = {};
+  if (env.PORTCULLIS_CONFIG) {
+    try {
+      fromFile = JSON.parse(readFileSync(env.PORTCULLIS_CONFIG, 'utf8')) as Partial<PortcullisConfig>;
+    } catch (err) {
+      throw new ConfigError('PORTCULLIS_CONFIG', `cannot read JSON from ${env.PORTCULLIS_CONFIG}: ${(err as Error).message}`);
+    }
+  }
+
+  const config: PortcullisConfig = {
+    issuer: env.PORTCULLIS_ISSUER || `http://localhost:${port}`,
+    graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() },
+    ...(demo ? demoFixtures() : {}),
+    ...fromFile,
+  };
+  if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
+  return { port, host, config, demo };
+}

@@ -1,0 +1,35 @@
+/**
+ * The standalone Portcullis server (`npm start`): the example catalog API plus, in development, the demo
+ * fixtures. Settings come from the environment; see README "Running the server".
+ */
+import { createServer } from '../../lib/index.js';
+import { DEMO } from '../demo-fixtures.js';
+import { standaloneSettings } from './config.js';
+
+async function main(): Promise<void> {
+  const { port, host, config, demo } = standaloneSettings();
+  const server = await createServer(config);
+  await server.listen(port, host);
+  const issuer = server.config.issuer;
+  console.log(`Portcullis listening on http://${host}:${port} (issuer ${issuer})`);
+  console.log(`  discovery  ${issuer}/.well-known/openid-configuration`);
+  console.log(`  GraphQL    POST ${issuer}${server.config.graphql?.path ?? ''}`);
+  if (demo) {
+    console.log('Development demo fixtures (refused with NODE_ENV=production):');
+    console.log(`  client     ${DEMO.client.id} / ${DEMO.client.secret}  redirect_uri ${DEMO.client.redirectUri}  (client_secret_post)`);
+    console.log(`  accounts   ${DEMO.alice.email} / ${DEMO.alice.password}`);
+    console.log(`             ${DEMO.admin.email} / ${DEMO.admin.password}  (role admin: may be granted catalog:admin)`);
+    console.log(`  registration initial access token: ${DEMO.initialAccessToken}`);
+  }
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: Error & { code?: string }) => {
+  console.error(`Portcullis failed to start: ${err.message}${err.code ? ` (${err.code})` : ''}`);
+  process.exit(1);
+});

@@ -1,0 +1,133 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { DEFAULTS } from '../../config/defaults.js';
+import { ConfigError } from '../errors.js';
+import { configSchema } from './schema.js';
+import type { PortcullisConfig, ResolvedConfig } from './types.js';
+
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+addFormats.default(ajv);
+const validate = ajv.compile(configSchema);
+
+/** Values shipped with the demo fixtures; seeing one in production means the demo leaked into a deployment. */
+const DEMO_VALUES = new Set(['demo-web-secret', 'alice-demo-password', 'admin-demo-password', 'demo-initial-access-token']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Deep-clones plain objects and arrays; keeps class instances and functions by reference. */
+function cloneData<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(cloneData) as T;
+  if (isPlainObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cloneData(v)])) as T;
+  }
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (Array.isArray(value) || isPlainObject(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** `/clients/0/redirect_uris` → `clients[0].redirect_uris`. */
+function dottedPath(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  let out = '';
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : (out ? `.${part}` : part);
+  return out || '(root)';
+}
+
+function describe(error: ErrorObject): ConfigError {
+  if (error.keyword === 'additionalProperties') {
+    const key = String((error.params as { additionalProperty: string }).additionalProperty);
+    return new ConfigError(dottedPath(error.instancePath, key), 'unknown option');
+  }
+  if (error.keyword === 'required') {
+    const key = String((error.params as { missingProperty: string }).missingProperty);
+    return new ConfigError(dottedPath(error.instancePath, key), 'is required');
+  }
+  let expected = error.message ?? 'is invalid';
+  if (error.keyword === 'enum') {
+    expected = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return new ConfigError(dottedPath(error.instancePath), expected);
+}
+
+function uniqueBy<T>(items: T[], key: (item: T) => string, path: string): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    const k = key(item);
+    if (seen.has(k)) throw new ConfigError(`${path}[${i}]`, `duplicate ${JSON.stringify(k)}`);
+    seen.add(k);
+  });
+}
+
+function refuseInsecureProduction(config: ResolvedConfig): void {
+  const insecure = (path: string, message: string) => new ConfigError(path, message, 'ERR_CONFIG_INSECURE');
+  if (!config.keys.signing) {
+    throw insecure('keys.signing', 'NODE_ENV=production needs configured signing keys: set keys.signing to a private JWKS (or PORTCULLIS_SIGNING_KEYS for the standalone server)');
+  }
+  if (!config.keys.cookies) {
+    throw insecure('keys.cookies', 'NODE_ENV=production needs cookie keys: set keys.cookies to one or more random secrets of at least 32 characters (or PORTCULLIS_COOKIE_KEYS)');
+  }
+  const demoValue = [
+    ...config.clients.map((c, i) => [`clients[${i}].client_secret`, c.client_secret] as const),
+    ...config.accounts.map((a, i) => [`accounts[${i}].password`, a.password] as const),
+    ['registration.initialAccessToken', config.registration?.initialAccessToken] as const,
+  ].find(([, v]) => v !== undefined && DEMO_VALUES.has(v));
+  if (config.demo || demoValue) {
+    throw insecure(demoValue?.[0] ?? 'demo', 'demo fixtures are not allowed with NODE_ENV=production: remove the demo clients, accounts and tokens and configure your own');
+  }
+  if (!config.issuer.startsWith('https://')) {
+    throw insecure('issuer', 'NODE_ENV=production needs an https issuer');
+  }
+}
+
+/**
+ * Merges `input` over {@link DEFAULTS}, validates it and returns a frozen copy; the caller's object is never
+ * mutated.
+ *
+ * @throws {ConfigError} `ERR_CONFIG_INVALID` naming the dotted option path and what was expected, or
+ *   `ERR_CONFIG_INSECURE` when `NODE_ENV=production` meets an insecure setting.
+ */
+export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  if (!isPlainObject(input)) throw new ConfigError('(root)', 'configuration must be an object');
+  const candidate = cloneData(input);
+  if (!validate(candidate)) throw describe(validate.errors![0]);
+
+  const config = {
+    ...candidate,
+    clients: candidate.clients ?? [],
+    accounts: candidate.accounts ?? [],
+    scopes: candidate.scopes ?? {},
+    ttl: { ...DEFAULTS.ttl, ...candidate.ttl },
+    keys: { ...candidate.keys },
+    storage: { ...DEFAULTS.storage, ...candidate.storage },
+    graphql: candidate.graphql ? { path: DEFAULTS.graphqlPath, ...candidate.graphql } : undefined,
+    proxy: candidate.proxy ?? DEFAULTS.proxy,
+    demo: candidate.demo ?? DEFAULTS.demo,
+    production: env.NODE_ENV === 'production',
+  } as ResolvedConfig;
+
+  for (const method of ['findById', 'findByEmail', 'verifyPassword'] as const) {
+    if (config.accountStore && typeof config.accountStore[method] !== 'function') {
+      throw new ConfigError(`accountStore.${method}`, 'must be a function (see the AccountStore interface)');
+    }
+  }
+  uniqueBy(config.clients, (c) => c.client_id, 'clients');
+  uniqueBy(config.accounts, (a) => a.email.toLowerCase(), 'accounts');
+  config.clients.forEach((client, i) => {
+    const isPublic = client.token_endpoint_auth_method === 'none';
+    if (isPublic && client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'a public client (token_endpoint_auth_method "none") has no secret');
+    if (!isPublic && !client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'is required for a confidential client (or set token_endpoint_auth_method to "none")');
+  });
+  if (config.production) refuseInsecureProduction(config);
+  return deepFreeze(config);
+}

@@ -1,0 +1,53 @@
+/**
+ * Stable error codes thrown by Portcullis itself (protocol errors keep the RFC's `error` strings instead).
+ * Callers can `switch` on {@link PortcullisError.code}.
+ */
+export type PortcullisErrorCode =
+  | 'ERR_CONFIG_INVALID'
+  | 'ERR_CONFIG_INSECURE'
+  | 'ERR_STORAGE_FULL'
+  | 'ERR_STORAGE_UNAVAILABLE';
+
+/** Base of every error Portcullis throws. `expose` tells whether `message` is safe to show to a client. */
+export class PortcullisError extends Error {
+  readonly code: PortcullisErrorCode;
+  readonly status: number;
+  readonly expose: boolean;
+
+  constructor(code: PortcullisErrorCode, message: string, status = 500) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.expose = status < 500;
+  }
+}
+
+/**
+ * Thrown by `createServer` when an option is invalid. `path` is the dotted option path (`ttl.accessToken`,
+ * `clients[0].redirect_uris`).
+ */
+export class ConfigError extends PortcullisError {
+  readonly path: string;
+
+  constructor(path: string, message: string, code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE' = 'ERR_CONFIG_INVALID') {
+    super(code, `Invalid configuration at "${path}": ${message}`);
+    this.path = path;
+  }
+}
+
+/**
+ * Thrown by storage when it cannot take a write or answer a read; answered as 503 `temporarily_unavailable`.
+ * Shaped like an oidc-provider error (`message` is the OAuth `error` code, `statusCode`, `error_description`)
+ * so the provider's own error handler renders it instead of a 500.
+ */
+export class StorageUnavailableError extends PortcullisError {
+  readonly statusCode = 503;
+  readonly error_description: string;
+  override readonly expose = true;
+
+  constructor(code: 'ERR_STORAGE_FULL' | 'ERR_STORAGE_UNAVAILABLE', description: string) {
+    super(code, 'temporarily_unavailable', 503);
+    this.error_description = description;
+  }
+}

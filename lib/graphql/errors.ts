@@ -1,0 +1,18 @@
+import type { Context } from 'koa';
+
+/** Codes of errors the GraphQL transport answers before Apollo runs (`extensions.code`). */
+export type GraphqlTransportErrorCode =
+  | 'METHOD_NOT_ALLOWED'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'BAD_REQUEST'
+  | 'QUERY_MISSING'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNAUTHENTICATED';
+
+/** Writes a GraphQL-over-HTTP style error body: `{ errors: [{ message, extensions: { code } }] }`. */
+export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTransportErrorCode, message: string): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { errors: [{ message, extensions: { code } }] };
+}

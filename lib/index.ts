@@ -1,0 +1,21 @@
+/**
+ * Portcullis: a secure-by-default OAuth 2.0 authorization server with OpenID Connect, plus a hardened GraphQL
+ * API, on one Koa app.
+ * @packageDocumentation
+ */
+export { createServer, type PortcullisServer } from './server.js';
+export type {
+  PortcullisConfig, ClientConfig, SeedAccount, ScopeDefinition, TtlConfig, KeysConfig, GraphqlConfig,
+  StorageConfig, PrivateJwks, ResolvedConfig,
+} from './config/types.js';
+export { loadConfig } from './config/load.js';
+export { PortcullisError, ConfigError, StorageUnavailableError, type PortcullisErrorCode } from './errors.js';
+export type { Account, AccountStore } from './accounts/account-store.js';
+export { MemoryAccountStore } from './accounts/memory-account-store.js';
+export { hashPassword, verifyPassword } from './accounts/password.js';
+export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';
+export { hasScope } from './graphql/auth-context.js';
+export { generateSigningKeys, generateCookieKey, type SigningAlgorithm } from './oidc/keys.js';
+export { MemoryStorage, type MemoryStorageOptions } from '../adapters/memory.js';
+export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapters/types.js';
+export { OPTION_DOCS, DEFAULTS } from '../config/defaults.js';

@@ -1,0 +1,163 @@
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { SCOPE_CLAIMS } from '../../config/defaults.js';
+import type { Storage } from '../../adapters/types.js';
+import type { AccountStore } from '../accounts/account-store.js';
+import type { PrivateJwks, ResolvedConfig } from '../config/types.js';
+import { setPageSecurityHeaders } from '../http/security-headers.js';
+import type { ConsentStore } from './consent-store.js';
+import type { ScopePolicy } from './scope-policy.js';
+import { errorPage } from './views.js';
+
+/** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
+export const ROUTES = Object.freeze({
+  authorization: '/authorization',
+  token: '/token',
+  userinfo: '/userinfo',
+  registration: '/registration',
+  jwks: '/.well-known/jwks.json',
+  end_session: '/session/end',
+  revocation: '/token/revocation',
+  introspection: '/token/introspection',
+  pushed_authorization_request: '/request',
+  code_verification: '/device',
+  device_authorization: '/device/auth',
+  backchannel_authentication: '/backchannel',
+  challenge: '/challenge',
+  credential: '/credential',
+});
+
+export interface ProviderDeps {
+  config: ResolvedConfig;
+  storage: Storage;
+  accounts: AccountStore;
+  consents: ConsentStore;
+  scopes: ScopePolicy;
+  signingKeys: PrivateJwks;
+  cookieKeys: string[];
+}
+
+/** Client metadata for oidc-provider: Portcullis extensions removed. */
+function clientMetadata(config: ResolvedConfig) {
+  return config.clients.map(({ pkce_optional: _omit, ...metadata }) => metadata);
+}
+
+/**
+ * Builds the oidc-provider configuration. Everything oidc-provider does itself (protocol, token formats,
+ * redirect_uri matching, PKCE) stays with it; this function only chooses secure settings and wires our stores.
+ */
+export function providerConfiguration(deps: ProviderDeps): Configuration {
+  const { config, storage, accounts, consents, scopes } = deps;
+  const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
+
+  return {
+    adapter: storage.adapter as unknown as Configuration['adapter'],
+    clients: clientMetadata(config) as Configuration['clients'],
+    jwks: deps.signingKeys as Configuration['jwks'],
+    cookies: {
+      keys: deps.cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax', signed: true },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    routes: ROUTES,
+    scopes: scopes.all,
+    claims: { ...SCOPE_CLAIMS, acr: null, sid: null, auth_time: null, iss: null, amr: null } as Configuration['claims'],
+    // The spec puts the claims of the granted scopes in the ID token too (OIDC Core §5.4 allows it when no
+    // access token is issued; we release them always, filtered by scope, as the spec describes).
+    conformIdTokenClaims: false,
+    // SPEC rule 1: redirect_uri is validated on every authorization request, never inferred.
+    allowOmittingSingleRegisteredRedirectUri: false,
+    responseTypes: ['code', 'id_token', 'id_token token', 'code id_token'],
+    pkce: {
+      // RFC 9700 §2.1.1: PKCE for every client; confidential clients may be exempted one by one.
+      required: (_ctx, client) => client.clientAuthMethod === 'none' || !pkceOptional.has(client.clientId),
+    },
+    ttl: {
+      AuthorizationCode: config.ttl.authorizationCode,
+      AccessToken: config.ttl.accessToken,
+      IdToken: config.ttl.idToken,
+      RefreshToken: config.ttl.refreshToken,
+      Interaction: config.ttl.interaction,
+      Session: config.ttl.session,
+      Grant: config.ttl.grant,
+    },
+    rotateRefreshToken: true,
+    features: {
+      devInteractions: { enabled: false },
+      registration: config.registration?.initialAccessToken
+        ? { enabled: true, initialAccessToken: config.registration.initialAccessToken }
+        : { enabled: false },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+    },
+    interactions: {
+      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+    },
+    async findAccount(_ctx, sub) {
+      const account = await accounts.findById(sub);
+      if (!account) return undefined;
+      return {
+        accountId: account.id,
+        async claims() {
+          return { ...account.claims, sub: account.id, email: account.email, email_verified: account.emailVerified };
+        },
+      };
+    },
+    async loadExistingGrant(ctx: KoaContextWithOIDC) {
+      const { provider, client, session } = ctx.oidc;
+      const clientId = client!.clientId;
+      const grantId = ctx.oidc.result?.consent?.grantId ?? session?.grantIdFor(clientId);
+      let grant = grantId ? await provider.Grant.find(grantId) : undefined;
+      const accountId = session?.accountId;
+      if (!accountId) return grant;
+      const remembered = await consents.find(accountId, clientId);
+      if (!remembered) return grant;
+      const account = await accounts.findById(accountId);
+      if (!account) return grant;
+      // A fresh Grant per session, copied from the remembered consent (never one shared Grant per account and
+      // client: a replayed code revokes its whole Grant).
+      grant ??= new provider.Grant({ accountId, clientId });
+      const { grantable, forbidden } = scopes.partition(account, ctx.oidc.requestParamScopes);
+      const approved = new Set(remembered);
+      const granted = new Set(grant.getOIDCScope().split(' ').filter(Boolean));
+      const toAdd = grantable.filter((s) => approved.has(s) && !granted.has(s));
+      const rejected = new Set(grant.getRejectedOIDCScope().split(' '));
+      const toReject = forbidden.filter((s) => !rejected.has(s));
+      if (toAdd.length === 0 && toReject.length === 0 && grantId) return grant;
+      if (toAdd.length) grant.addOIDCScope(toAdd.join(' '));
+      if (toReject.length) grant.rejectOIDCScope(toReject.join(' '));
+      await grant.save();
+      return grant;
+    },
+    async renderError(ctx, out) {
+      // Errors that cannot go back to a validated redirect_uri (RFC 6749 §4.1.2.1): a page, never a redirect.
+      // An unknown client at the authorization endpoint is a bad request of the browser, not HTTP auth.
+      if (ctx.status === 401 && ['authorization', 'resume'].includes(ctx.oidc?.route ?? '')) ctx.status = 400;
+      const nonce = setPageSecurityHeaders(ctx as never);
+      ctx.type = 'html';
+      ctx.body = errorPage(nonce, String(out.error), out.error_description ? String(out.error_description) : undefined);
+    },
+    clientBasedCORS(_ctx, origin, client) {
+      return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
+    },
+  };
+}
+
+/**
+ * Creates the oidc-provider instance and validates every configured client up front (oidc-provider validates
+ * static clients lazily, on first use).
+ *
+ * @throws the provider's `InvalidClientMetadata` naming the client when one is invalid.
+ */
+export async function createProvider(deps: ProviderDeps): Promise<Provider> {
+  const provider = new Provider(deps.config.issuer, providerConfiguration(deps));
+  provider.proxy = deps.config.proxy;
+  for (const metadata of clientMetadata(deps.config)) {
+    try {
+      await provider.Client.validate(metadata as never);
+    } catch (err) {
+      const e = err as { error_description?: string; message: string };
+      throw Object.assign(new Error(`Invalid configuration at "clients" (client_id ${JSON.stringify(metadata.client_id)}): ${e.error_description ?? e.message}`), { code: 'ERR_CONFIG_INVALID' });
+    }
+  }
+  return provider;
+}

@@ -1,0 +1,39 @@
+import { STANDARD_SCOPES } from '../../config/defaults.js';
+import type { Account } from '../accounts/account-store.js';
+import type { ScopeDefinition } from '../config/types.js';
+
+/**
+ * Decides which requested scopes an account can be granted and how each is described on the consent page
+ * (RFC 6749 §3.3: the server may grant fewer scopes than requested and says so in the token response's `scope`).
+ */
+export class ScopePolicy {
+  readonly #custom: Readonly<Record<string, ScopeDefinition>>;
+
+  constructor(custom: Readonly<Record<string, ScopeDefinition>>) {
+    this.#custom = custom;
+  }
+
+  /** Every scope this server knows: the OpenID Connect standard ones plus the configured ones. */
+  get all(): string[] {
+    return [...Object.keys(STANDARD_SCOPES), ...Object.keys(this.#custom)];
+  }
+
+  /** Plain-words description of a scope, for the consent page. */
+  describe(scope: string): string {
+    return STANDARD_SCOPES[scope] ?? this.#custom[scope]?.description ?? scope;
+  }
+
+  /** Whether the account may be granted the scope at all (role-restricted scopes). */
+  allows(account: Account, scope: string): boolean {
+    const role = this.#custom[scope]?.requiresRole;
+    return role === undefined || account.roles.includes(role);
+  }
+
+  /** Splits requested scopes into those the account may be granted and those it may not. */
+  partition(account: Account, scopes: Iterable<string>): { grantable: string[]; forbidden: string[] } {
+    const grantable: string[] = [];
+    const forbidden: string[] = [];
+    for (const scope of scopes) (this.allows(account, scope) ? grantable : forbidden).push(scope);
+    return { grantable, forbidden };
+  }
+}

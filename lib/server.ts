@@ -1,0 +1,147 @@
+import type { Server } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { ApolloServer } from '@apollo/server';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
+import compose from 'koa-compose';
+import type Provider from 'oidc-provider';
+import { MemoryStorage } from '../adapters/memory.js';
+import type { Storage } from '../adapters/types.js';
+import type { AccountStore } from './accounts/account-store.js';
+import { MemoryAccountStore } from './accounts/memory-account-store.js';
+import { loadConfig } from './config/load.js';
+import type { PortcullisConfig, ResolvedConfig } from './config/types.js';
+import { ConfigError } from './errors.js';
+import { startApollo } from './graphql/apollo.js';
+import type { GraphqlContext } from './graphql/auth-context.js';
+import { bearerAuth, graphqlTransportGuard } from './graphql/transport.js';
+import { handleErrors } from './http/error-handler.js';
+import { ConsentStore } from './oidc/consent-store.js';
+import { interactionRoutes } from './oidc/interactions.js';
+import { generateCookieKey, generateSigningKeys } from './oidc/keys.js';
+import { createProvider, ROUTES } from './oidc/provider.js';
+import { ScopePolicy } from './oidc/scope-policy.js';
+
+/** What {@link createServer} returns. */
+export interface PortcullisServer {
+  /** The Koa app serving everything; `app.callback()` is a Node request listener. */
+  readonly app: Koa;
+  /** The oidc-provider instance (events, `Client`, `Grant`, `AccessToken` models). */
+  readonly provider: Provider;
+  /** The Apollo Server, when `graphql` is configured. */
+  readonly apollo: ApolloServer<GraphqlContext> | undefined;
+  /** The validated, frozen configuration. */
+  readonly config: ResolvedConfig;
+  /** The account store in use (the in-memory one seeded from `accounts`, or `accountStore`). */
+  readonly accounts: AccountStore;
+  /**
+   * The whole server as one Koa middleware, to mount at the root of a host Koa app
+   * (`hostApp.use(server.middleware())`). Mount it before any body parser of the host.
+   */
+  middleware(): Middleware;
+  /** Starts listening; resolves with the Node HTTP server. */
+  listen(port: number, host?: string): Promise<Server>;
+  /** Forgets an account's remembered consent for a client; the next authorization prompts again. */
+  revokeConsent(accountId: string, clientId: string): Promise<void>;
+  /** Stops the HTTP server (if `listen` was used), Apollo and storage. Idempotent. */
+  close(): Promise<void>;
+}
+
+const DISCOVERY_PATHS = new Set(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
+const PROVIDER_PREFIXES = Object.values(ROUTES);
+
+/** Whether a request path belongs to oidc-provider (its routes and their sub-paths, discovery). */
+function isProviderPath(path: string): boolean {
+  return DISCOVERY_PATHS.has(path) || PROVIDER_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+function checkGraphqlPath(path: string): void {
+  if (isProviderPath(path) || path === '/interaction' || path.startsWith('/interaction/') || path.startsWith('/.well-known/')) {
+    throw new ConfigError('graphql.path', `${path} collides with an authorization server route`);
+  }
+}
+
+/**
+ * Builds a Portcullis server: an OAuth 2.0 authorization server with OpenID Connect (oidc-provider) and,
+ * when `graphql` is configured, a GraphQL API (Apollo Server) on one Koa app.
+ *
+ * @example
+ * ```ts
+ * const server = await createServer({ issuer: 'http://localhost:3000', clients: [...], accounts: [...] });
+ * await server.listen(3000);
+ * ```
+ * @throws {ConfigError} `ERR_CONFIG_INVALID` (dotted option path and what was expected) or
+ *   `ERR_CONFIG_INSECURE` (production without keys, with demo fixtures, …).
+ */
+export async function createServer(input: PortcullisConfig): Promise<PortcullisServer> {
+  const config = loadConfig(input);
+  if (config.graphql) checkGraphqlPath(config.graphql.path!);
+
+  const warnings: string[] = [];
+  const signingKeys = config.keys.signing ?? (warnings.push('keys.signing not set: using an ephemeral signing key (tokens die with this process; development only)'), await generateSigningKeys());
+  const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : (warnings.push('keys.cookies not set: using random cookie keys (sessions die with this process; development only)'), [generateCookieKey()]);
+  for (const w of warnings) process.emitWarning(w, { code: 'PORTCULLIS_DEV_DEFAULT' });
+
+  const storage: Storage = new MemoryStorage({ maxEntries: config.storage.maxEntries });
+  const accounts = config.accountStore ?? await MemoryAccountStore.fromSeed(config.accounts);
+  const consents = new ConsentStore(storage.adapter);
+  const scopes = new ScopePolicy(config.scopes);
+  const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys });
+  const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
+
+  const providerCallback = provider.callback();
+  async function oidcProvider(ctx: Context, next: Next) {
+    if (!isProviderPath(ctx.path)) return next();
+    // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
+    ctx.respond = false;
+    await providerCallback(ctx.req, ctx.res);
+  }
+
+  const stack: Middleware[] = [handleErrors, interactionRoutes({ provider, accounts, consents, scopes, csrfSecret })];
+  let apollo: ApolloServer<GraphqlContext> | undefined;
+  if (config.graphql) {
+    const started = await startApollo(config.graphql);
+    apollo = started.apollo;
+    const graphqlPath = config.graphql.path!;
+    const graphql = compose([...graphqlTransportGuard(), bearerAuth(provider), started.middleware]);
+    stack.push(async function graphqlEndpoint(ctx: Context, next: Next) {
+      if (ctx.path !== graphqlPath) return next();
+      return graphql(ctx, next);
+    });
+  }
+  stack.push(oidcProvider);
+  const middleware = compose(stack);
+
+  const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
+  app.silent = true;
+  app.use(middleware);
+
+  let httpServer: Server | undefined;
+  let closed = false;
+
+  return {
+    app,
+    provider,
+    apollo,
+    config,
+    accounts,
+    middleware: () => middleware,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        const server = app.listen(port, host);
+        server.once('listening', () => { httpServer = server; resolve(server); });
+        server.once('error', reject);
+      });
+    },
+    revokeConsent: (accountId, clientId) => consents.revoke(accountId, clientId),
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (httpServer) {
+        const server = httpServer;
+        await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      }
+      await apollo?.stop();
+      await storage.close();
+    },
+  };
+}
