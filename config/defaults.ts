@@ -16,10 +16,11 @@ export const STANDARD_SCOPES: Readonly<Record<string, string>> = Object.freeze({
 
 /**
  * Claims released per scope (OpenID Connect Core §5.4). `sub` is listed under every scope so that a narrowed
- * userinfo response never drops it.
+ * userinfo response never drops it. `auth_time`, `amr` and `acr` (Core §2) say how and when the user last
+ * authenticated; they exist only in ID tokens.
  */
 export const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  openid: ['sub'],
+  openid: ['sub', 'auth_time', 'amr', 'acr'],
   profile: ['sub', 'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username',
     'profile', 'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at'],
   email: ['sub', 'email', 'email_verified'],

@@ -6,6 +6,7 @@ import type { AccountStore } from '../accounts/account-store.js';
 import { CsrfGuard } from '../http/csrf.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
 import type { ConsentStore } from './consent-store.js';
+import { OFFLINE_MARKER } from './provider.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { consentPage, errorPage, loginPage } from './views.js';
 
@@ -102,7 +103,12 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const details = await load(ctx);
     if (!details) return;
     if (details.prompt.name === 'login') return showLogin(ctx, details);
-    if (details.prompt.name === 'consent') return showConsent(ctx, details);
+    if (details.prompt.name === 'consent') {
+      // Only the prompt=consent we added for offline_access, and nothing left to approve: no page.
+      const onlyOurPrompt = details.params[OFFLINE_MARKER] === '1' && details.prompt.reasons.every((r) => r === 'consent_prompt');
+      if (onlyOurPrompt && details.grantId) return finish(ctx, { consent: { grantId: details.grantId } }, true);
+      return showConsent(ctx, details);
+    }
     refuse(ctx, 400, 'invalid_request', `Unsupported interaction "${details.prompt.name}".`);
   });
 

@@ -60,7 +60,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     },
     routes: ROUTES,
     scopes: scopes.all,
-    claims: { ...SCOPE_CLAIMS, acr: null, sid: null, auth_time: null, iss: null, amr: null } as Configuration['claims'],
+    claims: { ...SCOPE_CLAIMS, sid: null, iss: null } as Configuration['claims'],
     // The spec puts the claims of the granted scopes in the ID token too (OIDC Core §5.4 allows it when no
     // access token is issued; we release them always, filtered by scope, as the spec describes).
     conformIdTokenClaims: false,
@@ -89,6 +89,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true },
     },
+    extraParams: [OFFLINE_MARKER],
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
@@ -142,6 +143,31 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
   };
 }
 
+/** Internal marker of {@link allowOfflineAccessWithoutPromptConsent}; never taken from the client. */
+export const OFFLINE_MARKER = 'portcullis_offline';
+
+/**
+ * oidc-provider drops `offline_access` unless `prompt=consent` is present (OIDC Core §11 allows "other
+ * conditions ... permitting offline access"). For a code request that asks for `offline_access` without any
+ * `prompt`, we add `prompt=consent` plus a marker, and the consent step then skips its page when the user's
+ * remembered consent already covers every requested scope. A client that sends `prompt` itself is untouched.
+ */
+function allowOfflineAccessWithoutPromptConsent(authorizationPath: string) {
+  return async function offlineAccessPrompt(ctx: { path: string; method: string; query: Record<string, unknown>; querystring: string }, next: () => Promise<unknown>) {
+    if (ctx.method === 'GET' && ctx.path === authorizationPath) {
+      const params = new URLSearchParams(ctx.querystring);
+      params.delete(OFFLINE_MARKER);
+      const scope = params.get('scope')?.split(' ') ?? [];
+      if (scope.includes('offline_access') && !params.has('prompt') && params.get('response_type')?.split(' ').includes('code')) {
+        params.set('prompt', 'consent');
+        params.set(OFFLINE_MARKER, '1');
+      }
+      ctx.querystring = params.toString();
+    }
+    return next();
+  };
+}
+
 /**
  * Creates the oidc-provider instance and validates every configured client up front (oidc-provider validates
  * static clients lazily, on first use).
@@ -151,6 +177,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
 export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const provider = new Provider(deps.config.issuer, providerConfiguration(deps));
   provider.proxy = deps.config.proxy;
+  provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
   for (const metadata of clientMetadata(deps.config)) {
     try {
       await provider.Client.validate(metadata as never);
