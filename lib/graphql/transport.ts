@@ -18,6 +18,8 @@ export function graphqlTransportGuard(): Middleware[] {
   const parse = bodyParser({
     enableTypes: ['json'],
     jsonLimit: GRAPHQL_BODY_LIMIT,
+    // Non-strict so that valid JSON that is not an object (null, 42) gets the precise "query is missing" answer.
+    jsonStrict: false,
     encoding: 'utf-8',
     onError(err, ctx) {
       const status = (err as { status?: number }).status === 413 ? 413 : 400;

@@ -2,6 +2,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { SCOPE_CLAIMS } from '../../config/defaults.js';
 import type { Storage } from '../../adapters/types.js';
 import type { AccountStore } from '../accounts/account-store.js';
+import { ConfigError } from '../errors.js';
 import type { PrivateJwks, ResolvedConfig } from '../config/types.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
 import type { ConsentStore } from './consent-store.js';
@@ -178,12 +179,12 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const provider = new Provider(deps.config.issuer, providerConfiguration(deps));
   provider.proxy = deps.config.proxy;
   provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
-  for (const metadata of clientMetadata(deps.config)) {
+  for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {
       await provider.Client.validate(metadata as never);
     } catch (err) {
       const e = err as { error_description?: string; message: string };
-      throw Object.assign(new Error(`Invalid configuration at "clients" (client_id ${JSON.stringify(metadata.client_id)}): ${e.error_description ?? e.message}`), { code: 'ERR_CONFIG_INVALID' });
+      throw new ConfigError(`clients[${i}]`, `client ${JSON.stringify(metadata.client_id)}: ${e.error_description ?? e.message}`);
     }
   }
   return provider;

@@ -1,0 +1,98 @@
+import type { Storage } from '../../adapters/types.js';
+
+/**
+ * The storage conformance suite: every adapter must pass it unchanged. `make` returns a fresh, empty storage.
+ */
+export function adapterConformance(name: string, make: () => Promise<Storage>): void {
+  describe(`${name} storage: oidc-provider adapter contract`, () => {
+    let storage: Storage;
+    beforeEach(async () => { storage = await make(); });
+    afterEach(() => storage.close());
+
+    test('upsert then find returns a copy of the payload; unknown ids are undefined', async () => {
+      const a = storage.adapter('AccessToken');
+      const payload = { jti: 'at1', accountId: 'alice', grantId: 'g1', scope: 'openid' };
+      await a.upsert('at1', payload, 60);
+      const found = await a.find('at1');
+      expect(found).toEqual(payload);
+      found!.scope = 'changed';
+      expect((await a.find('at1'))!.scope).toBe('openid');
+      expect(await a.find('nope')).toBeUndefined();
+    });
+
+    test('models are separate namespaces', async () => {
+      await storage.adapter('AccessToken').upsert('same', { kind: 'at' }, 60);
+      await storage.adapter('RefreshToken').upsert('same', { kind: 'rt' }, 60);
+      expect((await storage.adapter('AccessToken').find('same'))!.kind).toBe('at');
+      expect((await storage.adapter('RefreshToken').find('same'))!.kind).toBe('rt');
+    });
+
+    test('upsert replaces the payload and its indexes', async () => {
+      const a = storage.adapter('Session');
+      await a.upsert('s1', { uid: 'u-old' }, 60);
+      await a.upsert('s1', { uid: 'u-new' }, 60);
+      expect(await a.findByUid('u-old')).toBeUndefined();
+      expect((await a.findByUid('u-new'))!.uid).toBe('u-new');
+    });
+
+    test('findByUid and findByUserCode', async () => {
+      await storage.adapter('Session').upsert('s2', { uid: 'uid-2', accountId: 'alice' }, 60);
+      await storage.adapter('DeviceCode').upsert('d1', { userCode: 'ABCD-EFGH' }, 60);
+      expect((await storage.adapter('Session').findByUid('uid-2'))!.accountId).toBe('alice');
+      expect((await storage.adapter('DeviceCode').findByUserCode('ABCD-EFGH'))).toEqual({ userCode: 'ABCD-EFGH' });
+      expect(await storage.adapter('Session').findByUid('missing')).toBeUndefined();
+    });
+
+    test('entries expire after expiresIn seconds', async () => {
+      const a = storage.adapter('AuthorizationCode');
+      await a.upsert('c1', { uid: 'cu1', grantId: 'g-exp' }, 1);
+      expect(await a.find('c1')).toBeDefined();
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(await a.find('c1')).toBeUndefined();
+      expect(await a.findByUid('cu1')).toBeUndefined();
+    });
+
+    test('destroy removes the entry and its indexes', async () => {
+      const a = storage.adapter('Interaction');
+      await a.upsert('i1', { uid: 'iu1' }, 60);
+      await a.destroy('i1');
+      expect(await a.find('i1')).toBeUndefined();
+      expect(await a.findByUid('iu1')).toBeUndefined();
+    });
+
+    test('consume marks the entry consumed once; a second consume throws', async () => {
+      const a = storage.adapter('AuthorizationCode');
+      await a.upsert('c2', { grantId: 'g2' }, 60);
+      await a.consume('c2');
+      const consumed = (await a.find('c2'))!.consumed;
+      expect(typeof consumed).toBe('number');
+      await expect(a.consume('c2')).rejects.toMatchObject({ error: 'invalid_grant' });
+      await expect(a.consume('missing')).rejects.toMatchObject({ error: 'invalid_grant' });
+    });
+
+    test('concurrent consumes of one code: exactly one wins', async () => {
+      const a = storage.adapter('AuthorizationCode');
+      await a.upsert('c3', { grantId: 'g3' }, 60);
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => a.consume('c3')));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'rejected')).toHaveLength(7);
+    });
+
+    test('revokeByGrantId removes every token of the grant and nothing else', async () => {
+      const models = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'ClientCredentials', 'PreAuthorizedCode'];
+      for (const [i, model] of models.entries()) {
+        await storage.adapter(model).upsert(`t${i}`, { grantId: 'victim' }, 60);
+        await storage.adapter(model).upsert(`k${i}`, { grantId: 'keeper' }, 60);
+      }
+      await storage.adapter('AccessToken').revokeByGrantId('victim');
+      for (const [i, model] of models.entries()) {
+        expect(await storage.adapter(model).find(`t${i}`)).toBeUndefined();
+        expect(await storage.adapter(model).find(`k${i}`)).toBeDefined();
+      }
+    });
+
+    test('ping resolves while the storage is up', async () => {
+      await expect(storage.ping()).resolves.toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,131 @@
+import { loadConfig, ConfigError, createServer, type PortcullisConfig } from '../../lib/index.js';
+import { standaloneSettings } from '../../examples/standalone/config.js';
+import { demoFixtures } from '../../examples/demo-fixtures.js';
+import { generateCookieKey, generateSigningKeys } from '../../lib/index.js';
+
+const base: PortcullisConfig = { issuer: 'http://localhost:3000' };
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration is validated when the server is built', () => {
+  test.each<[string, Record<string, unknown>, string, RegExp]>([
+    ['unknown top-level key', { ...base, issure: 'x' }, 'issure', /unknown option/],
+    ['unknown nested key', { ...base, ttl: { accessTokn: 5 } }, 'ttl.accessTokn', /unknown option/],
+    ['ttl not an integer', { ...base, ttl: { accessToken: 1.5 } }, 'ttl.accessToken', /integer/],
+    ['ttl as a string', { ...base, ttl: { accessToken: '3600' } }, 'ttl.accessToken', /integer/],
+    ['negative ttl', { ...base, ttl: { refreshToken: -1 } }, 'ttl.refreshToken', />= 1/],
+    ['code ttl over 10 minutes', { ...base, ttl: { authorizationCode: 3600 } }, 'ttl.authorizationCode', /<= 600/],
+    ['missing issuer', {}, 'issuer', /required/],
+    ['issuer with a query', { issuer: 'https://id.example/?a=b' }, 'issuer', /must NOT be valid/],
+    ['issuer not http(s)', { issuer: 'ftp://id.example' }, 'issuer', /pattern/],
+    ['client without redirect_uris', { ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa' }] }, 'clients[0].redirect_uris', /required/],
+    ['bad auth method', { ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'private_key_jwt' }] }, 'clients[0].token_endpoint_auth_method', /one of/],
+    ['confidential client without secret', { ...base, clients: [{ client_id: 'a', redirect_uris: ['https://a.example/cb'] }] }, 'clients[0].client_secret', /required for a confidential client/],
+    ['public client with a secret', { ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', token_endpoint_auth_method: 'none', redirect_uris: ['https://a.example/cb'] }] }, 'clients[0].client_secret', /public client/],
+    ['duplicate client ids', { ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', redirect_uris: ['https://a.example/cb'] }, { client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', redirect_uris: ['https://a.example/cb'] }] }, 'clients[1]', /duplicate/],
+    ['account with a bad e-mail', { ...base, accounts: [{ email: 'not-an-email', password: 'long-enough-password' }] }, 'accounts[0].email', /format "email"/],
+    ['account store missing a method', { ...base, accountStore: { findById() {}, findByEmail() {} } }, 'accountStore.verifyPassword', /must be a function/],
+    ['short initial access token', { ...base, registration: { initialAccessToken: 'short' } }, 'registration.initialAccessToken', /fewer than 16/],
+    ['graphql path not absolute', { ...base, graphql: { path: 'graphql', typeDefs: 'type Query { a: Int }' } }, 'graphql.path', /pattern/],
+    ['storage type unknown', { ...base, storage: { type: 'postgres' } }, 'storage.type', /one of/],
+  ])('%s is refused naming its option path', (_name, input, path, message) => {
+    const err = errorOf(() => loadConfig(input as unknown as PortcullisConfig, {}));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.code).toBe('ERR_CONFIG_INVALID');
+    expect(err.path).toBe(path);
+    expect(err.message).toMatch(message);
+    expect(err.message).toContain(`"${path}"`);
+  });
+
+  test('defaults are applied, the result is frozen and the input is not mutated', () => {
+    const input = { ...base, ttl: { accessToken: 600 } };
+    const snapshot = JSON.stringify(input);
+    const config = loadConfig(input, {});
+    expect(config.ttl).toEqual({ authorizationCode: 60, accessToken: 600, idToken: 3600, refreshToken: 1209600, interaction: 3600, session: 1209600, grant: 1209600 });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.ttl)).toBe(true);
+    expect(JSON.stringify(input)).toBe(snapshot);
+  });
+
+  test('an invalid redirect URI of a configured client stops createServer', async () => {
+    await expect(createServer({ ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', redirect_uris: ['https://a.example/cb#frag'] }] }))
+      .rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'clients[0]' });
+  });
+
+  test('a graphql path that collides with a provider route is refused', async () => {
+    await expect(createServer({ ...base, graphql: { path: '/token', typeDefs: 'type Query { a: Int }' } }))
+      .rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'graphql.path' });
+  });
+});
+
+describe('production guards (NODE_ENV=production)', () => {
+  const prod = { NODE_ENV: 'production' };
+  const secure = async () => ({ issuer: 'https://id.example', keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } });
+
+  test('without signing keys', async () => {
+    const err = errorOf(() => loadConfig({ issuer: 'https://id.example', keys: { cookies: [generateCookieKey()] } }, prod));
+    expect(err.code).toBe('ERR_CONFIG_INSECURE');
+    expect(err.path).toBe('keys.signing');
+    expect(err.message).toMatch(/PORTCULLIS_SIGNING_KEYS/);
+  });
+
+  test('without cookie keys', async () => {
+    const err = errorOf(() => loadConfig({ issuer: 'https://id.example', keys: { signing: { keys: [{ kty: 'EC', d: 'x' }] } } }, prod));
+    expect(err.code).toBe('ERR_CONFIG_INSECURE');
+    expect(err.path).toBe('keys.cookies');
+  });
+
+  test('with the demo fixtures', async () => {
+    const config = { ...(await secure()), ...demoFixtures() };
+    const refused = errorOf(() => loadConfig(config, prod));
+    expect(refused.code).toBe('ERR_CONFIG_INSECURE');
+    expect(refused.message).toMatch(/demo fixtures/);
+  });
+
+  test('a demo secret copied into a real config is refused too', async () => {
+    const config = { ...(await secure()), clients: [{ client_id: 'x', client_secret: 'demo-web-secret', redirect_uris: ['https://x.example/cb'] }] };
+    const refused = errorOf(() => loadConfig(config, prod));
+    expect(refused.path).toBe('clients[0].client_secret');
+  });
+
+  test('with an http issuer', async () => {
+    const config = { ...(await secure()), issuer: 'http://id.example' };
+    expect(errorOf(() => loadConfig(config, prod)).path).toBe('issuer');
+  });
+
+  test('a complete production config loads', async () => {
+    expect(loadConfig(await secure(), prod).production).toBe(true);
+  });
+});
+
+describe('standalone server settings from the environment', () => {
+  test('defaults: port 3000, host localhost, issuer http://localhost:3000, demo fixtures in development', () => {
+    const s = standaloneSettings({});
+    expect(s).toMatchObject({ port: 3000, host: 'localhost', demo: true });
+    expect(s.config.issuer).toBe('http://localhost:3000');
+    expect(s.config.clients?.[0]?.client_id).toBe('demo-web');
+  });
+
+  test('PORT, HOST and PORTCULLIS_ISSUER are honoured; production has no fixtures', () => {
+    const s = standaloneSettings({ PORT: '4100', HOST: '0.0.0.0', PORTCULLIS_ISSUER: 'https://id.example', NODE_ENV: 'production' });
+    expect(s).toMatchObject({ port: 4100, host: '0.0.0.0', demo: false });
+    expect(s.config.issuer).toBe('https://id.example');
+    expect(s.config.clients).toBeUndefined();
+  });
+
+  test('a bad PORT is a clear error', () => {
+    expect(errorOf(() => standaloneSettings({ PORT: 'eighty' })).path).toBe('PORT');
+  });
+
+  test('an unreadable PORTCULLIS_CONFIG is a clear error', () => {
+    const err = errorOf(() => standaloneSettings({ PORTCULLIS_CONFIG: '/nonexistent/portcullis.json' }));
+    expect(err.path).toBe('PORTCULLIS_CONFIG');
+  });
+});
