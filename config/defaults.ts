@@ -82,4 +82,5 @@ export const OPTION_DOCS: readonly OptionDoc[] = Object.freeze([
   { path: 'storage.maxEntries', default: '0 (unbounded)', summary: 'Bound on memory entries; when full new writes get 503 rather than evicting live data.' },
   { path: 'proxy', default: 'false', summary: 'Trust `X-Forwarded-*` headers from a reverse proxy.', security: 'Only enable behind a proxy that sets them.' },
   { path: 'demo', default: 'false', summary: 'Marks demo fixtures; refused with NODE_ENV=production.' },
+  { path: 'logger', default: 'pino to stdout', summary: 'A pino logger; the default writes JSON lines at `LOG_LEVEL` (default info) with secrets redacted.' },
 ]);

@@ -19,3 +19,5 @@ export { generateSigningKeys, generateCookieKey, type SigningAlgorithm } from '.
 export { MemoryStorage, type MemoryStorageOptions } from '../adapters/memory.js';
 export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapters/types.js';
 export { OPTION_DOCS, DEFAULTS } from '../config/defaults.js';
+export { createLogger, type Logger } from './logger.js';
+export { createLimiter, type Limiter, type LimitResult, type LimitSpec } from './limits/limiter.js';

@@ -15,6 +15,7 @@ import { startApollo } from './graphql/apollo.js';
 import type { GraphqlContext } from './graphql/auth-context.js';
 import { bearerAuth, graphqlTransportGuard } from './graphql/transport.js';
 import { handleErrors } from './http/error-handler.js';
+import { createLogger, type Logger } from './logger.js';
 import { ConsentStore } from './oidc/consent-store.js';
 import { interactionRoutes } from './oidc/interactions.js';
 import { generateCookieKey, generateSigningKeys } from './oidc/keys.js';
@@ -33,6 +34,8 @@ export interface PortcullisServer {
   readonly config: ResolvedConfig;
   /** The account store in use (the in-memory one seeded from `accounts`, or `accountStore`). */
   readonly accounts: AccountStore;
+  /** The logger in use. */
+  readonly logger: Logger;
   /**
    * The whole server as one Koa middleware, to mount at the root of a host Koa app
    * (`hostApp.use(server.middleware())`). Mount it before any body parser of the host.
@@ -76,16 +79,18 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const config = loadConfig(input);
   if (config.graphql) checkGraphqlPath(config.graphql.path!);
 
-  const warnings: string[] = [];
-  const signingKeys = config.keys.signing ?? (warnings.push('keys.signing not set: using an ephemeral signing key (tokens die with this process; development only)'), await generateSigningKeys());
-  const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : (warnings.push('keys.cookies not set: using random cookie keys (sessions die with this process; development only)'), [generateCookieKey()]);
-  for (const w of warnings) process.emitWarning(w, { code: 'PORTCULLIS_DEV_DEFAULT' });
+  const logger = config.logger ?? createLogger();
+  if (!config.keys.signing) logger.warn('keys.signing not set: using an ephemeral signing key (tokens die with this process; development only)');
+  if (!config.keys.cookies) logger.warn('keys.cookies not set: using random cookie keys (sessions die with this process; development only)');
+  const signingKeys = config.keys.signing ?? await generateSigningKeys();
+  const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
   const storage: Storage = new MemoryStorage({ maxEntries: config.storage.maxEntries });
   const accounts = config.accountStore ?? await MemoryAccountStore.fromSeed(config.accounts);
   const consents = new ConsentStore(storage.adapter);
   const scopes = new ScopePolicy(config.scopes);
   const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys });
+  provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
   const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
 
   const providerCallback = provider.callback();
@@ -113,6 +118,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
 
   const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
   app.silent = true;
+  app.on('error', (err: Error) => logger.error({ err }, 'request failed'));
   app.use(middleware);
 
   let httpServer: Server | undefined;
@@ -124,6 +130,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     apollo,
     config,
     accounts,
+    logger,
     middleware: () => middleware,
     listen(port, host) {
       return new Promise((resolve, reject) => {

@@ -104,5 +104,6 @@ export const configSchema = {
     },
     proxy: { type: 'boolean' },
     demo: { type: 'boolean' },
+    logger: { type: 'object' },
   },
 } as const;

@@ -1,6 +1,7 @@
 import type { DocumentNode } from 'graphql';
 import type { IResolvers } from '@graphql-tools/utils';
 import type { AccountStore } from '../accounts/account-store.js';
+import type { Logger } from '../logger.js';
 
 /**
  * A client (relying party) registered statically in configuration.
@@ -119,6 +120,8 @@ export interface PortcullisConfig {
   proxy?: boolean;
   /** Marks demo fixtures; refused with `NODE_ENV=production`. @default false */
   demo?: boolean;
+  /** A pino logger (or one with the same methods). @default JSON logs to stdout, level from `LOG_LEVEL` */
+  logger?: Logger;
 }
 
 /** The configuration after defaults are applied and validation has passed. */
