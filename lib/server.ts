@@ -4,7 +4,6 @@ import type { ApolloServer } from '@apollo/server';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
-import { MemoryStorage } from '../adapters/memory.js';
 import type { Storage } from '../adapters/types.js';
 import type { AccountStore } from './accounts/account-store.js';
 import { MemoryAccountStore } from './accounts/memory-account-store.js';
@@ -15,6 +14,10 @@ import { startApollo } from './graphql/apollo.js';
 import type { GraphqlContext } from './graphql/auth-context.js';
 import { bearerAuth, graphqlTransportGuard } from './graphql/transport.js';
 import { handleErrors } from './http/error-handler.js';
+import { healthEndpoints, HEALTH_PATHS } from './http/health.js';
+import { requestLog } from './http/request-log.js';
+import { createStorage } from './storage.js';
+import type { LimiterBackend } from './limits/limiter.js';
 import { createLogger, type Logger } from './logger.js';
 import { ConsentStore } from './oidc/consent-store.js';
 import { interactionRoutes } from './oidc/interactions.js';
@@ -36,6 +39,10 @@ export interface PortcullisServer {
   readonly accounts: AccountStore;
   /** The logger in use. */
   readonly logger: Logger;
+  /** The storage in use (memory or Redis). */
+  readonly storage: Storage;
+  /** Rate-limit backend matching the storage (Redis counters when storage is Redis). */
+  readonly limiterBackend: LimiterBackend;
   /**
    * The whole server as one Koa middleware, to mount at the root of a host Koa app
    * (`hostApp.use(server.middleware())`). Mount it before any body parser of the host.
@@ -58,7 +65,7 @@ function isProviderPath(path: string): boolean {
 }
 
 function checkGraphqlPath(path: string): void {
-  if (isProviderPath(path) || path === '/interaction' || path.startsWith('/interaction/') || path.startsWith('/.well-known/')) {
+  if (isProviderPath(path) || (Object.values(HEALTH_PATHS) as string[]).includes(path) || path === '/interaction' || path.startsWith('/interaction/') || path.startsWith('/.well-known/')) {
     throw new ConfigError('graphql.path', `${path} collides with an authorization server route`);
   }
 }
@@ -85,7 +92,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const signingKeys = config.keys.signing ?? await generateSigningKeys();
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
-  const storage: Storage = new MemoryStorage({ maxEntries: config.storage.maxEntries });
+  const { storage, limiterBackend } = await createStorage(config.storage);
   const accounts = config.accountStore ?? await MemoryAccountStore.fromSeed(config.accounts);
   const consents = new ConsentStore(storage.adapter);
   const scopes = new ScopePolicy(config.scopes);
@@ -101,7 +108,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     await providerCallback(ctx.req, ctx.res);
   }
 
-  const stack: Middleware[] = [handleErrors, interactionRoutes({ provider, accounts, consents, scopes, csrfSecret })];
+  const stack: Middleware[] = [requestLog(logger), handleErrors, healthEndpoints(storage), interactionRoutes({ provider, accounts, consents, scopes, csrfSecret })];
   let apollo: ApolloServer<GraphqlContext> | undefined;
   if (config.graphql) {
     const started = await startApollo(config.graphql);
@@ -131,6 +138,8 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     config,
     accounts,
     logger,
+    storage,
+    limiterBackend,
     middleware: () => middleware,
     listen(port, host) {
       return new Promise((resolve, reject) => {

@@ -13,7 +13,8 @@ export interface StandaloneSettings {
 }
 
 /**
- * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
+ * Reads `PORT` (default 3000), `HOST` (default `localhost`), `REDIS_URL` (Redis storage when set),
+ * `PORTCULLIS_ISSUER` (default
  * `http://localhost:PORT`) and `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults). In
  * development (`NODE_ENV` not `production`) the demo fixtures are added.
  *
@@ -41,5 +42,6 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
     ...fromFile,
   };
   if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
+  if (env.REDIS_URL) config.storage = { ...config.storage, type: 'redis', url: env.REDIS_URL };
   return { port, host, config, demo };
 }

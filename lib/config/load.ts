@@ -85,6 +85,9 @@ function refuseInsecureProduction(config: ResolvedConfig): void {
   if (config.demo || demoValue) {
     throw insecure(demoValue?.[0] ?? 'demo', 'demo fixtures are not allowed with NODE_ENV=production: remove the demo clients, accounts and tokens and configure your own');
   }
+  if (!config.storage.explicitType) {
+    throw insecure('storage.type', 'NODE_ENV=production needs an explicit storage: set storage.type to "redis" (REDIS_URL for the standalone server) to share state between instances, or to "memory" for a single instance whose state may be lost on restart');
+  }
   if (!config.issuer.startsWith('https://')) {
     throw insecure('issuer', 'NODE_ENV=production needs an https issuer');
   }
@@ -109,7 +112,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     scopes: candidate.scopes ?? {},
     ttl: { ...DEFAULTS.ttl, ...candidate.ttl },
     keys: { ...candidate.keys },
-    storage: { ...DEFAULTS.storage, ...candidate.storage },
+    storage: { ...DEFAULTS.storage, ...candidate.storage, explicitType: candidate.storage?.type !== undefined },
     graphql: candidate.graphql ? { path: DEFAULTS.graphqlPath, ...candidate.graphql } : undefined,
     proxy: candidate.proxy ?? DEFAULTS.proxy,
     demo: candidate.demo ?? DEFAULTS.demo,
@@ -120,6 +123,12 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     if (config.accountStore && typeof config.accountStore[method] !== 'function') {
       throw new ConfigError(`accountStore.${method}`, 'must be a function (see the AccountStore interface)');
     }
+  }
+  if (config.storage.type === 'redis' && !config.storage.url === !config.storage.client) {
+    throw new ConfigError('storage', 'type "redis" needs exactly one of storage.url or storage.client');
+  }
+  if (config.storage.type === 'memory' && (config.storage.url || config.storage.client)) {
+    throw new ConfigError('storage.type', 'storage.url/client given but type is "memory": set type to "redis"');
   }
   uniqueBy(config.clients, (c) => c.client_id, 'clients');
   uniqueBy(config.accounts, (a) => a.email.toLowerCase(), 'accounts');

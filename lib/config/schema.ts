@@ -100,7 +100,13 @@ export const configSchema = {
     storage: {
       type: 'object',
       additionalProperties: false,
-      properties: { type: { enum: ['memory'] }, maxEntries: { type: 'integer', minimum: 0 } },
+      properties: {
+        type: { enum: ['memory', 'redis'] },
+        maxEntries: { type: 'integer', minimum: 0 },
+        url: { type: 'string', pattern: '^rediss?://' },
+        client: { type: 'object' },
+        keyPrefix: { type: 'string', maxLength: 100 },
+      },
     },
     proxy: { type: 'boolean' },
     demo: { type: 'boolean' },

@@ -2,6 +2,7 @@ import type { DocumentNode } from 'graphql';
 import type { IResolvers } from '@graphql-tools/utils';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { Logger } from '../logger.js';
+import type { RedisClient } from '../../adapters/redis.js';
 
 /**
  * A client (relying party) registered statically in configuration.
@@ -88,8 +89,18 @@ export interface GraphqlConfig {
 }
 
 export interface StorageConfig {
-  /** @default 'memory' */
-  type?: 'memory';
+  /**
+   * `memory` (one process only) or `redis` (production, several instances). With `NODE_ENV=production` an
+   * unset type is refused: choose `redis`, or `memory` explicitly for a single instance.
+   * @default 'memory'
+   */
+  type?: 'memory' | 'redis';
+  /** Redis URL (`redis://[:password@]host:port[/db]`, `rediss://…`) for `type: 'redis'`. Exclusive with `client`. */
+  url?: string;
+  /** An ioredis client (`Redis`, Sentinel-backed `Redis`, or `Cluster`) you own, for `type: 'redis'`. */
+  client?: RedisClient;
+  /** Prefix of every Redis key. @default 'portcullis:' */
+  keyPrefix?: string;
   /**
    * Upper bound on stored entries for the memory adapter; when reached, new writes fail with 503 instead of
    * evicting live codes or sessions. `0` means unbounded.
@@ -129,7 +140,7 @@ export type ResolvedConfig = Readonly<
   Omit<PortcullisConfig, 'ttl' | 'keys' | 'storage' | 'scopes' | 'clients' | 'accounts'> & {
     ttl: Required<TtlConfig>;
     keys: KeysConfig;
-    storage: Required<StorageConfig>;
+    storage: StorageConfig & { type: 'memory' | 'redis'; maxEntries: number; keyPrefix: string; explicitType: boolean };
     scopes: Record<string, ScopeDefinition>;
     clients: ClientConfig[];
     accounts: SeedAccount[];

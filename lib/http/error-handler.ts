@@ -14,6 +14,7 @@ export async function handleErrors(ctx: Context, next: Next): Promise<void> {
     const status = e.status ?? e.statusCode ?? 500;
     const expose = status < 500 || e.expose === true;
     ctx.status = status;
+    if (status === 503) ctx.set('Retry-After', '5');
     const error = status === 503 ? 'temporarily_unavailable' : status < 500 ? 'invalid_request' : 'server_error';
     const description = expose ? (e.error_description ?? e.message ?? 'request refused') : 'The server could not complete the request.';
     if (ctx.accepts('json', 'html') === 'html') {

@@ -48,7 +48,8 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     let details: Details;
     try {
       details = await provider.interactionDetails(ctx.req, ctx.res);
-    } catch {
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 503) throw err;
       refuse(ctx, 400, 'invalid_request', 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.');
       return undefined;
     }

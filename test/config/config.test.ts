@@ -67,7 +67,7 @@ describe('configuration is validated when the server is built', () => {
 
 describe('production guards (NODE_ENV=production)', () => {
   const prod = { NODE_ENV: 'production' };
-  const secure = async () => ({ issuer: 'https://id.example', keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } });
+  const secure = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } });
 
   test('without signing keys', async () => {
     const err = errorOf(() => loadConfig({ issuer: 'https://id.example', keys: { cookies: [generateCookieKey()] } }, prod));
@@ -98,6 +98,19 @@ describe('production guards (NODE_ENV=production)', () => {
   test('with an http issuer', async () => {
     const config = { ...(await secure()), issuer: 'http://id.example' };
     expect(errorOf(() => loadConfig(config, prod)).path).toBe('issuer');
+  });
+
+  test('an unset storage type is refused and the message names both choices', async () => {
+    const { storage: _omit, ...config } = await secure();
+    const refused = errorOf(() => loadConfig(config, prod));
+    expect(refused.path).toBe('storage.type');
+    expect(refused.message).toMatch(/"redis".*"memory"/);
+  });
+
+  test('redis storage needs exactly one of url or client', () => {
+    expect(errorOf(() => loadConfig({ ...base, storage: { type: 'redis' } }, {})).path).toBe('storage');
+    expect(errorOf(() => loadConfig({ ...base, storage: { type: 'redis', url: 'http://x' } }, {})).path).toBe('storage.url');
+    expect(errorOf(() => loadConfig({ ...base, storage: { url: 'redis://127.0.0.1:6379' } }, {})).path).toBe('storage.type');
   });
 
   test('a complete production config loads', async () => {

@@ -1,0 +1,310 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { errors } from 'oidc-provider';
+import { StorageUnavailableError } from '../lib/errors.js';
+import type { Adapter, AdapterFactory, AdapterPayload, Storage } from './types.js';
+
+/** A connected ioredis client: a single node (also behind Sentinel) or a Cluster. */
+export type RedisClient = Redis | Cluster;
+
+export interface RedisStorageOptions {
+  /** A client you created and own (it is not closed by {@link RedisStorage.close}). Exclusive with `url`. */
+  client?: RedisClient;
+  /** `redis://[:password@]host:port[/db]` or `rediss://…`; a client is created with fail-fast options. */
+  url?: string;
+  /** Prefix of every key. @default 'portcullis:' */
+  keyPrefix?: string;
+  /** Time limit of one command, ms, for clients created from `url`. @default 2000 */
+  commandTimeoutMs?: number;
+}
+
+/**
+ * ioredis options that make a storage outage fail fast instead of queueing requests until they time out:
+ * no offline queue, no per-request retries, a command time-out. The connection itself keeps reconnecting, so the
+ * server recovers without a restart when Redis comes back.
+ */
+export function failFastRedisOptions(commandTimeoutMs = 2000): RedisOptions {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    lazyConnect: false,
+  };
+}
+
+/** Single-node upsert: replaces the entry and its indexes atomically, dropping indexes the old payload had. */
+const UPSERT = `
+local old = redis.call('HGET', KEYS[1], 'payload')
+if old then
+  local o = cjson.decode(old)
+  if o.uid and o.uid ~= ARGV[4] then redis.call('DEL', ARGV[7] .. 'uid:{' .. o.uid .. '}') end
+  if o.userCode and o.userCode ~= ARGV[5] then redis.call('DEL', ARGV[7] .. 'userCode:{' .. o.userCode .. '}') end
+  if o.grantId and o.grantId ~= ARGV[6] then redis.call('SREM', ARGV[8] .. o.grantId .. '}', KEYS[1]) end
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'payload', ARGV[1])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'consumed', ARGV[3]) end
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
+local function index(k)
+  if ttl > 0 then redis.call('SET', k, ARGV[9], 'EX', ttl) else redis.call('SET', k, ARGV[9]) end
+end
+if ARGV[4] ~= '' then index(ARGV[7] .. 'uid:{' .. ARGV[4] .. '}') end
+if ARGV[5] ~= '' then index(ARGV[7] .. 'userCode:{' .. ARGV[5] .. '}') end
+if ARGV[6] ~= '' then
+  local g = ARGV[8] .. ARGV[6] .. '}'
+  redis.call('SADD', g, KEYS[1])
+  if ttl > 0 then
+    -- a new set gets this expiry; an expiring one is only ever extended; a persisted one stays persisted
+    local current = redis.call('TTL', g)
+    if (current == -1 and redis.call('SCARD', g) == 1) or (current >= 0 and current < ttl) then redis.call('EXPIRE', g, ttl) end
+  else
+    redis.call('PERSIST', g)
+  end
+end
+return 1`;
+
+/** Single-node destroy: the entry, its indexes and its grant-set membership at once. */
+const DESTROY = `
+local p = redis.call('HGET', KEYS[1], 'payload')
+redis.call('DEL', KEYS[1])
+if p then
+  local o = cjson.decode(p)
+  if o.uid then redis.call('DEL', ARGV[1] .. 'uid:{' .. o.uid .. '}') end
+  if o.userCode then redis.call('DEL', ARGV[1] .. 'userCode:{' .. o.userCode .. '}') end
+  if o.grantId then redis.call('SREM', ARGV[2] .. o.grantId .. '}', KEYS[1]) end
+end
+return 1`;
+
+const CONSUME = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+return redis.call('HSETNX', KEYS[1], 'consumed', ARGV[1])`;
+
+const FIND_BY_INDEX = `
+local id = redis.call('GET', KEYS[1])
+if not id then return nil end
+return redis.call('HMGET', ARGV[1] .. id .. '}', 'payload', 'consumed')`;
+
+const REVOKE_GRANT = `
+local members = redis.call('SMEMBERS', KEYS[1])
+for _, key in ipairs(members) do redis.call('DEL', key) end
+redis.call('DEL', KEYS[1])
+return #members`;
+
+/** Storage errors that mean "Redis is not there": answered 503, never 500. */
+function isConnectionError(err: unknown): boolean {
+  const e = err as { name?: string; message?: string; code?: string };
+  return e?.name === 'MaxRetriesPerRequestError'
+    || /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(String(e?.message ?? e?.code ?? ''));
+}
+
+/**
+ * Redis storage on ioredis for every oidc-provider model and Portcullis' own stores.
+ *
+ * Keys: `<prefix><Model>:{<id>}` is a hash (`payload` JSON, `consumed` epoch seconds) with the entry's expiry;
+ * `<prefix><Model>:uid:{<uid>}` and `<prefix><Model>:userCode:{<code>}` point to the id; `<prefix>grant:{<grantId>}`
+ * is the set of keys issued from one grant. Each braced part is a Redis Cluster hash tag.
+ *
+ * Round trips: one per adapter call on a single node or behind Sentinel (one command or one Lua script, each
+ * atomic). On a Cluster the keys of one call live in different slots, so `upsert`, `destroy`, `findByUid`,
+ * `findByUserCode` and `revokeByGrantId` take two (a read, then commands sent concurrently). `consume` is one
+ * atomic script everywhere: the loser of a race gets `invalid_grant`.
+ */
+export class RedisStorage implements Storage {
+  readonly client: RedisClient;
+  readonly keyPrefix: string;
+  readonly #ownsClient: boolean;
+  #wasReady = false;
+
+  constructor(options: RedisStorageOptions) {
+    if (!options.client === !options.url) throw new TypeError('RedisStorage needs exactly one of `client` or `url`');
+    this.client = options.client ?? new Redis(options.url!, failFastRedisOptions(options.commandTimeoutMs));
+    this.#ownsClient = !options.client;
+    this.keyPrefix = options.keyPrefix ?? 'portcullis:';
+    // Connection errors surface on the commands that fail; don't crash the process on the emitter.
+    this.client.on('error', () => {});
+  }
+
+  get isCluster(): boolean {
+    return this.client instanceof Cluster;
+  }
+
+  readonly adapter: AdapterFactory = (modelName: string) => new RedisAdapter(this, modelName);
+
+  /**
+   * Resolves once the client is connected (the first connection only; later outages fail fast instead of waiting).
+   * @throws {StorageUnavailableError} when Redis does not answer within `timeoutMs`.
+   */
+  async ready(timeoutMs = 5000): Promise<void> {
+    if (this.client.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.client.off('ready', onReady);
+        reject(new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', `Redis did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onReady = () => { clearTimeout(timer); resolve(); };
+      this.client.once('ready', onReady);
+    });
+  }
+
+  /** Runs a storage call, turning outages into {@link StorageUnavailableError} (503). */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.#wasReady) {
+      await this.ready();
+      this.#wasReady = true;
+    }
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof errors.OIDCProviderError || err instanceof StorageUnavailableError) throw err;
+      if (isConnectionError(err) || this.client.status !== 'ready') {
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later');
+      }
+      throw err;
+    }
+  }
+
+  /** Sends independent commands concurrently (Cluster: they may live in different slots). */
+  async batch(commands: Array<[string, ...Array<string | number>]>): Promise<unknown[]> {
+    return Promise.all(commands.map(([cmd, ...args]) => this.client.call(cmd, ...args)));
+  }
+
+  async eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.client.eval(script, keys.length, ...keys, ...args);
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.client.ping());
+  }
+
+  async close(): Promise<void> {
+    if (!this.#ownsClient) return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+}
+
+class RedisAdapter implements Adapter {
+  readonly #s: RedisStorage;
+  readonly #model: string;
+
+  constructor(storage: RedisStorage, model: string) {
+    this.#s = storage;
+    this.#model = model;
+  }
+
+  #key(id: string): string {
+    return `${this.#s.keyPrefix}${this.#model}:{${id}}`;
+  }
+
+  get #modelPrefix(): string {
+    return `${this.#s.keyPrefix}${this.#model}:`;
+  }
+
+  get #grantPrefix(): string {
+    return `${this.#s.keyPrefix}grant:{`;
+  }
+
+  #index(kind: 'uid' | 'userCode', value: string): string {
+    return `${this.#modelPrefix}${kind}:{${value}}`;
+  }
+
+  #grant(grantId: string): string {
+    return `${this.#grantPrefix}${grantId}}`;
+  }
+
+  static #decode(fields: unknown): AdapterPayload | undefined {
+    const [payload, consumed] = (fields ?? []) as [string | null, string | null];
+    if (!payload) return undefined;
+    const parsed = JSON.parse(payload) as AdapterPayload;
+    if (consumed) parsed.consumed = Number(consumed);
+    return parsed;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const key = this.#key(id);
+    const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
+    const { consumed, ...rest } = payload;
+    if (!this.#s.isCluster) {
+      await this.#s.run(() => this.#s.eval(UPSERT, [key], [
+        JSON.stringify(rest), ttl, consumed ?? '', payload.uid ?? '', payload.userCode ?? '', payload.grantId ?? '',
+        this.#modelPrefix, this.#grantPrefix, id,
+      ]));
+      return;
+    }
+    const old = await this.find(id);
+    const commands: Array<[string, ...Array<string | number>]> = [['DEL', key], ['HSET', key, 'payload', JSON.stringify(rest)]];
+    if (consumed) commands.push(['HSET', key, 'consumed', consumed]);
+    if (ttl) commands.push(['EXPIRE', key, ttl]);
+    const setIndex = (kind: 'uid' | 'userCode', value: string) => commands.push(ttl ? ['SET', this.#index(kind, value), id, 'EX', ttl] : ['SET', this.#index(kind, value), id]);
+    if (payload.uid) setIndex('uid', payload.uid);
+    if (payload.userCode) setIndex('userCode', payload.userCode);
+    if (old?.uid && old.uid !== payload.uid) commands.push(['DEL', this.#index('uid', old.uid)]);
+    if (old?.userCode && old.userCode !== payload.userCode) commands.push(['DEL', this.#index('userCode', old.userCode)]);
+    if (old?.grantId && old.grantId !== payload.grantId) commands.push(['SREM', this.#grant(old.grantId), key]);
+    if (payload.grantId) {
+      const grantKey = this.#grant(payload.grantId);
+      commands.push(['SADD', grantKey, key]);
+      // The grant's set lives as long as its longest member: GT never shortens it, NX sets a first expiry.
+      commands.push(ttl ? ['EXPIRE', grantKey, ttl, 'GT'] : ['PERSIST', grantKey]);
+      if (ttl) commands.push(['EXPIRE', grantKey, ttl, 'NX']);
+    }
+    await this.#s.run(() => this.#s.batch(commands));
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const fields = await this.#s.run(() => this.#s.client.hmget(this.#key(id), 'payload', 'consumed'));
+    return RedisAdapter.#decode(fields);
+  }
+
+  async #findByIndex(kind: 'uid' | 'userCode', value: string): Promise<AdapterPayload | undefined> {
+    const indexKey = this.#index(kind, value);
+    if (this.#s.isCluster) {
+      const id = await this.#s.run(() => this.#s.client.get(indexKey));
+      return id ? this.find(id) : undefined;
+    }
+    const fields = await this.#s.run(() => this.#s.eval(FIND_BY_INDEX, [indexKey], [`${this.#modelPrefix}{`]));
+    return RedisAdapter.#decode(fields);
+  }
+
+  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.#findByIndex('uid', uid);
+  }
+
+  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.#findByIndex('userCode', userCode);
+  }
+
+  async consume(id: string): Promise<void> {
+    const result = await this.#s.run(() => this.#s.eval(CONSUME, [this.#key(id)], [Math.floor(Date.now() / 1000)]));
+    if (result !== 1) throw new errors.InvalidGrant(`${this.#model} already consumed or not found`);
+  }
+
+  async destroy(id: string): Promise<void> {
+    const key = this.#key(id);
+    if (!this.#s.isCluster) {
+      await this.#s.run(() => this.#s.eval(DESTROY, [key], [this.#modelPrefix, this.#grantPrefix]));
+      return;
+    }
+    const payload = await this.find(id);
+    const commands: Array<[string, ...Array<string | number>]> = [['DEL', key]];
+    if (payload?.uid) commands.push(['DEL', this.#index('uid', payload.uid)]);
+    if (payload?.userCode) commands.push(['DEL', this.#index('userCode', payload.userCode)]);
+    if (payload?.grantId) commands.push(['SREM', this.#grant(payload.grantId), key]);
+    await this.#s.run(() => this.#s.batch(commands));
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    const grantKey = this.#grant(grantId);
+    if (!this.#s.isCluster) {
+      await this.#s.run(() => this.#s.eval(REVOKE_GRANT, [grantKey], []));
+      return;
+    }
+    const members = await this.#s.run(() => this.#s.client.smembers(grantKey));
+    await this.#s.run(() => Promise.all([...members, grantKey].map((key) => this.#s.client.del(key))));
+  }
+}

@@ -1,0 +1,32 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { Storage } from '../../adapters/types.js';
+
+/** Paths of the health endpoints. */
+export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
+
+/**
+ * `GET /healthz`: 200 while the process serves requests. `GET /readyz`: 200 when the storage answers, else 503
+ * (take the instance out of a load balancer). Bodies are small JSON documents; nothing is cached.
+ */
+export function healthEndpoints(storage: Storage): Middleware {
+  return async function health(ctx: Context, next: Next) {
+    if (ctx.path !== HEALTH_PATHS.live && ctx.path !== HEALTH_PATHS.ready) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', 'GET, HEAD');
+      ctx.status = 405;
+      return;
+    }
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.path === HEALTH_PATHS.live) {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    try {
+      await storage.ping();
+      ctx.body = { status: 'ready', storage: 'ok' };
+    } catch {
+      ctx.status = 503;
+      ctx.body = { status: 'unavailable', storage: 'unreachable' };
+    }
+  };
+}

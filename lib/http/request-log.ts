@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware, Next } from 'koa';
+import type { Logger } from '../logger.js';
+
+const INCOMING_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * One structured log line per request with a request id (the caller's `X-Request-Id` when well-formed, else a new
+ * UUID), echoed in the response. Only the path is logged, never the query string (it carries codes and tokens),
+ * and no headers.
+ */
+export function requestLog(logger: Logger): Middleware {
+  return async function logRequest(ctx: Context, next: Next) {
+    const incoming = ctx.get('X-Request-Id');
+    const id = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = id;
+    ctx.set('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    const done = () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // Requests handed to oidc-provider (ctx.respond = false) finish on the raw response.
+      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
+      logger.info({ reqId: id, method: ctx.method, path: ctx.path, status, ms: Math.round(ms * 10) / 10 }, 'request');
+    };
+    try {
+      await next();
+    } finally {
+      if (ctx.respond === false && !ctx.res.writableFinished) ctx.res.once('finish', done);
+      else done();
+    }
+  };
+}

@@ -1,0 +1,31 @@
+import { MemoryStorage } from '../adapters/memory.js';
+import { RedisStorage } from '../adapters/redis.js';
+import type { Storage } from '../adapters/types.js';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import type { ResolvedConfig } from './config/types.js';
+import { memoryLimiterBackend, type LimiterBackend } from './limits/limiter.js';
+
+/** The storage a server uses and the matching rate-limit backend (counters live where the tokens live). */
+export interface StorageBundle {
+  storage: Storage;
+  limiterBackend: LimiterBackend;
+}
+
+/**
+ * Builds the configured storage. For Redis it waits for the first connection.
+ * @throws {StorageUnavailableError} `ERR_STORAGE_UNAVAILABLE` when Redis does not answer at start-up.
+ */
+export async function createStorage(config: ResolvedConfig['storage']): Promise<StorageBundle> {
+  if (config.type === 'redis') {
+    const storage = new RedisStorage({ url: config.url, client: config.client, keyPrefix: config.keyPrefix });
+    await storage.ready();
+    const limiterBackend: LimiterBackend = (name, spec) => new RateLimiterRedis({
+      storeClient: storage.client,
+      keyPrefix: `${config.keyPrefix}rl:${name}`,
+      points: spec.points,
+      duration: spec.durationSeconds,
+    });
+    return { storage, limiterBackend };
+  }
+  return { storage: new MemoryStorage({ maxEntries: config.maxEntries }), limiterBackend: memoryLimiterBackend };
+}

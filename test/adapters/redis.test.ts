@@ -1,0 +1,67 @@
+import { RedisStorage } from '../../adapters/redis.js';
+import { adapterConformance } from './conformance.js';
+import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
+
+const available = await redisAvailable();
+const prefixes: string[] = [];
+afterAll(async () => { if (available) for (const p of prefixes) await deletePrefix(p); });
+
+if (available) {
+  adapterConformance('redis', async () => {
+    const keyPrefix = uniquePrefix('conformance');
+    prefixes.push(keyPrefix);
+    return new RedisStorage({ url: REDIS_URL, keyPrefix });
+  });
+
+  describe('redis storage specifics', () => {
+    test('keys carry the prefix, expire with the entry and use cluster hash tags', async () => {
+      const keyPrefix = uniquePrefix('keys');
+      prefixes.push(keyPrefix);
+      const storage = new RedisStorage({ url: REDIS_URL, keyPrefix });
+      try {
+        await storage.adapter('AuthorizationCode').upsert('abc', { uid: 'u1', grantId: 'g1' }, 30);
+        const client = storage.client;
+        expect(await client.ttl(`${keyPrefix}AuthorizationCode:{abc}`)).toBeGreaterThan(25);
+        expect(await client.ttl(`${keyPrefix}AuthorizationCode:uid:{u1}`)).toBeGreaterThan(25);
+        expect(await client.smembers(`${keyPrefix}grant:{g1}`)).toEqual([`${keyPrefix}AuthorizationCode:{abc}`]);
+        expect(await client.ttl(`${keyPrefix}grant:{g1}`)).toBeGreaterThan(25);
+        // A longer-lived member extends the grant set; a shorter one never shortens it.
+        await storage.adapter('RefreshToken').upsert('rt', { grantId: 'g1' }, 3000);
+        await storage.adapter('AccessToken').upsert('at', { grantId: 'g1' }, 10);
+        expect(await client.ttl(`${keyPrefix}grant:{g1}`)).toBeGreaterThan(2900);
+      } finally {
+        await storage.close();
+      }
+    });
+
+    test('a payload survives the JSON round trip exactly (arrays, nested objects, numbers)', async () => {
+      const keyPrefix = uniquePrefix('json');
+      prefixes.push(keyPrefix);
+      const storage = new RedisStorage({ url: REDIS_URL, keyPrefix });
+      try {
+        const payload = { jti: 'x', scopes: [], claims: { a: [1, 2], b: {} }, n: 1.5, s: 'ü', consumed: undefined };
+        await storage.adapter('Grant').upsert('x', payload, 60);
+        await storage.adapter('Grant').upsert('x', { ...payload, uid: 'changed' }, 60);
+        expect(await storage.adapter('Grant').find('x')).toEqual({ jti: 'x', scopes: [], claims: { a: [1, 2], b: {} }, n: 1.5, s: 'ü', uid: 'changed' });
+      } finally {
+        await storage.close();
+      }
+    });
+
+    test('a client passed in is used and not closed by close()', async () => {
+      const { Redis } = await import('ioredis');
+      const client = new Redis(REDIS_URL);
+      const keyPrefix = uniquePrefix('owned');
+      prefixes.push(keyPrefix);
+      const storage = new RedisStorage({ client, keyPrefix });
+      await storage.adapter('Session').upsert('s', { a: 1 }, 60);
+      await storage.close();
+      expect(await client.ping()).toBe('PONG');
+      client.disconnect();
+    });
+  });
+} else {
+  test('redis tests need a running Redis (see the warning above)', () => {
+    expect(available).toBe(false);
+  });
+}
