@@ -1,0 +1,62 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Cluster } from 'ioredis';
+import { RedisStorage } from '../../adapters/redis.js';
+import { adapterConformance } from './conformance.js';
+import { freePort } from '../helpers/server.js';
+import { uniquePrefix } from '../helpers/redis.js';
+
+/**
+ * The same conformance suite against a real three-node Redis Cluster started by the test (redis-server
+ * --cluster-enabled, redis-cli --cluster create), through an ioredis `Cluster` client.
+ */
+const hasRedis = spawnSync('redis-server', ['--version']).status === 0 && spawnSync('redis-cli', ['--version']).status === 0;
+if (!hasRedis && process.env.CI) throw new Error('CI=true but redis-server/redis-cli are not installed');
+if (!hasRedis) console.warn('\n!!! redis-server is not installed: the Redis Cluster tests are SKIPPED !!!\n');
+
+const nodes: ChildProcess[] = [];
+const ports: number[] = [];
+let dir: string;
+let client: Cluster;
+
+beforeAll(async () => {
+  if (!hasRedis) return;
+  dir = mkdtempSync(join(tmpdir(), 'portcullis-cluster-'));
+  for (let i = 0; i < 3; i++) ports.push(await freePort());
+  for (const port of ports) {
+    nodes.push(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+  }
+  for (const port of ports) {
+    for (let i = 0; i < 50 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i++) await new Promise((r) => setTimeout(r, 100));
+  }
+  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+  if (created.status !== 0) throw new Error(`cluster create failed: ${created.stdout}${created.stderr}`);
+  for (let i = 0; i < 100; i++) {
+    if (/cluster_state:ok/.test(spawnSync('redis-cli', ['-p', String(ports[0]), 'cluster', 'info']).stdout.toString())) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  client = new Cluster(ports.map((port) => ({ host: '127.0.0.1', port })), { enableOfflineQueue: true });
+  await new Promise<void>((resolve, reject) => { client.once('ready', () => resolve()); client.once('error', reject); });
+}, 30000);
+
+afterAll(async () => {
+  client?.disconnect();
+  for (const node of nodes) node.kill('SIGKILL');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+(hasRedis ? describe : describe.skip)('Redis Cluster', () => {
+  adapterConformance('redis cluster', async () => new RedisStorage({ client, keyPrefix: uniquePrefix('cluster') }));
+
+  test('a grant spread over slots is revoked whole', async () => {
+    const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-grant') });
+    const ids = Array.from({ length: 20 }, (_, i) => `token-${i}`);
+    for (const id of ids) await storage.adapter('AccessToken').upsert(id, { grantId: 'spread' }, 60);
+    await storage.adapter('AccessToken').revokeByGrantId('spread');
+    for (const id of ids) expect(await storage.adapter('AccessToken').find(id)).toBeUndefined();
+  });
+});
+
+if (!hasRedis) test('cluster tests need redis-server (see the warning above)', () => expect(hasRedis).toBe(false));
