@@ -22,13 +22,14 @@ export const ACCOUNT_PATHS = Object.freeze({
   changeEmail: '/account/email',
 });
 
-/** Longest accepted password; longer input is refused, never truncated. */
+/** Longest accepted password in characters; longer input is refused, never truncated. */
 export const MAX_PASSWORD_LENGTH = 256;
 const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
 const INTERACTION_UID = /^[\w-]{1,64}$/;
 const CSRF_SCOPE = '/account';
 const SENT = 'If the address can receive mail from us, a message is on its way. Follow the link in it to continue. The link works once and expires.';
 
+/** What {@link accountFlows} needs; built once by `createServer`. */
 export interface AccountFlowDeps {
   config: ResolvedConfig;
   accounts: AccountStore;
