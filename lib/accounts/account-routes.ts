@@ -188,8 +188,15 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
     } else {
       // The address is taken: tell its owner, not the visitor (no account enumeration).
       const existing = await accounts.findByEmail(values.email);
-      if (existing && !existing.emailVerified) await verificationMail(existing, returnTo);
-      else if (existing) {
+      if (existing && !existing.emailVerified) {
+        // Pre-account hijacking: whoever signed up first chose the password, maybe not the owner of the address.
+        // The owner gets a link to set their own password (which also confirms the address), never a link that
+        // would confirm the earlier sign-up's password.
+        await mailToken('reset-password', { accountId: existing.id, email: existing.email, returnTo }, (url) => ({
+          subject: 'Finish setting up your account',
+          text: `Hello,\n\nsomeone (maybe you) tried to create an account with this address, which already has an account waiting for confirmation. To use it, choose your password here:\n\n${url}\n\nThe link works once and expires in ${hours(selfService.resetTtl)}. If this was not you, ignore this message.\n`,
+        }));
+      } else if (existing) {
         deliver({
           to: existing.email, subject: 'Someone tried to create an account with your address',
           text: `Hello,\n\nsomeone tried to create a new account with this e-mail address, which already has one. If it was you, sign in, or reset your password here:\n\n${new URL(ACCOUNT_PATHS.reset, config.issuer).href}\n\nIf it was not you, you can ignore this message.\n`,

@@ -120,6 +120,23 @@ describe('sign-up with e-mail verification', () => {
     expect(await srv.server.accounts.verifyPassword('alice@example.com', NEW_USER.password)).toBeUndefined();
   });
 
+  test('pre-account hijacking: a second sign-up for an unconfirmed address mails the owner a set-password link, not the first sign-up\'s confirmation', async () => {
+    await start();
+    const attacker = new TestBrowser(srv.issuer);
+    await attacker.submit(await attacker.go(`${srv.issuer}/account/signup`), { ...NEW_USER, password: 'attacker-chosen-password' });
+    const owner = new TestBrowser(srv.issuer);
+    const answer = await owner.submit(await owner.go(`${srv.issuer}/account/signup`), NEW_USER);
+    expect(answer.dom.querySelector('h1')?.text).toBe('Check your e-mail');
+
+    const mails = await mailbox.waitFor(NEW_USER.email, 2);
+    const setup = mails.find((m) => m.subject === 'Finish setting up your account')!;
+    expect(setup.link).toMatch(/\/account\/reset\/confirm\?token=/);
+    const done = await owner.submit(await owner.go(setup.link!), { password: NEW_USER.password });
+    expect(done.dom.querySelector('h1')?.text).toBe('Password changed');
+    expect(await srv.server.accounts.verifyPassword(NEW_USER.email, 'attacker-chosen-password')).toBeUndefined();
+    expect(await srv.server.accounts.verifyPassword(NEW_USER.email, NEW_USER.password)).toMatchObject({ emailVerified: true });
+  });
+
   test.each([
     ['a password shorter than 12 characters', { password: 'short-pass1' }, 'Choose a password of at least 12 characters.'],
     ['a password longer than 256 characters', { password: 'x'.repeat(257) }, 'Choose a password of at most 256 characters.'],
