@@ -1,6 +1,9 @@
 /**
  * The storage contract of oidc-provider (its `adapter` option), shared by every Portcullis adapter.
  * `expiresIn` is in seconds. Models linked to a grant carry `grantId`; `revokeByGrantId` removes all of them.
+ * Portcullis' own models use the same contract, so every adapter serves them too: `VerificationToken` (e-mail
+ * links, id = SHA-256 of the token; relies on the atomic `consume`), `AccountIndex` (id = account id; the
+ * sessions and grants of an account, see `lib/accounts/account-sessions.ts`).
  */
 export interface AdapterPayload {
   [key: string]: unknown;

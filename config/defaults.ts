@@ -47,6 +47,13 @@ export const DEFAULTS = Object.freeze({
   proxy: false,
   demo: false,
   graphqlPath: '/graphql',
+  selfService: Object.freeze({ requireVerifiedEmail: true, passwordMinLength: 12, verificationTtl: 24 * 3600, resetTtl: 3600 }),
+  accountLimits: Object.freeze({
+    loginPerAccount: Object.freeze({ points: 10, durationSeconds: 900 }),
+    loginPerIp: Object.freeze({ points: 100, durationSeconds: 900 }),
+    mailPerAddress: Object.freeze({ points: 5, durationSeconds: 3600 }),
+    mailPerIp: Object.freeze({ points: 30, durationSeconds: 3600 }),
+  }),
 });
 
 /** One documented option. */
@@ -85,5 +92,17 @@ export const OPTION_DOCS: readonly OptionDoc[] = Object.freeze([
   { path: 'storage.maxEntries', default: '0 (unbounded)', summary: 'Bound on memory entries; when full new writes get 503 rather than evicting live data.' },
   { path: 'proxy', default: 'false', summary: 'Trust `X-Forwarded-*` headers from a reverse proxy.', security: 'Only enable behind a proxy that sets them.' },
   { path: 'demo', default: 'false', summary: 'Marks demo fixtures; refused with NODE_ENV=production.' },
+  { path: 'selfService.signup', default: 'true (false with NODE_ENV=production)', summary: 'Sign-up page at `/account/signup`, linked from the login page; new accounts must verify their e-mail address.', security: 'Needs mail (SMTP in production); answers the same whether or not the address is taken.' },
+  { path: 'selfService.requireVerifiedEmail', default: 'true', summary: 'Accounts with an unverified e-mail address cannot sign in to any client; `false` lets them in with `email_verified: false`.', security: 'Clients trust `email` for login; only relax when every client checks `email_verified`.', see: 'OIDC Core §5.1' },
+  { path: 'selfService.passwordMinLength', default: '12', summary: 'Minimum password length at sign-up and reset (maximum 256).', see: 'NIST SP 800-63B §5.1.1' },
+  { path: 'selfService.verificationTtl', default: '86400', summary: 'Lifetime of e-mail verification links (sign-up, e-mail change), seconds; single use.' },
+  { path: 'selfService.resetTtl', default: '3600', summary: 'Lifetime of password reset links, seconds; single use.' },
+  { path: 'mail.from', default: 'Portcullis <no-reply@localhost>', summary: 'Sender of account mail.' },
+  { path: 'mail.smtp', default: '(unset: development mailbox)', summary: 'SMTP transport for nodemailer: `smtp://user:pass@host:587` / `smtps://…` or an options object.', security: 'Without it, production sends no mail and turns sign-up and password reset off.' },
+  { path: 'mail.mailbox', default: '`PORTCULLIS_DEV_MAILBOX` or ./.mailbox', summary: 'Development only: directory where each message is written as an `.eml` file (the link is also logged).' },
+  { path: 'accountLimits.loginPerAccount', default: '10 per 900 s', summary: '`{ points, durationSeconds }`: login attempts per e-mail address (known or not); a successful login resets it. Over it: 429 with `Retry-After`.', security: 'Slows password guessing against one account.' },
+  { path: 'accountLimits.loginPerIp', default: '100 per 900 s', summary: '`{ points, durationSeconds }`: login attempts per client IP.', security: 'Slows password spraying; behind a proxy set `proxy: true` so the client IP is used.' },
+  { path: 'accountLimits.mailPerAddress', default: '5 per 3600 s', summary: '`{ points, durationSeconds }`: verification, resend and reset mails per e-mail address.', security: 'Keeps the server from being used to flood a mailbox.' },
+  { path: 'accountLimits.mailPerIp', default: '30 per 3600 s', summary: '`{ points, durationSeconds }`: sign-ups, resends and reset requests per client IP.' },
   { path: 'logger', default: 'pino to stdout', summary: 'A pino logger; the default writes JSON lines at `LOG_LEVEL` (default info) with secrets redacted.' },
 ]);

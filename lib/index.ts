@@ -11,6 +11,9 @@ export type {
 export { loadConfig } from './config/load.js';
 export { PortcullisError, ConfigError, StorageUnavailableError, type PortcullisErrorCode } from './errors.js';
 export type { Account, AccountStore } from './accounts/account-store.js';
+export type { NewAccount } from './accounts/account-store.js';
+export type { SelfServiceConfig, MailConfig, AccountLimitsConfig, LimitConfig } from './config/types.js';
+export type { Mailer, MailMessage } from './accounts/mailer.js';
 export { MemoryAccountStore } from './accounts/memory-account-store.js';
 export { hashPassword, verifyPassword } from './accounts/password.js';
 export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';

@@ -7,6 +7,11 @@ import type Provider from 'oidc-provider';
 import type { Storage } from '../adapters/types.js';
 import type { AccountStore } from './accounts/account-store.js';
 import { MemoryAccountStore } from './accounts/memory-account-store.js';
+import { AccountLimits } from './accounts/account-limits.js';
+import { accountFlows } from './accounts/account-routes.js';
+import { AccountSessions } from './accounts/account-sessions.js';
+import { createMailer } from './accounts/mailer.js';
+import { VerificationTokens } from './accounts/verification-tokens.js';
 import { loadConfig } from './config/load.js';
 import type { PortcullisConfig, ResolvedConfig } from './config/types.js';
 import { ConfigError } from './errors.js';
@@ -50,6 +55,11 @@ export interface PortcullisServer {
   middleware(): Middleware;
   /** Starts listening; resolves with the Node HTTP server. */
   listen(port: number, host?: string): Promise<Server>;
+  /**
+   * Ends every session of an account and revokes all its grants with their codes, access and refresh tokens
+   * (what a password reset or e-mail change does). Resolves with how many sessions and grants were found.
+   */
+  revokeSessions(accountId: string): Promise<{ sessions: number; grants: number }>;
   /** Forgets an account's remembered consent for a client; the next authorization prompts again. */
   revokeConsent(accountId: string, clientId: string): Promise<void>;
   /** Stops the HTTP server (if `listen` was used), Apollo and storage. Idempotent. */
@@ -65,7 +75,7 @@ function isProviderPath(path: string): boolean {
 }
 
 function checkGraphqlPath(path: string): void {
-  if (isProviderPath(path) || (Object.values(HEALTH_PATHS) as string[]).includes(path) || path === '/interaction' || path.startsWith('/interaction/') || path.startsWith('/.well-known/')) {
+  if (isProviderPath(path) || (Object.values(HEALTH_PATHS) as string[]).includes(path) || path === '/interaction' || path.startsWith('/interaction/') || path.startsWith('/.well-known/') || path === '/account' || path.startsWith('/account/')) {
     throw new ConfigError('graphql.path', `${path} collides with an authorization server route`);
   }
 }
@@ -99,6 +109,14 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys });
   provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
   const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
+  const accountSessions = new AccountSessions(storage.adapter, logger);
+  accountSessions.attach(provider);
+  const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
+  const mailer = createMailer(config.mail, config.production, logger);
+  if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
+  const flows = accountFlows({
+    config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
+  });
 
   const providerCallback = provider.callback();
   async function oidcProvider(ctx: Context, next: Next) {
@@ -108,7 +126,13 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     await providerCallback(ctx.req, ctx.res);
   }
 
-  const stack: Middleware[] = [requestLog(logger), handleErrors, healthEndpoints(storage), interactionRoutes({ provider, accounts, consents, scopes, csrfSecret })];
+  const stack: Middleware[] = [
+    requestLog(logger),
+    handleErrors,
+    healthEndpoints(storage),
+    interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail }),
+    flows.routes,
+  ];
   let apollo: ApolloServer<GraphqlContext> | undefined;
   if (config.graphql) {
     const started = await startApollo(config.graphql);
@@ -149,6 +173,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       });
     },
     revokeConsent: (accountId, clientId) => consents.revoke(accountId, clientId),
+    revokeSessions: (accountId) => accountSessions.revokeAll(accountId),
     async close() {
       if (closed) return;
       closed = true;
@@ -157,6 +182,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       }
       await apollo?.stop();
+      await accountSessions.settled();
       await storage.close();
     },
   };

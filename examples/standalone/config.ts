@@ -13,9 +13,9 @@ export interface StandaloneSettings {
 }
 
 /**
- * Reads `PORT` (default 3000), `HOST` (default `localhost`), `REDIS_URL` (Redis storage when set),
- * `PORTCULLIS_ISSUER` (default
- * `http://localhost:PORT`) and `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults). In
+ * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
+ * `http://localhost:PORT`), `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults), `REDIS_URL`
+ * (Redis storage when set), `PORTCULLIS_SMTP_URL` (`mail.smtp`) and `PORTCULLIS_MAIL_FROM` (`mail.from`). In
  * development (`NODE_ENV` not `production`) the demo fixtures are added.
  *
  * @throws {ConfigError} for a bad `PORT` or an unreadable `PORTCULLIS_CONFIG`.
@@ -43,5 +43,8 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
   };
   if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
   if (env.REDIS_URL) config.storage = { ...config.storage, type: 'redis', url: env.REDIS_URL };
+  if (env.PORTCULLIS_SMTP_URL || env.PORTCULLIS_MAIL_FROM) {
+    config.mail = { ...config.mail, ...(env.PORTCULLIS_SMTP_URL ? { smtp: env.PORTCULLIS_SMTP_URL } : {}), ...(env.PORTCULLIS_MAIL_FROM ? { from: env.PORTCULLIS_MAIL_FROM } : {}) };
+  }
   return { port, host, config, demo };
 }

@@ -1,7 +1,8 @@
 /**
  * An end-user account as Portcullis sees it. `claims` holds OpenID Connect Core §5.1 standard claims
- * (`given_name`, `family_name`, `birthdate`, `address`, `phone_number`, …); `email` and `email_verified` are
- * taken from the top-level members.
+ * (`given_name`, `family_name`, `birthdate`, `address`, `phone_number`, `updated_at`, …); `email` and
+ * `email_verified` are taken from the top-level members. Every member is JSON-serialisable, so a store may keep
+ * accounts in Redis or a database as they are.
  */
 export interface Account {
   /** Subject identifier (`sub`): stable, never reassigned, not the e-mail address. */
@@ -12,9 +13,19 @@ export interface Account {
   claims: Readonly<Record<string, unknown>>;
 }
 
+/** What {@link AccountStore.create} receives at sign-up. The password is in clear: the store hashes it. */
+export interface NewAccount {
+  email: string;
+  /** Clear text, 12–256 characters by default; hash it (scrypt or argon2id) and never store or log it. */
+  password: string;
+  /** OpenID Connect Core §5.1 claims, e.g. `given_name`, `family_name`, `name`, `updated_at` (epoch seconds). */
+  claims: Record<string, unknown>;
+}
+
 /**
  * Where accounts live. Portcullis ships an in-memory implementation; a host plugs in its own user database by
- * implementing these three methods and passing the object as `accountStore`.
+ * implementing these methods and passing the object as `accountStore`. Every method is async. The first three
+ * are used at login; the others by sign-up, e-mail verification and password reset.
  *
  * @example
  * ```ts
@@ -25,6 +36,13 @@ export interface Account {
  *     const user = await db.users.byEmail(email);
  *     return user && (await argon2.verify(user.hash, password)) ? toAccount(user) : undefined;
  *   },
+ *   async create({ email, password, claims }) {
+ *     if (await db.users.byEmail(email)) return undefined;
+ *     return toAccount(await db.users.insert({ email, hash: await argon2.hash(password), claims, verified: false }));
+ *   },
+ *   setPassword: (id, password) => argon2.hash(password).then((hash) => db.users.update(id, { hash })),
+ *   setEmail: (id, email) => db.users.update(id, { email, verified: true }).then(() => true),
+ *   markEmailVerified: (id) => db.users.update(id, { verified: true }),
  * };
  * ```
  */
@@ -37,4 +55,22 @@ export interface AccountStore {
    * the same time either way.
    */
   verifyPassword(email: string, password: string): Promise<Account | undefined>;
+  /**
+   * Creates an unverified account (`emailVerified: false`) and returns it, or `undefined` when the e-mail
+   * address (case-insensitive) is already taken. Should hash the password either way, so both answers take
+   * the same time.
+   */
+  create(input: NewAccount): Promise<Account | undefined>;
+  /** Replaces the password (clear text in, hash stored) and sets `claims.updated_at`. Unknown ids are ignored. */
+  setPassword(id: string, password: string): Promise<void>;
+  /**
+   * Changes the e-mail address to one the user has just proven (`emailVerified` becomes true) and sets
+   * `claims.updated_at`. Returns false when another account holds the address.
+   */
+  setEmail(id: string, email: string): Promise<boolean>;
+  /** Sets `emailVerified: true` (OIDC Core §5.1 `email_verified`) and `claims.updated_at`. */
+  markEmailVerified(id: string): Promise<void>;
 }
+
+/** The names of the {@link AccountStore} methods, checked when the server is built. */
+export const ACCOUNT_STORE_METHODS = ['findById', 'findByEmail', 'verifyPassword', 'create', 'setPassword', 'setEmail', 'markEmailVerified'] as const;

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { SeedAccount } from '../config/types.js';
-import type { Account, AccountStore } from './account-store.js';
+import type { Account, AccountStore, NewAccount } from './account-store.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
@@ -10,6 +10,16 @@ const RESERVED_CLAIMS = new Set(['sub', 'email', 'email_verified']);
 
 function subjectFor(email: string): string {
   return createHash('sha256').update(`portcullis:${email.toLowerCase()}`).digest('base64url').slice(0, 22);
+}
+
+function cleanClaims(claims: Record<string, unknown> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(claims ?? {}).filter(([k]) => !RESERVED_CLAIMS.has(k)));
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+function freeze(account: Account): Account {
+  return Object.freeze({ ...account, roles: Object.freeze([...account.roles]), claims: Object.freeze({ ...account.claims }) });
 }
 
 /** In-memory {@link AccountStore}, seeded from `config.accounts`. Passwords are kept only as scrypt hashes. */
@@ -26,13 +36,12 @@ export class MemoryAccountStore implements AccountStore {
 
   /** Adds an account; the clear-text password is hashed and dropped. */
   async add(seed: SeedAccount): Promise<Account> {
-    const claims = Object.fromEntries(Object.entries(seed.claims ?? {}).filter(([k]) => !RESERVED_CLAIMS.has(k)));
-    const account: Account = Object.freeze({
+    const account = freeze({
       id: seed.id ?? subjectFor(seed.email),
       email: seed.email,
       emailVerified: seed.email_verified ?? false,
-      roles: Object.freeze([...(seed.roles ?? [])]),
-      claims: Object.freeze(claims),
+      roles: seed.roles ?? [],
+      claims: cleanClaims(seed.claims),
     });
     const stored = { account, passwordHash: await hashPassword(seed.password) };
     this.#byId.set(account.id, stored);
@@ -55,5 +64,48 @@ export class MemoryAccountStore implements AccountStore {
       return undefined;
     }
     return (await verifyPassword(password, stored.passwordHash)) ? stored.account : undefined;
+  }
+
+  async create(input: NewAccount): Promise<Account | undefined> {
+    // Hash first, whatever the outcome: a taken address must cost the same time as a new one.
+    const passwordHash = await hashPassword(input.password);
+    if (this.#byEmail.has(input.email.toLowerCase())) return undefined;
+    const account = freeze({
+      // Random, not derived from the address: the subject must not change or leak when the address does.
+      id: randomBytes(16).toString('base64url'),
+      email: input.email,
+      emailVerified: false,
+      roles: [],
+      claims: { ...cleanClaims(input.claims), updated_at: now() },
+    });
+    const stored = { account, passwordHash };
+    this.#byId.set(account.id, stored);
+    this.#byEmail.set(account.email.toLowerCase(), stored);
+    return account;
+  }
+
+  async setPassword(id: string, password: string): Promise<void> {
+    const passwordHash = await hashPassword(password);
+    const stored = this.#byId.get(id);
+    if (!stored) return;
+    stored.passwordHash = passwordHash;
+    stored.account = freeze({ ...stored.account, claims: { ...stored.account.claims, updated_at: now() } });
+  }
+
+  async setEmail(id: string, email: string): Promise<boolean> {
+    const stored = this.#byId.get(id);
+    if (!stored) return false;
+    const holder = this.#byEmail.get(email.toLowerCase());
+    if (holder && holder !== stored) return false;
+    this.#byEmail.delete(stored.account.email.toLowerCase());
+    stored.account = freeze({ ...stored.account, email, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
+    this.#byEmail.set(email.toLowerCase(), stored);
+    return true;
+  }
+
+  async markEmailVerified(id: string): Promise<void> {
+    const stored = this.#byId.get(id);
+    if (!stored) return;
+    stored.account = freeze({ ...stored.account, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
   }
 }

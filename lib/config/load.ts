@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DEFAULTS } from '../../config/defaults.js';
+import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
 import { ConfigError } from '../errors.js';
 import { configSchema } from './schema.js';
 import type { PortcullisConfig, ResolvedConfig } from './types.js';
@@ -117,9 +118,12 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     proxy: candidate.proxy ?? DEFAULTS.proxy,
     demo: candidate.demo ?? DEFAULTS.demo,
     production: env.NODE_ENV === 'production',
+    selfService: { signup: env.NODE_ENV !== 'production', ...DEFAULTS.selfService, ...candidate.selfService },
+    mail: { ...candidate.mail },
+    accountLimits: { ...DEFAULTS.accountLimits, ...candidate.accountLimits },
   } as ResolvedConfig;
 
-  for (const method of ['findById', 'findByEmail', 'verifyPassword'] as const) {
+  for (const method of ACCOUNT_STORE_METHODS) {
     if (config.accountStore && typeof config.accountStore[method] !== 'function') {
       throw new ConfigError(`accountStore.${method}`, 'must be a function (see the AccountStore interface)');
     }
@@ -138,5 +142,8 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     if (!isPublic && !client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'is required for a confidential client (or set token_endpoint_auth_method to "none")');
   });
   if (config.production) refuseInsecureProduction(config);
+  if (config.production && config.selfService.signup && !config.mail.smtp) {
+    throw new ConfigError('selfService.signup', 'sign-up needs mail to verify addresses: set mail.smtp (or PORTCULLIS_SMTP_URL for the standalone server)', 'ERR_CONFIG_INSECURE');
+  }
   return deepFreeze(config);
 }

@@ -38,6 +38,13 @@ const accountSchema = {
   },
 };
 
+const limitSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['points', 'durationSeconds'],
+  properties: { points: { type: 'integer', minimum: 1 }, durationSeconds: positiveSeconds },
+};
+
 export const configSchema = {
   type: 'object',
   additionalProperties: false,
@@ -111,5 +118,30 @@ export const configSchema = {
     proxy: { type: 'boolean' },
     demo: { type: 'boolean' },
     logger: { type: 'object' },
+    selfService: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        signup: { type: 'boolean' },
+        requireVerifiedEmail: { type: 'boolean' },
+        passwordMinLength: { type: 'integer', minimum: 8, maximum: 256 },
+        verificationTtl: positiveSeconds,
+        resetTtl: positiveSeconds,
+      },
+    },
+    mail: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        from: { type: 'string', minLength: 3 },
+        smtp: { anyOf: [{ type: 'string', pattern: '^smtps?://' }, { type: 'object' }] },
+        mailbox: { type: 'string', minLength: 1 },
+      },
+    },
+    accountLimits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { loginPerAccount: limitSchema, loginPerIp: limitSchema, mailPerAddress: limitSchema, mailPerIp: limitSchema },
+    },
   },
 } as const;

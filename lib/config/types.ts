@@ -109,6 +109,59 @@ export interface StorageConfig {
   maxEntries?: number;
 }
 
+/** Self-service account pages: sign-up, e-mail verification, password reset. */
+export interface SelfServiceConfig {
+  /**
+   * Shows the sign-up page (`/account/signup`, linked from the login page).
+   * @default true in development, false with NODE_ENV=production
+   */
+  signup?: boolean;
+  /**
+   * Refuses sign-in to accounts whose e-mail address is not verified. `false` lets them sign in with
+   * `email_verified: false` in their claims (OIDC Core §5.1); clients must then not trust the address.
+   * @default true
+   */
+  requireVerifiedEmail?: boolean;
+  /** Minimum password length in characters (maximum is 256). @default 12 */
+  passwordMinLength?: number;
+  /** Lifetime of e-mail verification links (sign-up, e-mail change), seconds. @default 86400 (24 h) */
+  verificationTtl?: number;
+  /** Lifetime of password reset links, seconds. @default 3600 (1 h) */
+  resetTtl?: number;
+}
+
+/** Outgoing mail (nodemailer). */
+export interface MailConfig {
+  /** Sender address. @default 'Portcullis <no-reply@localhost>' */
+  from?: string;
+  /**
+   * SMTP transport: a `smtp://user:pass@host:587` / `smtps://…` URL or nodemailer SMTP options. Unset in
+   * development: messages are written as `.eml` files into {@link MailConfig.mailbox}. Unset in production: no mail
+   * is sent, so sign-up and password reset are off.
+   */
+  smtp?: string | Record<string, unknown>;
+  /** Development mailbox directory. @default PORTCULLIS_DEV_MAILBOX, else './.mailbox' */
+  mailbox?: string;
+}
+
+/** `points` per `durationSeconds` (a fixed window, counted per key). */
+export interface LimitConfig {
+  points: number;
+  durationSeconds: number;
+}
+
+/** Rate limits of the account pages. Over a limit the page answers 429 with `Retry-After`. */
+export interface AccountLimitsConfig {
+  /** Failed logins per account (e-mail address, known or not); a successful login resets it. @default 10 per 900 s */
+  loginPerAccount?: LimitConfig;
+  /** Login attempts per client IP. @default 100 per 900 s */
+  loginPerIp?: LimitConfig;
+  /** Mails (verification, resend, reset) per e-mail address. @default 5 per 3600 s */
+  mailPerAddress?: LimitConfig;
+  /** Sign-ups, resends and reset requests per client IP. @default 30 per 3600 s */
+  mailPerIp?: LimitConfig;
+}
+
 /** Configuration of {@link createServer}. Validated (ajv) when the server is built; unknown keys are rejected. */
 export interface PortcullisConfig {
   /** Issuer identifier (OpenID Connect Discovery §3, RFC 8414 §2): an absolute URL without query or fragment. */
@@ -133,11 +186,17 @@ export interface PortcullisConfig {
   demo?: boolean;
   /** A pino logger (or one with the same methods). @default JSON logs to stdout, level from `LOG_LEVEL` */
   logger?: Logger;
+  /** Sign-up, e-mail verification and password reset. */
+  selfService?: SelfServiceConfig;
+  /** Outgoing mail. */
+  mail?: MailConfig;
+  /** Login and mail rate limits. */
+  accountLimits?: AccountLimitsConfig;
 }
 
 /** The configuration after defaults are applied and validation has passed. */
 export type ResolvedConfig = Readonly<
-  Omit<PortcullisConfig, 'ttl' | 'keys' | 'storage' | 'scopes' | 'clients' | 'accounts'> & {
+  Omit<PortcullisConfig, 'ttl' | 'keys' | 'storage' | 'scopes' | 'clients' | 'accounts' | 'selfService' | 'mail' | 'accountLimits'> & {
     ttl: Required<TtlConfig>;
     keys: KeysConfig;
     storage: StorageConfig & { type: 'memory' | 'redis'; maxEntries: number; keyPrefix: string; explicitType: boolean };
@@ -147,5 +206,8 @@ export type ResolvedConfig = Readonly<
     proxy: boolean;
     demo: boolean;
     production: boolean;
+    selfService: Required<SelfServiceConfig>;
+    mail: MailConfig;
+    accountLimits: Required<AccountLimitsConfig>;
   }
 >;

@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
+import type { AccountLimits } from '../accounts/account-limits.js';
+import type { AccountFlows } from '../accounts/account-routes.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import { CsrfGuard } from '../http/csrf.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
@@ -16,6 +18,12 @@ export interface InteractionDeps {
   consents: ConsentStore;
   scopes: ScopePolicy;
   csrfSecret: string;
+  /** Sign-up and reset links, verification mail (lib/accounts/account-routes.ts). */
+  flows: AccountFlows;
+  /** Login rate limits per account and per client IP. */
+  limits: AccountLimits;
+  /** `selfService.requireVerifiedEmail`. */
+  requireVerifiedEmail: boolean;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -69,7 +77,10 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const scope = `/interaction/${details.uid}`;
     const csrfToken = csrf.issue(ctx, scope);
     const name = await clientName(details);
-    render(ctx, status, (nonce) => loginPage({ nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email }));
+    render(ctx, status, (nonce) => loginPage({
+      nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email,
+      signupUrl: deps.flows.signupUrl(details.uid), resetUrl: deps.flows.resetUrl(details.uid),
+    }));
   }
 
   async function showConsent(ctx: Context, details: Details) {
@@ -120,8 +131,19 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const body = ctx.request.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.trim().slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
+    const limit = await deps.limits.loginAttempt(ctx.ip, email);
+    if (!limit.allowed) {
+      ctx.set('Retry-After', String(limit.retryAfterSeconds));
+      return showLogin(ctx, details, 429, 'Too many sign-in attempts. Please try again later.', email);
+    }
     const account = email && password ? await accounts.verifyPassword(email, password) : undefined;
     if (!account) return showLogin(ctx, details, 401, GENERIC_LOGIN_ERROR, email);
+    await deps.limits.loginSucceeded(email);
+    if (!account.emailVerified && deps.requireVerifiedEmail) {
+      // Only said after the right password, so it reveals nothing to someone who does not hold the account.
+      await deps.flows.resendVerification(ctx, account, details.uid);
+      return showLogin(ctx, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
+    }
     await finish(ctx, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
   });
 

@@ -7,6 +7,7 @@ import type { PrivateJwks, ResolvedConfig } from '../config/types.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
+import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
@@ -88,7 +89,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
         ? { enabled: true, initialAccessToken: config.registration.initialAccessToken }
         : { enabled: false },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
     },
     extraParams: [OFFLINE_MARKER],
     interactions: {

@@ -1,0 +1,43 @@
+import type { AccountLimitsConfig } from '../config/types.js';
+import { createLimiter, type LimitResult, type LimiterBackend, memoryLimiterBackend } from '../limits/limiter.js';
+
+/**
+ * The rate limits of the login form and of the account mail (rate-limiter-flexible through `createLimiter`).
+ * Keys are the lower-cased e-mail address (whether or not an account has it, so the limit itself reveals
+ * nothing) and the client IP (`ctx.ip`, which honours `proxy`).
+ */
+export class AccountLimits {
+  readonly #loginAccount;
+  readonly #loginIp;
+  readonly #mailAddress;
+  readonly #mailIp;
+
+  constructor(limits: Required<AccountLimitsConfig>, backend: LimiterBackend = memoryLimiterBackend) {
+    this.#loginAccount = createLimiter('login-account', limits.loginPerAccount, backend);
+    this.#loginIp = createLimiter('login-ip', limits.loginPerIp, backend);
+    this.#mailAddress = createLimiter('mail-address', limits.mailPerAddress, backend);
+    this.#mailIp = createLimiter('mail-ip', limits.mailPerIp, backend);
+  }
+
+  /**
+   * Counts one login attempt for `ip` and `email` before the password is checked (so parallel guesses are
+   * counted too). A refused answer carries `retryAfterSeconds` for `Retry-After`.
+   */
+  async loginAttempt(ip: string, email: string): Promise<LimitResult> {
+    const byIp = await this.#loginIp.consume(ip);
+    if (!byIp.allowed) return byIp;
+    return this.#loginAccount.consume(email.toLowerCase());
+  }
+
+  /** A successful login clears the account's counter (OWASP Authentication Cheat Sheet). */
+  async loginSucceeded(email: string): Promise<void> {
+    await this.#loginAccount.reset(email.toLowerCase());
+  }
+
+  /** Counts one sign-up, resend or reset request from `ip`; with `email`, one mail to that address as well. */
+  async mailRequest(ip: string, email?: string): Promise<LimitResult> {
+    const byIp = await this.#mailIp.consume(ip);
+    if (!byIp.allowed || email === undefined) return byIp;
+    return this.#mailAddress.consume(email.toLowerCase());
+  }
+}

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { MailConfig } from '../config/types.js';
+import type { Logger } from '../logger.js';
+
+/** One outgoing message (plain text; links are written out in full). */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  /** The action link of the message, logged by the development mailbox (never with SMTP). */
+  link?: string;
+}
+
+/** Sends account mail (verification, password reset, notices). */
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  /** `smtp`, or `mailbox` for the development transport that writes `.eml` files. */
+  readonly kind: 'smtp' | 'mailbox';
+}
+
+/** Default sender when `mail.from` is not set. */
+export const DEFAULT_FROM = 'Portcullis <no-reply@localhost>';
+
+/**
+ * Builds the mailer (nodemailer). With `mail.smtp` set, messages go over SMTP (a `smtp://`/`smtps://` URL or a
+ * nodemailer SMTP options object). Without it, in development only, each message is written as an RFC 5322 `.eml`
+ * file into the mailbox directory (`mail.mailbox`, else `PORTCULLIS_DEV_MAILBOX`, else `./.mailbox`) and the link
+ * is logged. Returns `undefined` in production without SMTP: the pages that need mail are then off.
+ */
+export function createMailer(mail: MailConfig, production: boolean, logger: Logger, env: NodeJS.ProcessEnv = process.env): Mailer | undefined {
+  const from = mail.from ?? DEFAULT_FROM;
+  if (mail.smtp) {
+    const transport = nodemailer.createTransport(mail.smtp as never);
+    return {
+      kind: 'smtp',
+      async send(m) {
+        await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text });
+      },
+    };
+  }
+  if (production) return undefined;
+  const dir = resolve(mail.mailbox ?? env.PORTCULLIS_DEV_MAILBOX ?? '.mailbox');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    kind: 'mailbox',
+    async send(m) {
+      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text });
+      await mkdir(dir, { recursive: true });
+      const file = join(dir, `${Date.now()}-${randomBytes(4).toString('hex')}.eml`);
+      await writeFile(file, info.message as Buffer, { mode: 0o600 });
+      logger.info({ to: m.to, subject: m.subject, file, link: m.link }, 'development mailbox: message written');
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { AdapterFactory } from '../../adapters/types.js';
+
+/** What a token is for; a token issued for one purpose never works for another. */
+export type TokenPurpose = 'verify-email' | 'reset-password' | 'change-email';
+
+/** What a verification token stands for. JSON-serialisable. */
+export interface TokenRecord {
+  purpose: TokenPurpose;
+  accountId: string;
+  /** The address the mail went to (for `change-email`: the new address, applied only when the link is used). */
+  email: string;
+  /** Path of a pending login (`/interaction/<uid>`) to offer after the link is used. */
+  returnTo?: string;
+}
+
+/**
+ * Single-use, expiring e-mail tokens (sign-up verification, e-mail change, password reset). The token is 32
+ * random bytes (base64url) that only the mail carries; storage keeps its SHA-256 under the model
+ * `VerificationToken` of the storage adapter, so a leaked store yields no usable link. Using a token relies on the
+ * adapter's atomic `consume` (see `adapters/types.ts`): of two concurrent uses exactly one wins, so any adapter
+ * that passes the storage conformance suite (memory now, Redis later) gives the same guarantee.
+ */
+export class VerificationTokens {
+  readonly #adapter;
+
+  constructor(adapter: AdapterFactory) {
+    this.#adapter = adapter('VerificationToken');
+  }
+
+  static #id(token: string): string {
+    return createHash('sha256').update(token).digest('base64url');
+  }
+
+  /** Stores a new token for `record`, valid for `ttlSeconds`; returns the clear token to put in the link. */
+  async issue(record: TokenRecord, ttlSeconds: number): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    await this.#adapter.upsert(VerificationTokens.#id(token), { ...record }, ttlSeconds);
+    return token;
+  }
+
+  /** Looks a token up without using it (to show the form behind a link). `undefined` when unknown, used or expired. */
+  async peek(token: string, purpose: TokenPurpose): Promise<TokenRecord | undefined> {
+    if (!/^[\w-]{43}$/.test(token)) return undefined;
+    const payload = await this.#adapter.find(VerificationTokens.#id(token));
+    if (!payload || payload.consumed || payload.purpose !== purpose) return undefined;
+    return payload as unknown as TokenRecord;
+  }
+
+  /**
+   * Uses a token once: returns its record, or `undefined` when it is unknown, expired, already used or issued for
+   * another purpose. The entry is deleted after use.
+   */
+  async consume(token: string, purpose: TokenPurpose): Promise<TokenRecord | undefined> {
+    const record = await this.peek(token, purpose);
+    if (!record) return undefined;
+    const id = VerificationTokens.#id(token);
+    try {
+      await this.#adapter.consume(id);
+    } catch {
+      return undefined; // lost a race against a concurrent use
+    }
+    await this.#adapter.destroy(id);
+    return record;
+  }
+}

@@ -1,0 +1,92 @@
+import { TestBrowser, type Page } from '../helpers/browser.js';
+import { relyingParty, startAuthorization, type RelyingParty } from '../helpers/flow.js';
+import { startServer, type RunningServer } from '../helpers/server.js';
+import type { PortcullisConfig } from '../../lib/index.js';
+
+let srv: RunningServer;
+let rp: RelyingParty;
+
+async function start(extra: Partial<PortcullisConfig>) {
+  srv = await startServer(extra);
+  rp = await relyingParty(srv.issuer);
+}
+afterEach(() => srv.close());
+
+const alert = (p: Page) => p.dom.querySelector('[role=alert]')?.text;
+/** The login went through: the browser moved on to the consent page. */
+const signedIn = (p: Page) => p.status === 200 && p.dom.querySelector('button[name=decision]') !== null;
+
+async function loginPage(browser = new TestBrowser(srv.issuer)) {
+  return { browser, page: await browser.go(String((await startAuthorization(rp)).url)) };
+}
+
+async function attempt(email: string, password: string) {
+  const { browser, page } = await loginPage();
+  return browser.submit(page, { email, password });
+}
+
+describe('login rate limits', () => {
+  test('per account: after the limit even the right password gets 429 with Retry-After; other accounts are unaffected', async () => {
+    await start({ accountLimits: { loginPerAccount: { points: 3, durationSeconds: 600 } } });
+    for (let i = 0; i < 3; i++) expect((await attempt('alice@example.com', 'wrong-password')).status).toBe(401);
+    const locked = await attempt('ALICE@example.com', 'alice-demo-password');
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(600);
+    expect(alert(locked)).toBe('Too many sign-in attempts. Please try again later.');
+    expect(locked.dom.querySelector('input[name=password]')).not.toBeNull();
+    expect(signedIn(await attempt('admin@example.com', 'admin-demo-password'))).toBe(true);
+  });
+
+  test('an unknown address is limited exactly like a known one (the limit reveals nothing)', async () => {
+    await start({ accountLimits: { loginPerAccount: { points: 2, durationSeconds: 600 } } });
+    const statuses = async (email: string) => {
+      const out = [];
+      for (let i = 0; i < 3; i++) out.push((await attempt(email, 'wrong-password')).status);
+      return out;
+    };
+    expect(await statuses('alice@example.com')).toEqual([401, 401, 429]);
+    expect(await statuses('nobody@example.com')).toEqual([401, 401, 429]);
+  });
+
+  test('a successful login resets the account counter', async () => {
+    await start({ accountLimits: { loginPerAccount: { points: 3, durationSeconds: 600 } } });
+    for (let i = 0; i < 2; i++) await attempt('alice@example.com', 'wrong-password');
+    const ok = await attempt('alice@example.com', 'alice-demo-password');
+    expect(signedIn(ok)).toBe(true);
+    for (let i = 0; i < 2; i++) expect((await attempt('alice@example.com', 'wrong-password')).status).toBe(401);
+    expect(signedIn(await attempt('alice@example.com', 'alice-demo-password'))).toBe(true);
+  });
+
+  test('per client IP: spraying many addresses from one IP is refused', async () => {
+    await start({ accountLimits: { loginPerIp: { points: 4, durationSeconds: 600 } } });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await attempt(`user${i}@example.com`, 'Password123!')).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    expect((await attempt('alice@example.com', 'alice-demo-password')).status).toBe(429);
+  });
+
+  test('with proxy: true the limit follows X-Forwarded-For, so one client cannot exhaust another', async () => {
+    await start({ proxy: true, accountLimits: { loginPerIp: { points: 1, durationSeconds: 600 } } });
+    const from = async (ip: string) => {
+      const { browser, page } = await loginPage();
+      const form = page.dom.querySelector('form')!;
+      const body = new URLSearchParams({ csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!, email: 'x@example.com', password: 'wrong-password' });
+      return browser.request(new URL(form.getAttribute('action')!, srv.issuer).href, {
+        method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+      });
+    };
+    expect((await from('198.51.100.1')).status).toBe(401);
+    expect((await from('198.51.100.1')).status).toBe(429);
+    expect((await from('198.51.100.2')).status).toBe(401);
+  });
+
+  test.each([
+    ['points below 1', { loginPerIp: { points: 0, durationSeconds: 60 } }, 'accountLimits.loginPerIp.points'],
+    ['a missing duration', { loginPerAccount: { points: 5 } }, 'accountLimits.loginPerAccount.durationSeconds'],
+    ['an unknown limit', { loginPerPlanet: { points: 5, durationSeconds: 60 } }, 'accountLimits.loginPerPlanet'],
+  ])('a limit with %s is a configuration error naming its path', async (_name, accountLimits, path) => {
+    await expect(startServer({ accountLimits } as never)).rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', path });
+    srv = { close: async () => {} } as RunningServer;
+  });
+});
