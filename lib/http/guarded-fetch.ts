@@ -195,7 +195,7 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     return new Response(response.status === 204 || response.status === 304 ? null : body, {
       status: response.status,
       statusText: response.statusText,
-      headers: response.headers as unknown as HeadersInit,
+      headers: Object.fromEntries(response.headers.entries()),
     });
   };
 }
