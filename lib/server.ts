@@ -18,8 +18,9 @@ import { handleErrors } from './http/error-handler.js';
 import { createLogger, type Logger } from './logger.js';
 import { ConsentStore } from './oidc/consent-store.js';
 import { interactionRoutes } from './oidc/interactions.js';
-import { generateCookieKey, generateSigningKeys } from './oidc/keys.js';
-import { createProvider, ROUTES } from './oidc/provider.js';
+import { DEFAULT_SIGNING_ALGORITHMS, generateCookieKey, generateSigningKeys } from './oidc/keys.js';
+import { createProvider, registrationEnabled, ROUTES } from './oidc/provider.js';
+import { InitialAccessTokens, type MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
 import { ScopePolicy } from './oidc/scope-policy.js';
 
 /** What {@link createServer} returns. */
@@ -45,6 +46,13 @@ export interface PortcullisServer {
   listen(port: number, host?: string): Promise<Server>;
   /** Forgets an account's remembered consent for a client; the next authorization prompts again. */
   revokeConsent(accountId: string, clientId: string): Promise<void>;
+  /**
+   * Mints an initial access token for dynamic client registration (RFC 7591 §3): single-use by default,
+   * expiring after `expiresIn` seconds (default one day). Send it as `Authorization: Bearer <token>` to
+   * `POST /registration`.
+   * @throws {ConfigError} at `registration.enabled` when registration is off.
+   */
+  mintInitialAccessToken(options?: MintInitialAccessTokenOptions): Promise<string>;
   /** Stops the HTTP server (if `listen` was used), Apollo and storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -82,7 +90,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const logger = config.logger ?? createLogger();
   if (!config.keys.signing) logger.warn('keys.signing not set: using an ephemeral signing key (tokens die with this process; development only)');
   if (!config.keys.cookies) logger.warn('keys.cookies not set: using random cookie keys (sessions die with this process; development only)');
-  const signingKeys = config.keys.signing ?? await generateSigningKeys();
+  const signingKeys = config.keys.signing ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
   const storage: Storage = new MemoryStorage({ maxEntries: config.storage.maxEntries });
@@ -140,6 +148,10 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       });
     },
     revokeConsent: (accountId, clientId) => consents.revoke(accountId, clientId),
+    async mintInitialAccessToken(options) {
+      if (!registrationEnabled(config)) throw new ConfigError('registration.enabled', 'dynamic client registration is off: set registration.enabled or registration.initialAccessToken');
+      return InitialAccessTokens.mint(provider, options);
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { DEFAULTS } from '../../config/defaults.js';
 import { ConfigError } from '../errors.js';
 import { configSchema } from './schema.js';
+import { readSigningKeysFile } from '../oidc/keys.js';
 import type { PortcullisConfig, ResolvedConfig } from './types.js';
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
@@ -108,7 +109,9 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     accounts: candidate.accounts ?? [],
     scopes: candidate.scopes ?? {},
     ttl: { ...DEFAULTS.ttl, ...candidate.ttl },
-    keys: { ...candidate.keys },
+    keys: { ...candidate.keys, signing: typeof candidate.keys?.signing === 'string' ? readSigningKeysFile(candidate.keys.signing) : candidate.keys?.signing },
+    outboundFetch: { ...DEFAULTS.outboundFetch, ...candidate.outboundFetch },
+    rateLimits: { ...DEFAULTS.rateLimits, ...candidate.rateLimits },
     storage: { ...DEFAULTS.storage, ...candidate.storage },
     graphql: candidate.graphql ? { path: DEFAULTS.graphqlPath, ...candidate.graphql } : undefined,
     proxy: candidate.proxy ?? DEFAULTS.proxy,

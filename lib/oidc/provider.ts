@@ -8,6 +8,10 @@ import { setPageSecurityHeaders } from '../http/security-headers.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { errorPage } from './views.js';
+import { createGuardedFetch } from '../http/guarded-fetch.js';
+import { endpointRateLimits } from '../limits/endpoint-limits.js';
+import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
+import { InitialAccessTokens } from './initial-access-tokens.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
 export const ROUTES = Object.freeze({
@@ -35,6 +39,13 @@ export interface ProviderDeps {
   scopes: ScopePolicy;
   signingKeys: PrivateJwks;
   cookieKeys: string[];
+  /** Initial access token store; created by {@link createProvider}. */
+  initialAccessTokens?: InitialAccessTokens;
+}
+
+/** Whether `POST /registration` is on: `registration.enabled`, else whether a configured token exists. */
+export function registrationEnabled(config: ResolvedConfig): boolean {
+  return config.registration?.enabled ?? Boolean(config.registration?.initialAccessToken);
 }
 
 /** Client metadata for oidc-provider: Portcullis extensions removed. */
@@ -84,13 +95,28 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     rotateRefreshToken: true,
     features: {
       devInteractions: { enabled: false },
-      registration: config.registration?.initialAccessToken
-        ? { enabled: true, initialAccessToken: config.registration.initialAccessToken }
+      // Adapter-backed initial access tokens (RFC 7591 §3): the configured one is seeded, others are minted.
+      registration: registrationEnabled(config)
+        ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens()).policies as never }
         : { enabled: false },
+      registrationManagement: { enabled: registrationEnabled(config), rotateRegistrationAccessToken: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      // Encrypted userinfo (OIDC Registration §2 userinfo_encrypted_response_*); RSA1_5 is refused by the policy.
+      encryption: { enabled: true },
+      jwtUserinfo: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true },
     },
+    enabledJWA: {
+      userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
+      userinfoEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
+      idTokenEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
+      idTokenEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
+    },
     extraParams: [OFFLINE_MARKER],
+    extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
+    fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
@@ -176,8 +202,13 @@ function allowOfflineAccessWithoutPromptConsent(authorizationPath: string) {
  * @throws the provider's `InvalidClientMetadata` naming the client when one is invalid.
  */
 export async function createProvider(deps: ProviderDeps): Promise<Provider> {
-  const provider = new Provider(deps.config.issuer, providerConfiguration(deps));
+  const initialAccessTokens = deps.initialAccessTokens ?? new InitialAccessTokens();
+  const provider = new Provider(deps.config.issuer, providerConfiguration({ ...deps, initialAccessTokens }));
   provider.proxy = deps.config.proxy;
+  provider.use(endpointRateLimits(deps.config.rateLimits, { clientAuth: [ROUTES.token, ROUTES.introspection, ROUTES.revocation], registration: ROUTES.registration }) as never);
+  provider.use(initialAccessTokens.settle(ROUTES.registration) as never);
+  const configuredToken = deps.config.registration?.initialAccessToken;
+  if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);
   provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {
