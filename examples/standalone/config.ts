@@ -14,7 +14,8 @@ export interface StandaloneSettings {
 
 /**
  * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
- * `http://localhost:PORT`) and `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults). In
+ * `http://localhost:PORT`) and `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults), `PORTCULLIS_SIGNING_KEYS` (path to a
+ * private JWKS file, see `npx portcullis keys`) and `PORTCULLIS_COOKIE_KEYS` (comma-separated cookie secrets). In
  * development (`NODE_ENV` not `production`) the demo fixtures are added.
  *
  * @throws {ConfigError} for a bad `PORT` or an unreadable `PORTCULLIS_CONFIG`.
@@ -41,5 +42,8 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
     ...fromFile,
   };
   if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
+  // Shared keys let several instances verify each other's tokens and cookies (README "Keys").
+  if (env.PORTCULLIS_SIGNING_KEYS) config.keys = { ...config.keys, signing: env.PORTCULLIS_SIGNING_KEYS };
+  if (env.PORTCULLIS_COOKIE_KEYS) config.keys = { ...config.keys, cookies: env.PORTCULLIS_COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean) };
   return { port, host, config, demo };
 }
