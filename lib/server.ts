@@ -109,7 +109,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     await providerCallback(ctx.req, ctx.res);
   }
 
-  const stack: Middleware[] = [handleErrors, interactionRoutes({ provider, accounts, consents, scopes, csrfSecret })];
+  const stack: Middleware[] = [handleErrors, interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, allowRemoteLogos: config.registration?.allowRemoteLogos })];
   let apollo: ApolloServer<GraphqlContext> | undefined;
   if (config.graphql) {
     const started = await startApollo(config.graphql);
