@@ -17,10 +17,13 @@ export interface MintInitialAccessTokenOptions {
  * the one from `registration.initialAccessToken` (multi-use, no expiry) and tokens minted at run time.
  *
  * Single use: the first registration presenting the token reserves it (in this process) before the client is
- * created; a successful registration destroys it, a refused one releases it.
+ * created; a successful registration destroys it and keeps it reserved until its expiry, a refused one
+ * releases it.
  */
 export class InitialAccessTokens {
   readonly #reserved = new Set<string>();
+  /** Which request holds which reservation: only the holder may settle it. */
+  readonly #holders = new WeakMap<object, string>();
 
   /** oidc-provider `features.registration.policies`. */
   readonly policies = {
@@ -30,6 +33,7 @@ export class InitialAccessTokens {
       if (ctx.oidc.route !== 'registration' || !iat) return;
       if (this.#reserved.has(iat.jti)) throw new errors.InvalidToken('initial access token already used');
       this.#reserved.add(iat.jti);
+      this.#holders.set(ctx, iat.jti);
     },
   };
 
@@ -39,15 +43,25 @@ export class InitialAccessTokens {
    */
   settle(registrationPath: string) {
     const reserved = this.#reserved;
+    const holders = this.#holders;
     return async function settleSingleUseInitialAccessToken(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
       if (ctx.method !== 'POST' || ctx.path !== registrationPath) return next();
       try {
         await next();
       } finally {
-        const iat = ctx.oidc?.entities?.InitialAccessToken as { jti: string; policies?: string[]; destroy(): Promise<void> } | undefined;
-        if (iat && reserved.has(iat.jti)) {
-          if (ctx.status === 201) await iat.destroy();
-          reserved.delete(iat.jti);
+        const iat = ctx.oidc?.entities?.InitialAccessToken as { jti: string; exp?: number; destroy(): Promise<void> } | undefined;
+        if (iat && holders.get(ctx) === iat.jti) {
+          holders.delete(ctx);
+          if (ctx.status === 201) {
+            // Stays reserved until it would have expired: a request that found the token before it was
+            // destroyed must still be refused.
+            const jti = iat.jti;
+            const remainingMs = Math.max(0, (iat.exp ?? 0) * 1000 - Date.now());
+            setTimeout(() => reserved.delete(jti), Math.min(remainingMs, 2 ** 31 - 1)).unref();
+            await iat.destroy();
+          } else {
+            reserved.delete(iat.jti);
+          }
         }
       }
     };
