@@ -88,7 +88,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   if (config.graphql) checkGraphqlPath(config.graphql.path!);
 
   const logger = config.logger ?? createLogger();
-  if (!config.keys.signing) logger.warn('keys.signing not set: using an ephemeral signing key (tokens die with this process; development only)');
+  if (!config.keys.signing) logger.warn('keys.signing not set: using ephemeral RS256, ES256 and EdDSA signing keys (tokens die with this process; development only)');
   if (!config.keys.cookies) logger.warn('keys.cookies not set: using random cookie keys (sessions die with this process; development only)');
   const signingKeys = config.keys.signing ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
