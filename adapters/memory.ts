@@ -2,6 +2,14 @@ import { errors } from 'oidc-provider';
 import { StorageUnavailableError } from '../lib/errors.js';
 import type { Adapter, AdapterFactory, AdapterPayload, Storage } from './types.js';
 
+/**
+ * Entries are copied through JSON, exactly as the Redis adapter stores them, so both adapters hand back the same
+ * plain objects (undefined members dropped) and a caller's later mutation never reaches the store.
+ */
+function copy(payload: AdapterPayload): AdapterPayload {
+  return JSON.parse(JSON.stringify(payload)) as AdapterPayload;
+}
+
 interface Entry { payload: AdapterPayload; expiresAt: number /* epoch ms, Infinity = never */ }
 
 export interface MemoryStorageOptions {
@@ -65,7 +73,7 @@ export class MemoryStorage implements Storage {
     }
     this.delete(key);
     const expiresAt = expiresIn ? Date.now() + expiresIn * 1000 : Infinity;
-    this.#entries.set(key, { payload: structuredClone(payload), expiresAt });
+    this.#entries.set(key, { payload: copy(payload), expiresAt });
     const model = key.slice(0, key.indexOf(':'));
     if (payload.uid) this.#uid.set(`${model}:${payload.uid}`, key);
     if (payload.userCode) this.#userCode.set(`${model}:${payload.userCode}`, key);
@@ -121,7 +129,7 @@ class MemoryAdapter implements Adapter {
 
   #read(key: string | undefined): AdapterPayload | undefined {
     const payload = key === undefined ? undefined : this.storage.get(key);
-    return payload && structuredClone(payload);
+    return payload && copy(payload);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {

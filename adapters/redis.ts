@@ -178,13 +178,17 @@ export class RedisStorage implements Storage {
     await this.run(() => this.client.ping());
   }
 
+  /** Closes a client created from `url` (a passed-in client stays open). Never waits on an unreachable Redis. */
   async close(): Promise<void> {
     if (!this.#ownsClient) return;
-    try {
-      await this.client.quit();
-    } catch {
+    if (this.client.status !== 'ready') {
       this.client.disconnect();
+      return;
     }
+    const quit = this.client.quit().catch(() => undefined);
+    const timeout = new Promise((resolve) => setTimeout(resolve, 1000).unref());
+    await Promise.race([quit, timeout]);
+    this.client.disconnect();
   }
 }
 

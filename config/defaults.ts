@@ -54,6 +54,11 @@ export const DEFAULTS = Object.freeze({
     mailPerAddress: Object.freeze({ points: 5, durationSeconds: 3600 }),
     mailPerIp: Object.freeze({ points: 30, durationSeconds: 3600 }),
   }),
+  outboundFetch: Object.freeze({ allowedOrigins: [], timeoutMs: 2500, maxResponseBytes: 512 * 1024 }),
+  rateLimits: Object.freeze({
+    clientAuthFailures: Object.freeze({ points: 30, durationSeconds: 60 }),
+    registrations: Object.freeze({ points: 100, durationSeconds: 60 }),
+  }),
 });
 
 /** One documented option. */
@@ -79,9 +84,16 @@ export const OPTION_DOCS: readonly OptionDoc[] = Object.freeze([
   { path: 'ttl.interaction', default: '3600', summary: 'Login/consent interaction lifetime, seconds.' },
   { path: 'ttl.session', default: '1209600', summary: 'Browser session lifetime at the provider, seconds.' },
   { path: 'ttl.grant', default: '1209600', summary: 'Grant (consent record of one session) lifetime, seconds.' },
-  { path: 'keys.signing', default: 'ephemeral (development only)', summary: 'Private JWKS used to sign ID tokens; the first key of each algorithm signs.', security: 'Required with NODE_ENV=production.', see: 'RFC 7517' },
+  { path: 'keys.signing', default: 'ephemeral RS256+ES256+EdDSA (development only)', summary: 'Private JWKS (object, or path of a JSON file) used to sign ID tokens; the first key of each algorithm signs, later ones still verify (rotation).', security: 'Required with NODE_ENV=production. Keep the file secret; `npx portcullis keys` generates one.', see: 'RFC 7517' },
   { path: 'keys.cookies', default: 'random (development only)', summary: 'Secrets for signed cookies, newest first.', security: 'Required with NODE_ENV=production; share them between instances.' },
   { path: 'registration.initialAccessToken', default: '(unset: registration off)', summary: 'Bearer token required at `POST /registration`.', security: 'Without it nobody can register clients.', see: 'RFC 7591 §3' },
+  { path: 'registration.enabled', default: 'true if initialAccessToken is set', summary: 'Turns on `POST /registration` for tokens minted with `server.mintInitialAccessToken()`.', security: 'Registration always needs an initial access token.', see: 'RFC 7591 §3' },
+  { path: 'registration.allowRemoteLogos', default: 'false', summary: 'Show a registered client\'s https `logo_uri` on the consent page (loaded by the browser, never by the server).', security: 'Lets a client make users\' browsers contact its logo host; the CSP allows that one origin only.', see: 'RFC 7591 §2' },
+  { path: 'outboundFetch.allowedOrigins', default: '[]', summary: 'Origins the server may fetch despite the https-only and public-address rules (e.g. an internal JWKS host).', security: 'Each entry re-opens server-side requests to that origin.', see: 'SPEC rule 8' },
+  { path: 'outboundFetch.timeoutMs', default: '2500', summary: 'Time-out of one outbound request (`jwks_uri`, `sector_identifier_uri`), milliseconds.' },
+  { path: 'outboundFetch.maxResponseBytes', default: '524288', summary: 'Largest outbound response body accepted, bytes.' },
+  { path: 'rateLimits.clientAuthFailures', default: '{ points: 30, durationSeconds: 60 }', summary: 'Failed client authentications per IP at the token, introspection and revocation endpoints; then 429 with `Retry-After`.', see: 'RFC 6749 §5.2' },
+  { path: 'rateLimits.registrations', default: '{ points: 100, durationSeconds: 60 }', summary: 'Registration attempts per IP at `POST /registration`; then 429 with `Retry-After`.', see: 'RFC 7591' },
   { path: 'graphql.path', default: '/graphql', summary: 'Path of the GraphQL endpoint, e.g. `/api/graphql` or `/api/v1/graphql`.' },
   { path: 'graphql.typeDefs', default: '(none: GraphQL off)', summary: 'The host schema in SDL.' },
   { path: 'graphql.resolvers', default: '{}', summary: 'Resolvers of the host schema; `context.auth` holds `{ subject, clientId, scopes }` or `null`.' },

@@ -26,8 +26,9 @@ import type { LimiterBackend } from './limits/limiter.js';
 import { createLogger, type Logger } from './logger.js';
 import { ConsentStore } from './oidc/consent-store.js';
 import { interactionRoutes } from './oidc/interactions.js';
-import { generateCookieKey, generateSigningKeys } from './oidc/keys.js';
-import { createProvider, ROUTES } from './oidc/provider.js';
+import { DEFAULT_SIGNING_ALGORITHMS, generateCookieKey, generateSigningKeys } from './oidc/keys.js';
+import { createProvider, registrationEnabled, ROUTES } from './oidc/provider.js';
+import { InitialAccessTokens, type MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
 import { ScopePolicy } from './oidc/scope-policy.js';
 
 /** What {@link createServer} returns. */
@@ -62,6 +63,13 @@ export interface PortcullisServer {
   revokeSessions(accountId: string): Promise<{ sessions: number; grants: number }>;
   /** Forgets an account's remembered consent for a client; the next authorization prompts again. */
   revokeConsent(accountId: string, clientId: string): Promise<void>;
+  /**
+   * Mints an initial access token for dynamic client registration (RFC 7591 §3): single-use by default,
+   * expiring after `expiresIn` seconds (default one day). Send it as `Authorization: Bearer <token>` to
+   * `POST /registration`.
+   * @throws {ConfigError} at `registration.enabled` when registration is off.
+   */
+  mintInitialAccessToken(options?: MintInitialAccessTokenOptions): Promise<string>;
   /** Stops the HTTP server (if `listen` was used), Apollo and storage. Idempotent. */
   close(): Promise<void>;
 }
@@ -97,16 +105,17 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   if (config.graphql) checkGraphqlPath(config.graphql.path!);
 
   const logger = config.logger ?? createLogger();
-  if (!config.keys.signing) logger.warn('keys.signing not set: using an ephemeral signing key (tokens die with this process; development only)');
+  if (!config.keys.signing) logger.warn('keys.signing not set: using ephemeral RS256, ES256 and EdDSA signing keys (tokens die with this process; development only)');
   if (!config.keys.cookies) logger.warn('keys.cookies not set: using random cookie keys (sessions die with this process; development only)');
-  const signingKeys = config.keys.signing ?? await generateSigningKeys();
+  const signingKeys = config.keys.signing ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
   const { storage, limiterBackend } = await createStorage(config.storage);
   const accounts = config.accountStore ?? await MemoryAccountStore.fromSeed(config.accounts);
   const consents = new ConsentStore(storage.adapter);
   const scopes = new ScopePolicy(config.scopes);
-  const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys });
+  const initialAccessTokens = new InitialAccessTokens(storage.adapter);
+  const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend });
   provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
   const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
   const accountSessions = new AccountSessions(storage.adapter, logger);
@@ -130,7 +139,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     requestLog(logger),
     handleErrors,
     healthEndpoints(storage),
-    interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail }),
+    interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration?.allowRemoteLogos }),
     flows.routes,
   ];
   let apollo: ApolloServer<GraphqlContext> | undefined;
@@ -174,6 +183,10 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     },
     revokeConsent: (accountId, clientId) => consents.revoke(accountId, clientId),
     revokeSessions: (accountId) => accountSessions.revokeAll(accountId),
+    async mintInitialAccessToken(options) {
+      if (!registrationEnabled(config)) throw new ConfigError('registration.enabled', 'dynamic client registration is off: set registration.enabled or registration.initialAccessToken');
+      return initialAccessTokens.mint(provider, options);
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -15,7 +15,9 @@ export interface StandaloneSettings {
 /**
  * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
  * `http://localhost:PORT`), `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults), `REDIS_URL`
- * (Redis storage when set), `PORTCULLIS_SMTP_URL` (`mail.smtp`) and `PORTCULLIS_MAIL_FROM` (`mail.from`). In
+ * (Redis storage when set), `PORTCULLIS_STORAGE=memory` (explicit memory storage), `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`),
+ * `PORTCULLIS_SIGNING_KEYS` (path to a private JWKS file, see `npx portcullis keys`) and
+ * `PORTCULLIS_COOKIE_KEYS` (comma-separated cookie secrets). In
  * development (`NODE_ENV` not `production`) the demo fixtures are added.
  *
  * @throws {ConfigError} for a bad `PORT` or an unreadable `PORTCULLIS_CONFIG`.
@@ -43,8 +45,13 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
   };
   if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
   if (env.REDIS_URL) config.storage = { ...config.storage, type: 'redis', url: env.REDIS_URL };
+  else if (env.PORTCULLIS_STORAGE === 'memory') config.storage = { ...config.storage, type: 'memory' };
+  else if (env.PORTCULLIS_STORAGE) throw new ConfigError('PORTCULLIS_STORAGE', `must be "memory" (use REDIS_URL for Redis), got ${JSON.stringify(env.PORTCULLIS_STORAGE)}`);
   if (env.PORTCULLIS_SMTP_URL || env.PORTCULLIS_MAIL_FROM) {
     config.mail = { ...config.mail, ...(env.PORTCULLIS_SMTP_URL ? { smtp: env.PORTCULLIS_SMTP_URL } : {}), ...(env.PORTCULLIS_MAIL_FROM ? { from: env.PORTCULLIS_MAIL_FROM } : {}) };
   }
+  // Shared keys let several instances verify each other's tokens and cookies (README "Keys").
+  if (env.PORTCULLIS_SIGNING_KEYS) config.keys = { ...config.keys, signing: env.PORTCULLIS_SIGNING_KEYS };
+  if (env.PORTCULLIS_COOKIE_KEYS) config.keys = { ...config.keys, cookies: env.PORTCULLIS_COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean) };
   return { port, host, config, demo };
 }

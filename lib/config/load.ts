@@ -4,6 +4,7 @@ import { DEFAULTS } from '../../config/defaults.js';
 import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
 import { ConfigError } from '../errors.js';
 import { configSchema } from './schema.js';
+import { readSigningKeysFile } from '../oidc/keys.js';
 import type { PortcullisConfig, ResolvedConfig } from './types.js';
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
@@ -112,7 +113,9 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     accounts: candidate.accounts ?? [],
     scopes: candidate.scopes ?? {},
     ttl: { ...DEFAULTS.ttl, ...candidate.ttl },
-    keys: { ...candidate.keys },
+    keys: { ...candidate.keys, signing: typeof candidate.keys?.signing === 'string' ? readSigningKeysFile(candidate.keys.signing) : candidate.keys?.signing },
+    outboundFetch: { ...DEFAULTS.outboundFetch, ...candidate.outboundFetch },
+    rateLimits: { ...DEFAULTS.rateLimits, ...candidate.rateLimits },
     storage: { ...DEFAULTS.storage, ...candidate.storage, explicitType: candidate.storage?.type !== undefined },
     graphql: candidate.graphql ? { path: DEFAULTS.graphqlPath, ...candidate.graphql } : undefined,
     proxy: candidate.proxy ?? DEFAULTS.proxy,

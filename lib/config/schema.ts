@@ -2,6 +2,19 @@
 const positiveSeconds = { type: 'integer', minimum: 1, maximum: 10 * 365 * 24 * 3600 };
 const absoluteUrl = { type: 'string', format: 'uri', pattern: '^https?://' };
 
+/** A private JWKS (RFC 7517 §5): every key has a private part. */
+export const privateJwksSchema = {
+  type: 'object',
+  required: ['keys'],
+  properties: { keys: { type: 'array', minItems: 1, items: { type: 'object', required: ['kty', 'd'], properties: { kty: { enum: ['RSA', 'EC', 'OKP'] }, d: { type: 'string' } } } } },
+};
+const limitSpec = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['points', 'durationSeconds'],
+  properties: { points: { type: 'integer', minimum: 1 }, durationSeconds: { type: 'integer', minimum: 1 } },
+};
+
 const clientSchema = {
   type: 'object',
   additionalProperties: false,
@@ -81,18 +94,32 @@ export const configSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        signing: {
-          type: 'object',
-          required: ['keys'],
-          properties: { keys: { type: 'array', minItems: 1, items: { type: 'object', required: ['kty', 'd'], properties: { kty: { enum: ['RSA', 'EC', 'OKP'] }, d: { type: 'string' } } } } },
-        },
+        signing: { anyOf: [{ type: 'string', minLength: 1 }, privateJwksSchema] },
         cookies: { type: 'array', minItems: 1, items: { type: 'string', minLength: 32 } },
       },
     },
     registration: {
       type: 'object',
       additionalProperties: false,
-      properties: { initialAccessToken: { type: 'string', minLength: 16 } },
+      properties: {
+        initialAccessToken: { type: 'string', minLength: 16 },
+        enabled: { type: 'boolean' },
+        allowRemoteLogos: { type: 'boolean' },
+      },
+    },
+    outboundFetch: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        allowedOrigins: { type: 'array', items: { type: 'string', format: 'uri', pattern: '^https?://[^/?#]+/?$' } },
+        timeoutMs: { type: 'integer', minimum: 1, maximum: 60_000 },
+        maxResponseBytes: { type: 'integer', minimum: 1, maximum: 16 * 1024 * 1024 },
+      },
+    },
+    rateLimits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { clientAuthFailures: limitSpec, registrations: limitSpec },
     },
     graphql: {
       type: 'object',

@@ -73,8 +73,13 @@ export interface TtlConfig {
 export interface PrivateJwks { keys: Array<Record<string, unknown>> }
 
 export interface KeysConfig {
-  /** Private signing keys. Development generates an ephemeral key when omitted; production refuses to start. */
-  signing?: PrivateJwks;
+  /**
+   * Private signing keys: a private JWKS object, or the path of a JSON file holding one. For each algorithm the
+   * first key in the set signs; later keys of that algorithm are still published and verify (rotation: put the
+   * new key first). Development generates ephemeral RS256, ES256 and EdDSA keys when omitted; production refuses
+   * to start.
+   */
+  signing?: PrivateJwks | string;
   /** Secrets for signed cookies, newest first. Development generates random ones; production requires them. */
   cookies?: string[];
 }
@@ -177,7 +182,21 @@ export interface PortcullisConfig {
   registration?: {
     /** Initial access token that authorizes `POST /registration` (RFC 7591 §3). Registration is off without one. */
     initialAccessToken?: string;
+    /**
+     * Turns `POST /registration` on for tokens minted with `server.mintInitialAccessToken()` only.
+     * @default true when `initialAccessToken` is set, else false
+     */
+    enabled?: boolean;
+    /**
+     * Lets the consent page show a registered client's `logo_uri` (https only), loaded by the user's browser;
+     * the server itself never fetches it. @default false
+     */
+    allowRemoteLogos?: boolean;
   };
+  /** The guarded fetcher used for every URL the server dereferences (`jwks_uri`, `sector_identifier_uri`). */
+  outboundFetch?: OutboundFetchConfig;
+  /** Per-IP rate limits of client authentication failures and registration attempts. */
+  rateLimits?: RateLimitsConfig;
   graphql?: GraphqlConfig;
   storage?: StorageConfig;
   /** Trust `X-Forwarded-*` headers (behind a reverse proxy). @default false */
@@ -194,11 +213,33 @@ export interface PortcullisConfig {
   accountLimits?: AccountLimitsConfig;
 }
 
+export interface OutboundFetchConfig {
+  /**
+   * Origins (`scheme://host[:port]`) exempt from the https-only and public-address rules, e.g. an internal
+   * JWKS server. @default []
+   */
+  allowedOrigins?: string[];
+  /** Time-out of one outbound request, milliseconds. @default 2500 */
+  timeoutMs?: number;
+  /** Largest accepted response body, bytes. @default 524288 */
+  maxResponseBytes?: number;
+}
+
+/** `points` events per `durationSeconds` per client IP address. */
+export interface RateLimitSpec { points: number; durationSeconds: number }
+
+export interface RateLimitsConfig {
+  /** Failed client authentications at the token, introspection and revocation endpoints. @default 30 per 60 s */
+  clientAuthFailures?: RateLimitSpec;
+  /** Registration attempts at `POST /registration`. @default 100 per 60 s */
+  registrations?: RateLimitSpec;
+}
+
 /** The configuration after defaults are applied and validation has passed. */
 export type ResolvedConfig = Readonly<
-  Omit<PortcullisConfig, 'ttl' | 'keys' | 'storage' | 'scopes' | 'clients' | 'accounts' | 'selfService' | 'mail' | 'accountLimits'> & {
+  Omit<PortcullisConfig, 'ttl' | 'keys' | 'storage' | 'scopes' | 'clients' | 'accounts' | 'selfService' | 'mail' | 'accountLimits' | 'outboundFetch' | 'rateLimits'> & {
     ttl: Required<TtlConfig>;
-    keys: KeysConfig;
+    keys: { signing?: PrivateJwks; cookies?: string[] };
     storage: StorageConfig & { type: 'memory' | 'redis'; maxEntries: number; keyPrefix: string; explicitType: boolean };
     scopes: Record<string, ScopeDefinition>;
     clients: ClientConfig[];
@@ -209,5 +250,7 @@ export type ResolvedConfig = Readonly<
     selfService: Required<SelfServiceConfig>;
     mail: MailConfig;
     accountLimits: Required<AccountLimitsConfig>;
+    outboundFetch: Required<OutboundFetchConfig>;
+    rateLimits: Required<RateLimitsConfig>;
   }
 >;

@@ -7,9 +7,10 @@ import type { Context } from 'koa';
  * No `form-action` directive: Chromium applies it to the redirect that follows a form submission, which would
  * block the final redirect to the client's redirect_uri after consent.
  */
-export function setPageSecurityHeaders(ctx: Context): string {
+export function setPageSecurityHeaders(ctx: Context, imgOrigin?: string): string {
   const nonce = randomBytes(16).toString('base64');
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'`);
+  // `imgOrigin`: the one extra image origin of a page (a client logo, see client-logo.ts).
+  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'${imgOrigin ? ` ${imgOrigin}` : ''}; base-uri 'none'; frame-ancestors 'none'`);
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');

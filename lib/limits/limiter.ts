@@ -1,4 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { StorageUnavailableError } from '../errors.js';
 
 /** Outcome of {@link Limiter.consume}. */
 export interface LimitResult {
@@ -30,8 +31,8 @@ export const memoryLimiterBackend: LimiterBackend = (name, spec) =>
   new RateLimiterMemory({ keyPrefix: name, points: spec.points, duration: spec.durationSeconds });
 
 /**
- * Wraps a rate-limiter-flexible limiter so that callers get a plain result. Backend failures (e.g. Redis down)
- * propagate as errors: a limiter that cannot count refuses nothing silently.
+ * Wraps a rate-limiter-flexible limiter so that callers get a plain result. A backend failure (e.g. Redis down)
+ * throws {@link StorageUnavailableError} (503): a limiter that cannot count never lets requests through silently.
  */
 export function createLimiter(name: string, spec: LimitSpec, backend: LimiterBackend = memoryLimiterBackend): Limiter {
   const limiter = backend(name, spec);
@@ -44,11 +45,15 @@ export function createLimiter(name: string, spec: LimitSpec, backend: LimiterBac
         if (err instanceof RateLimiterRes) {
           return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
         }
-        throw err;
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'rate-limit storage is unavailable; try again later');
       }
     },
     async reset(key) {
-      await limiter.delete(key);
+      try {
+        await limiter.delete(key);
+      } catch {
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'rate-limit storage is unavailable; try again later');
+      }
     },
   };
 }

@@ -11,6 +11,7 @@ import type { ConsentStore } from './consent-store.js';
 import { OFFLINE_MARKER } from './provider.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { consentPage, errorPage, loginPage } from './views.js';
+import { displayableLogo } from './client-logo.js';
 
 export interface InteractionDeps {
   provider: Provider;
@@ -24,6 +25,8 @@ export interface InteractionDeps {
   limits: AccountLimits;
   /** `selfService.requireVerifiedEmail`. */
   requireVerifiedEmail: boolean;
+  /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. @default false */
+  allowRemoteLogos?: boolean;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -40,8 +43,8 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   const router = new Router({ prefix: '/interaction' });
   const form = bodyParser({ enableTypes: ['form'], formLimit: '16kb' });
 
-  function render(ctx: Context, status: number, page: (nonce: string) => string): void {
-    const nonce = setPageSecurityHeaders(ctx);
+  function render(ctx: Context, status: number, page: (nonce: string) => string, imgOrigin?: string): void {
+    const nonce = setPageSecurityHeaders(ctx, imgOrigin);
     ctx.status = status;
     ctx.type = 'html';
     ctx.body = page(nonce);
@@ -92,10 +95,11 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const scope = `/interaction/${details.uid}`;
     const csrfToken = csrf.issue(ctx, scope);
     const name = await clientName(details);
+    const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos ?? false);
     render(ctx, 200, (nonce) => consentPage({
       nonce, action: `${scope}/confirm`, csrfToken, clientName: name, accountEmail: account.email,
-      scopes: grantable.map((s) => ({ name: s, description: scopes.describe(s) })),
-    }));
+      scopes: grantable.map((s) => ({ name: s, description: scopes.describe(s) })), logoUri: logo?.src,
+    }), logo?.origin);
   }
 
   async function finish(ctx: Context, result: Parameters<Provider['interactionResult']>[2], merge: boolean) {

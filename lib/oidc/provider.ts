@@ -9,6 +9,11 @@ import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
+import { createGuardedFetch } from '../http/guarded-fetch.js';
+import { endpointRateLimits } from '../limits/endpoint-limits.js';
+import type { LimiterBackend } from '../limits/limiter.js';
+import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
+import { InitialAccessTokens } from './initial-access-tokens.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
 export const ROUTES = Object.freeze({
@@ -36,6 +41,15 @@ export interface ProviderDeps {
   scopes: ScopePolicy;
   signingKeys: PrivateJwks;
   cookieKeys: string[];
+  /** Initial access token store; created by {@link createProvider}. */
+  initialAccessTokens?: InitialAccessTokens;
+  /** Backend of the endpoint rate limits (Redis counters when storage is Redis). */
+  limiterBackend?: LimiterBackend;
+}
+
+/** Whether `POST /registration` is on: `registration.enabled`, else whether a configured token exists. */
+export function registrationEnabled(config: ResolvedConfig): boolean {
+  return config.registration?.enabled ?? Boolean(config.registration?.initialAccessToken);
 }
 
 /** Client metadata for oidc-provider: Portcullis extensions removed. */
@@ -85,13 +99,28 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     rotateRefreshToken: true,
     features: {
       devInteractions: { enabled: false },
-      registration: config.registration?.initialAccessToken
-        ? { enabled: true, initialAccessToken: config.registration.initialAccessToken }
+      // Adapter-backed initial access tokens (RFC 7591 §3): the configured one is seeded, others are minted.
+      registration: registrationEnabled(config)
+        ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens(storage.adapter)).policies as never }
         : { enabled: false },
+      registrationManagement: { enabled: registrationEnabled(config), rotateRegistrationAccessToken: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      // Encrypted userinfo (OIDC Registration §2 userinfo_encrypted_response_*); RSA1_5 is refused by the policy.
+      encryption: { enabled: true },
+      jwtUserinfo: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
     },
+    enabledJWA: {
+      userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
+      userinfoEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
+      idTokenEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
+      idTokenEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
+    },
     extraParams: [OFFLINE_MARKER],
+    extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
+    fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
@@ -145,6 +174,24 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
   };
 }
 
+/**
+ * First of the provider's own middleware: a storage outage raised outside oidc-provider's route error handlers
+ * (our `provider.use` steps, e.g. rate limits) answers 503 `temporarily_unavailable` like the routes do, not a
+ * bare Koa error.
+ */
+async function answerStorageOutages(ctx: { status: number; body: unknown; set(k: string, v: string): void }, next: () => Promise<void>) {
+  try {
+    await next();
+  } catch (err) {
+    const e = err as { statusCode?: number; error_description?: string };
+    if (e.statusCode !== 503) throw err;
+    ctx.status = 503;
+    ctx.set('Retry-After', '5');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { error: 'temporarily_unavailable', error_description: e.error_description ?? 'try again later' };
+  }
+}
+
 /** Internal marker of {@link allowOfflineAccessWithoutPromptConsent}; never taken from the client. */
 export const OFFLINE_MARKER = 'portcullis_offline';
 
@@ -177,8 +224,14 @@ function allowOfflineAccessWithoutPromptConsent(authorizationPath: string) {
  * @throws the provider's `InvalidClientMetadata` naming the client when one is invalid.
  */
 export async function createProvider(deps: ProviderDeps): Promise<Provider> {
-  const provider = new Provider(deps.config.issuer, providerConfiguration(deps));
+  const initialAccessTokens = deps.initialAccessTokens ?? new InitialAccessTokens(deps.storage.adapter);
+  const provider = new Provider(deps.config.issuer, providerConfiguration({ ...deps, initialAccessTokens }));
   provider.proxy = deps.config.proxy;
+  provider.use(answerStorageOutages as never);
+  provider.use(endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [ROUTES.token, ROUTES.introspection, ROUTES.revocation], registration: ROUTES.registration }) as never);
+  provider.use(initialAccessTokens.settle(ROUTES.registration) as never);
+  const configuredToken = deps.config.registration?.initialAccessToken;
+  if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);
   provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {

@@ -51,11 +51,13 @@ export interface ConsentView {
   clientName: string;
   accountEmail: string;
   scopes: Array<{ name: string; description: string }>;
+  /** The client's https logo, shown only when the deployment allows remote logos (see client-logo.ts). */
+  logoUri?: string;
 }
 
 /** The consent form: one form, two submit buttons (`decision=allow` / `decision=deny`). */
 export function consentPage(v: ConsentView): string {
-  return layout(v.nonce, 'Allow access?', html`<h1>Allow access?</h1>
+  return layout(v.nonce, 'Allow access?', html`${v.logoUri ? html`<img id="client-logo" src="${v.logoUri}" alt="" width="64" height="64" referrerpolicy="no-referrer">` : ''}<h1>Allow access?</h1>
 <p><strong>${v.clientName}</strong> asks to access your account <strong>${v.accountEmail}</strong>. It will be able to:</p>
 <ul>${v.scopes.map((s) => html`<li>${s.description} <code>${s.name}</code></li>`)}</ul>
 <form method="post" action="${v.action}">

@@ -30,6 +30,37 @@ describe('discovery and keys', () => {
     expect(openid.body.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post']));
   });
 
+  test('every member required by RFC 8414 §2 and OpenID Connect Discovery §3 is present, the same in both documents', async () => {
+    const openid = (await getJson('/.well-known/openid-configuration')).body;
+    const oauth = (await getJson('/.well-known/oauth-authorization-server')).body;
+    const required = [
+      // OpenID Connect Discovery 1.0 §3 REQUIRED
+      'issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'response_types_supported',
+      'subject_types_supported', 'id_token_signing_alg_values_supported',
+      // §3 RECOMMENDED, and RFC 8414 §2 members for what this server does
+      'userinfo_endpoint', 'registration_endpoint', 'scopes_supported', 'claims_supported',
+      'response_modes_supported', 'grant_types_supported', 'token_endpoint_auth_methods_supported',
+      'code_challenge_methods_supported', 'introspection_endpoint', 'revocation_endpoint',
+      'request_uri_parameter_supported', 'userinfo_signing_alg_values_supported',
+      'userinfo_encryption_alg_values_supported', 'userinfo_encryption_enc_values_supported',
+    ];
+    for (const doc of [openid, oauth]) {
+      for (const member of required) expect([member, doc[member] !== undefined]).toEqual([member, true]);
+      expect(doc.issuer).toBe(srv.issuer);
+    }
+    expect(openid).toMatchObject({
+      introspection_endpoint: `${srv.issuer}/token/introspection`,
+      revocation_endpoint: `${srv.issuer}/token/revocation`,
+      subject_types_supported: ['public'],
+      response_types_supported: expect.arrayContaining(['code']),
+      response_modes_supported: expect.arrayContaining(['query', 'fragment']),
+    });
+    expect(openid.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'ES256', 'EdDSA']));
+    expect(openid.id_token_signing_alg_values_supported).not.toContain('none');
+    expect(openid.userinfo_encryption_alg_values_supported).not.toContain('RSA1_5');
+    expect(openid.userinfo_encryption_enc_values_supported).toEqual(expect.arrayContaining(['A128CBC-HS256', 'A256GCM']));
+  });
+
   test('the JWKS publishes public keys only, with kid, use and alg', async () => {
     const { status, body } = await getJson('/.well-known/jwks.json');
     expect(status).toBe(200);
@@ -37,9 +68,11 @@ describe('discovery and keys', () => {
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) {
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(key[secret]).toBeUndefined();
-      expect(key).toMatchObject({ use: 'sig', alg: 'RS256' });
+      expect(key).toMatchObject({ use: 'sig', alg: expect.stringMatching(/^(RS256|ES256|EdDSA)$/) });
       expect(typeof key.kid).toBe('string');
     }
+    // Development's ephemeral set: RS256 (the OpenID Connect default) plus ES256 and EdDSA.
+    expect(keys.map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
   });
 
   test('registration is refused without the initial access token', async () => {

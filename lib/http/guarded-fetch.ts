@@ -1,0 +1,201 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction, Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+
+/**
+ * Options of the one outbound fetcher (SPEC rule 8). Every URL the server dereferences (a client's `jwks_uri`,
+ * `sector_identifier_uri`, back-channel logout and notification endpoints) goes through it.
+ */
+export interface GuardedFetchOptions {
+  /**
+   * Origins (`scheme://host[:port]`) exempt from the https-only rule and from the address checks, e.g. an
+   * internal JWKS host. Every other URL must be https and resolve to a public unicast address.
+   * @default []
+   */
+  allowedOrigins?: readonly string[];
+  /** Time-out of one request, connection to last body byte, in milliseconds. @default 2500 */
+  timeoutMs?: number;
+  /** Largest response body accepted, in bytes. @default 524288 (512 KiB) */
+  maxResponseBytes?: number;
+  /**
+   * Resolver used to turn host names into addresses, shaped like `dns.lookup`. Its answers are checked inside
+   * the connection step, so the address checked is the address connected to.
+   * @default dns.lookup
+   */
+  lookup?: LookupFunction;
+}
+
+/** Why an outbound URL or address was refused. */
+export type OutboundRefusal = 'ERR_OUTBOUND_SCHEME' | 'ERR_OUTBOUND_ADDRESS' | 'ERR_OUTBOUND_URL' | 'ERR_OUTBOUND_RESPONSE';
+
+/** Thrown (or used as a fetch rejection cause) when the guarded fetcher refuses a URL, an address or a response. */
+export class OutboundFetchError extends Error {
+  readonly code: OutboundRefusal;
+
+  constructor(code: OutboundRefusal, message: string) {
+    super(message);
+    this.name = 'OutboundFetchError';
+    this.code = code;
+  }
+}
+
+/**
+ * Whether an IP address may be connected to: only global unicast (ipaddr.js `range() === 'unicast'`).
+ * Refuses loopback, RFC 1918 private, link-local (169.254.0.0/16 with cloud metadata, fe80::/10), CGNAT
+ * 100.64.0.0/10, multicast, broadcast, unspecified, reserved and documentation ranges, IPv6 ULA fc00::/7, and
+ * IPv4-mapped / NAT64 / 6to4 / Teredo forms (which embed an IPv4 address); IPv4-mapped addresses are judged by
+ * the IPv4 address they carry.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  return parsed.range() === 'unicast';
+}
+
+function hostIsIpLiteral(hostname: string): string | undefined {
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return ipaddr.isValid(bare) ? bare : undefined;
+}
+
+function normalizedOrigins(origins: readonly string[]): Set<string> {
+  return new Set(origins.map((o) => new URL(o).origin));
+}
+
+/**
+ * Checks a URL before any connection: absolute, no credentials, https (unless its origin is allow-listed), and
+ * a host that is neither a non-public IP literal (in any spelling: the WHATWG URL parser turns `2130706433`,
+ * `0x7f.1` and `0177.0.0.1` into `127.0.0.1`) nor a `localhost` name. Host names are judged again, by their
+ * resolved addresses, when connecting.
+ *
+ * @returns the parsed URL
+ * @throws {OutboundFetchError} `ERR_OUTBOUND_URL`, `ERR_OUTBOUND_SCHEME` or `ERR_OUTBOUND_ADDRESS`.
+ */
+export function checkOutboundUrl(input: string | URL, allowedOrigins: readonly string[] = []): URL {
+  let url: URL;
+  try {
+    url = new URL(String(input));
+  } catch {
+    throw new OutboundFetchError('ERR_OUTBOUND_URL', 'is not an absolute URL');
+  }
+  if (url.username || url.password) throw new OutboundFetchError('ERR_OUTBOUND_URL', 'must not contain credentials');
+  if (normalizedOrigins(allowedOrigins).has(url.origin)) return url;
+  if (url.protocol !== 'https:') throw new OutboundFetchError('ERR_OUTBOUND_SCHEME', `must use https (got ${url.protocol.replace(':', '')})`);
+  const host = url.hostname.toLowerCase();
+  const ip = hostIsIpLiteral(host);
+  if (ip !== undefined && !isPublicAddress(ip)) {
+    throw new OutboundFetchError('ERR_OUTBOUND_ADDRESS', `points to a non-public address (${ip})`);
+  }
+  if (host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.') {
+    throw new OutboundFetchError('ERR_OUTBOUND_ADDRESS', 'points to localhost');
+  }
+  return url;
+}
+
+/** A `dns.lookup`-shaped resolver that fails when any resolved address is not public. */
+function publicOnlyLookup(resolve: LookupFunction): LookupFunction {
+  return function guardedLookup(hostname, options, callback) {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as unknown as LookupAddress[];
+      const refused = list.find((a) => !isPublicAddress(a.address));
+      if (refused || list.length === 0) {
+        const error = new OutboundFetchError('ERR_OUTBOUND_ADDRESS', `${hostname} resolves to a non-public address${refused ? ` (${refused.address})` : ''}`);
+        return callback(error as unknown as NodeJS.ErrnoException, '', 0);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  } as LookupFunction;
+}
+
+/**
+ * An undici connector that resolves through {@link publicOnlyLookup} and then checks the socket's actual remote
+ * address before any byte is sent (IP-literal hosts skip DNS; the remote address check covers them too).
+ */
+function guardedConnector(resolve: LookupFunction, timeoutMs: number): buildConnector.connector {
+  const connect = buildConnector({ lookup: publicOnlyLookup(resolve), timeout: timeoutMs } as buildConnector.BuildOptions);
+  return function connectPublicOnly(options, callback) {
+    const ip = hostIsIpLiteral(options.hostname);
+    if (ip !== undefined && !isPublicAddress(ip)) {
+      callback(new OutboundFetchError('ERR_OUTBOUND_ADDRESS', `non-public address ${ip}`), null);
+      return;
+    }
+    connect(options, (err, socket) => {
+      if (err) return callback(err, null);
+      const remote = (socket as Socket).remoteAddress;
+      if (!remote || !isPublicAddress(remote)) {
+        socket!.destroy();
+        return callback(new OutboundFetchError('ERR_OUTBOUND_ADDRESS', `connected to a non-public address (${remote ?? 'unknown'})`), null);
+      }
+      return callback(null, socket!);
+    });
+  };
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel();
+    throw new OutboundFetchError('ERR_OUTBOUND_RESPONSE', `response larger than ${maxBytes} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        await response.body.cancel().catch(() => undefined);
+        throw new OutboundFetchError('ERR_OUTBOUND_RESPONSE', `response larger than ${maxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A `fetch`-shaped function; the shape oidc-provider's `fetch` configuration hook expects. */
+export type GuardedFetch = (url: string | URL, init?: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
+
+/**
+ * Builds the guarded fetcher: https only unless the origin is allow-listed; non-public addresses refused both
+ * for IP-literal hosts and for every address a host name resolves to, decided inside the connector (so a DNS
+ * answer that changes between check and use cannot slip through) and re-checked on the connected socket;
+ * redirects are never followed (a 3xx is an error); one time-out covers the whole exchange; bodies above
+ * `maxResponseBytes` are refused. The caller's `dispatcher` is replaced.
+ *
+ * @throws (rejects) `TypeError('fetch failed')` with an {@link OutboundFetchError} `cause`, or an
+ *   {@link OutboundFetchError} directly for refused URLs and oversized responses.
+ * @example
+ * ```ts
+ * const fetch = createGuardedFetch({ timeoutMs: 2000 });
+ * const res = await fetch('https://rp.example/jwks.json');
+ * ```
+ */
+export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
+  const allowedOrigins = [...(options.allowedOrigins ?? [])];
+  const allowed = normalizedOrigins(allowedOrigins);
+  const timeoutMs = options.timeoutMs ?? 2500;
+  const maxBytes = options.maxResponseBytes ?? 512 * 1024;
+  const guarded: Dispatcher = new Agent({ connect: guardedConnector(options.lookup ?? (dnsLookup as LookupFunction), timeoutMs) });
+  const trusted: Dispatcher = new Agent({ connect: { timeout: timeoutMs } });
+
+  return async function guardedFetch(input, init = {}) {
+    const url = checkOutboundUrl(input, allowedOrigins);
+    const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    const response = await undiciFetch(url, {
+      method: init.method,
+      headers: init.headers as never,
+      body: init.body as never,
+      signal,
+      redirect: 'error',
+      dispatcher: allowed.has(url.origin) ? trusted : guarded,
+    });
+    const body = await readCapped(response as unknown as Response, maxBytes);
+    return new Response(response.status === 204 || response.status === 304 ? null : body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: Object.fromEntries(response.headers.entries()),
+    });
+  };
+}

@@ -1,0 +1,42 @@
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { createLimiter, type LimiterBackend, type LimitSpec } from './limiter.js';
+
+/** Limits of {@link endpointRateLimits}; each is counted per client IP address. */
+export interface EndpointLimits {
+  /** Failed client authentications (`invalid_client`) at the token, introspection and revocation endpoints. */
+  clientAuthFailures: LimitSpec;
+  /** Registration attempts (`POST /registration`), successful or not. */
+  registrations: LimitSpec;
+}
+
+function tooMany(ctx: KoaContextWithOIDC, retryAfterSeconds: number, what: string): void {
+  ctx.status = 429;
+  ctx.set('Retry-After', String(retryAfterSeconds));
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'too_many_requests', error_description: `too many ${what} from this address; retry after ${retryAfterSeconds} seconds` };
+}
+
+/**
+ * oidc-provider middleware (mount with `provider.use()`) answering 429 with `Retry-After` once an IP address has
+ * spent its budget of failed client authentications (RFC 6749 §5.2 `invalid_client`) at `paths.clientAuth`, or
+ * of registration attempts at `paths.registration`. Uses the shared {@link createLimiter}.
+ */
+export function endpointRateLimits(limits: EndpointLimits, backend: LimiterBackend | undefined, paths: { clientAuth: string[]; registration: string }) {
+  const failures = createLimiter('client-auth-failures', limits.clientAuthFailures, backend);
+  const registrations = createLimiter('registrations', limits.registrations, backend);
+  const clientAuthPaths = new Set(paths.clientAuth);
+  return async function rateLimitClientAuthAndRegistration(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
+    if (ctx.method !== 'POST') return next();
+    if (ctx.path === paths.registration) {
+      const result = await registrations.consume(ctx.ip);
+      if (!result.allowed) return tooMany(ctx, result.retryAfterSeconds, 'registration attempts');
+      return next();
+    }
+    if (!clientAuthPaths.has(ctx.path)) return next();
+    // Spending 0 points reads the counter: refused once the failures so far reach the budget.
+    const current = await failures.consume(ctx.ip, 0);
+    if (!current.allowed || current.remaining <= 0) return tooMany(ctx, current.retryAfterSeconds, 'failed client authentications');
+    await next();
+    if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') await failures.consume(ctx.ip);
+  };
+}

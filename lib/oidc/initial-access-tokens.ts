@@ -1,0 +1,96 @@
+import type Provider from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Adapter, AdapterFactory } from '../../adapters/types.js';
+
+/** Name of the registration policy that makes an initial access token single-use. */
+export const SINGLE_USE_POLICY = 'portcullis:single-use';
+
+/** Options of {@link InitialAccessTokens.mint}. */
+export interface MintInitialAccessTokenOptions {
+  /** Lifetime in seconds. @default 86400 (one day) */
+  expiresIn?: number;
+  /** When true the token registers exactly one client; a refused registration does not spend it. @default true */
+  singleUse?: boolean;
+}
+
+/**
+ * Initial access tokens (RFC 7591 §3) kept as oidc-provider `InitialAccessToken` models in the server's storage:
+ * the one from `registration.initialAccessToken` (multi-use, no expiry) and tokens minted at run time.
+ *
+ * Single use: each minted single-use token has a companion `InitialAccessTokenUse` entry in the same storage. The
+ * first registration presenting the token consumes it (the adapter's atomic check-and-set, so this holds across
+ * instances sharing Redis) before the client is created; a successful registration destroys the token and keeps
+ * the use consumed until its expiry, a refused one puts the use back.
+ */
+export class InitialAccessTokens {
+  readonly #uses: Adapter;
+  /** Which request holds which reservation: only the holder may settle it. */
+  readonly #holders = new WeakMap<object, string>();
+
+  constructor(adapter: AdapterFactory) {
+    this.#uses = adapter('InitialAccessTokenUse');
+  }
+
+  /** oidc-provider `features.registration.policies`. */
+  readonly policies = {
+    [SINGLE_USE_POLICY]: async (ctx: KoaContextWithOIDC) => {
+      // Policies are copied onto the registration access token and re-run on RFC 7592 updates: no-op there.
+      const iat = ctx.oidc.entities.InitialAccessToken as { jti: string } | undefined;
+      if (ctx.oidc.route !== 'registration' || !iat) return;
+      try {
+        await this.#uses.consume(iat.jti);
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode === 503) throw err;
+        throw new errors.InvalidToken('initial access token already used');
+      }
+      this.#holders.set(ctx, iat.jti);
+    },
+  };
+
+  /**
+   * Provider middleware that settles single-use tokens once the registration response is known.
+   * Mount with `provider.use()`.
+   */
+  settle(registrationPath: string) {
+    const uses = this.#uses;
+    const holders = this.#holders;
+    return async function settleSingleUseInitialAccessToken(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
+      if (ctx.method !== 'POST' || ctx.path !== registrationPath) return next();
+      try {
+        await next();
+      } finally {
+        const iat = ctx.oidc?.entities?.InitialAccessToken as { jti: string; exp?: number; destroy(): Promise<void> } | undefined;
+        if (iat && holders.get(ctx) === iat.jti) {
+          holders.delete(ctx);
+          if (ctx.status === 201) {
+            // The use stays consumed until it expires: a request that found the token before it was destroyed
+            // is still refused.
+            await iat.destroy();
+          } else {
+            const remaining = Math.max(1, (iat.exp ?? 0) - Math.floor(Date.now() / 1000));
+            await uses.upsert(iat.jti, { jti: iat.jti }, remaining);
+          }
+        }
+      }
+    };
+  }
+
+  /** Stores the configured (multi-use, non-expiring) token so oidc-provider finds it like a minted one. */
+  static async seed(provider: Provider, value: string): Promise<void> {
+    const iat = new provider.InitialAccessToken({ jti: value } as never);
+    await iat.save();
+  }
+
+  /**
+   * Mints an initial access token for `POST /registration`.
+   * @returns the token value, to be sent as `Authorization: Bearer <value>`.
+   */
+  async mint(provider: Provider, options: MintInitialAccessTokenOptions = {}): Promise<string> {
+    const expiresIn = options.expiresIn ?? 86_400;
+    if (!Number.isInteger(expiresIn) || expiresIn < 1) throw new TypeError('expiresIn must be a positive integer number of seconds');
+    const singleUse = options.singleUse ?? true;
+    const value = await new provider.InitialAccessToken({ expiresIn, ...(singleUse ? { policies: [SINGLE_USE_POLICY] } : {}) }).save();
+    if (singleUse) await this.#uses.upsert(value, { jti: value }, expiresIn);
+    return value;
+  }
+}

@@ -1,0 +1,89 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+const CLI = join(ROOT, pkg.bin.portcullis!);
+const MAIN = join(ROOT, 'dist/examples/standalone/main.js');
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('npx portcullis keys', () => {
+  test('the package bin is the built CLI with a node shebang', () => {
+    expect(readFileSync(CLI, 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+
+  test('prints a private JWKS: RS256 first, then ES256 and EdDSA, each with kid, use and alg', () => {
+    const { code, stdout } = cli('keys');
+    expect(code).toBe(0);
+    const jwks = JSON.parse(stdout) as { keys: Array<Record<string, string>> };
+    expect(jwks.keys.map((k) => [k.alg, k.kty, k.use])).toEqual([['RS256', 'RSA', 'sig'], ['ES256', 'EC', 'sig'], ['EdDSA', 'OKP', 'sig']]);
+    for (const key of jwks.keys) {
+      expect(key.d).toEqual(expect.any(String));
+      expect(key.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
+    expect(JSON.parse(cli('keys').stdout).keys[0].kid).not.toBe(jwks.keys[0]!.kid);
+  });
+
+  test.each([
+    [['keys', '--alg', 'ES256'], 0, ['ES256']],
+    [['keys', '--alg=EdDSA,RS256'], 0, ['EdDSA', 'RS256']],
+  ])('%j selects algorithms', (args, code, algs) => {
+    const r = cli(...args);
+    expect(r.code).toBe(code);
+    expect((JSON.parse(r.stdout) as { keys: Array<{ alg: string }> }).keys.map((k) => k.alg)).toEqual(algs);
+  });
+
+  test.each([
+    [['keys', '--alg', 'HS256'], /unsupported algorithm "HS256"/],
+    [['keys', '--bogus'], /unknown argument --bogus/],
+    [['frobnicate'], /usage:/],
+  ])('%j fails with a message and exit code 2', (args, message) => {
+    const r = cli(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
+  });
+
+  test('cookie-key prints a 32-byte random secret', () => {
+    const { code, stdout } = cli('cookie-key');
+    expect(code).toBe(0);
+    expect(stdout.trim()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  test('the standalone server in production runs on PORTCULLIS_SIGNING_KEYS and PORTCULLIS_COOKIE_KEYS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
+    const keysFile = join(dir, 'jwks.json');
+    writeFileSync(keysFile, cli('keys').stdout, { mode: 0o600 });
+    const cookieKeys = `${cli('cookie-key').stdout.trim()},${cli('cookie-key').stdout.trim()}`;
+    const port = await freePort();
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH!, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_SIGNING_KEYS: keysFile, PORTCULLIS_COOKIE_KEYS: cookieKeys, PORTCULLIS_STORAGE: 'memory' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start; output:\n${output}`)), 20000);
+        const seen = (chunk: Buffer) => { output += chunk.toString(); if (/listening/.test(output)) { clearTimeout(timer); resolve(); } };
+        child.stdout.on('data', seen);
+        child.stderr.on('data', seen);
+        child.on('exit', () => { clearTimeout(timer); reject(new Error(`exited; output:\n${output}`)); });
+      });
+      expect(output).not.toMatch(/ephemeral/);
+      const published = await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json() as { keys: Array<{ kid: string; d?: string }> };
+      const configured = (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+      expect(published.keys.map((k) => k.kid).sort()).toEqual([...configured].sort());
+      expect(published.keys.every((k) => k.d === undefined)).toBe(true);
+    } finally {
+      child.kill();
+    }
+  });
+});
