@@ -15,6 +15,11 @@ export { MemoryAccountStore } from './accounts/memory-account-store.js';
 export { hashPassword, verifyPassword } from './accounts/password.js';
 export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';
 export { hasScope } from './graphql/auth-context.js';
+export { visibleTo, forbidden, findPrivateLookingFields, AUTHORIZATION_TYPE_DEFS } from './graphql/authorization.js';
+export {
+  createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
+  createMaxRootFieldsRule, createMaxUniqueFieldsRule, operationCost, type CostOptions, type LimitErrorCode,
+} from './graphql/rules/index.js';
 export { generateSigningKeys, generateCookieKey, type SigningAlgorithm } from './oidc/keys.js';
 export { MemoryStorage, type MemoryStorageOptions } from '../adapters/memory.js';
 export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapters/types.js';

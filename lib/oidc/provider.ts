@@ -8,6 +8,7 @@ import { setPageSecurityHeaders } from '../http/security-headers.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { errorPage } from './views.js';
+import { resourceIndicators } from './resource-server.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
 export const ROUTES = Object.freeze({
@@ -89,6 +90,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
         : { enabled: false },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true },
+      resourceIndicators: resourceIndicators(config, scopes.all, deps.signingKeys),
     },
     extraParams: [OFFLINE_MARKER],
     interactions: {

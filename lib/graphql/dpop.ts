@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { calculateJwkThumbprint, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK } from 'jose';
+
+/** Asymmetric algorithms accepted in DPoP proofs (RFC 9449 §4.3 check 5: no `none`, no MAC). */
+export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'PS256', 'RS256'] as const;
+
+/** A DPoP proof is not acceptable (RFC 9449 §7.1 `invalid_dpop_proof`). */
+export class InvalidDpopProofError extends Error {
+  readonly error = 'invalid_dpop_proof';
+}
+
+/**
+ * Remembers proof `jti`s for their acceptance window so a captured proof cannot be replayed (RFC 9449 §11.1).
+ * In memory, per process: behind several instances use sticky routing or accept the window as the bound.
+ */
+export class DpopReplayCache {
+  readonly #seen = new Map<string, number>();
+  /** Records `jti` until `expiresAt` (ms); `false` when it was already seen. */
+  add(jti: string, expiresAt: number): boolean {
+    const now = Date.now();
+    if (this.#seen.size > 10_000) for (const [k, exp] of this.#seen) if (exp < now) this.#seen.delete(k);
+    const known = this.#seen.get(jti);
+    if (known !== undefined && known >= now) return false;
+    this.#seen.set(jti, expiresAt);
+    return true;
+  }
+}
+
+/** What the proof must match. */
+export interface DpopExpectation {
+  /** The `DPoP` request header (one JWT). */
+  proof: string | string[] | undefined;
+  /** HTTP method of the request (`htm`). */
+  method: string;
+  /** Request URL without query and fragment (`htu`). */
+  url: string;
+  /** The access token presented, for `ath`. */
+  accessToken: string;
+  /** The token's `cnf.jkt` (JWK SHA-256 thumbprint, RFC 7638). */
+  jkt: string;
+  replay: DpopReplayCache;
+  /** Accepted age of `iat`, seconds. @default 300 */
+  maxAgeSeconds?: number;
+}
+
+/**
+ * Validates a DPoP proof for a protected-resource request (RFC 9449 §4.3 and §7.1): one well-formed JWT with
+ * `typ: dpop+jwt`, an asymmetric `alg`, a public `jwk` that verifies the signature and whose thumbprint is the
+ * token's `cnf.jkt`; `htm`/`htu` equal to this request; a fresh `iat`; an unseen `jti`; `ath` equal to the
+ * SHA-256 of the access token.
+ *
+ * @throws {InvalidDpopProofError} naming the check that failed.
+ */
+export async function verifyDpopProof(expect: DpopExpectation): Promise<void> {
+  const fail = (why: string): never => { throw new InvalidDpopProofError(why); };
+  if (expect.proof === undefined) fail('a DPoP-bound access token needs a DPoP proof header');
+  if (Array.isArray(expect.proof) || typeof expect.proof !== 'string' || expect.proof.includes(',')) fail('send exactly one DPoP proof');
+  const maxAge = expect.maxAgeSeconds ?? 300;
+  let payload: Record<string, unknown>;
+  let jwk: JWK;
+  try {
+    const verified = await jwtVerify(expect.proof as string, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS] });
+    payload = verified.payload as Record<string, unknown>;
+    jwk = verified.protectedHeader.jwk!;
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError) return fail('the DPoP proof is not a valid signed dpop+jwt with a public jwk');
+    throw err;
+  }
+  if (typeof payload.jti !== 'string' || payload.jti.length < 8) fail('the DPoP proof has no jti');
+  if (payload.htm !== expect.method) fail('the DPoP proof htm does not match the request method');
+  let htu: URL | undefined;
+  try { htu = new URL(String(payload.htu)); } catch { fail('the DPoP proof htu is not a URL'); }
+  htu!.search = '';
+  htu!.hash = '';
+  if (htu!.href !== new URL(expect.url).href) fail('the DPoP proof htu does not match the request URL');
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.iat !== 'number' || payload.iat > now + 60 || payload.iat < now - maxAge) fail('the DPoP proof iat is not recent');
+  const ath = createHash('sha256').update(expect.accessToken).digest('base64url');
+  if (payload.ath !== ath) fail('the DPoP proof ath does not match the access token');
+  if (await calculateJwkThumbprint(jwk!, 'sha256') !== expect.jkt) fail('the DPoP proof key is not the key the token is bound to');
+  if (!expect.replay.add(`${payload.jti}|${ath}`, (now + maxAge + 60) * 1000)) fail('the DPoP proof was already used');
+}
