@@ -11,6 +11,8 @@ export const typeDefs = /* GraphQL */ `
     id: Int!
     name: String!
     listed: Boolean!
+    "Other listed products."
+    related(first: Int): [Product!]!
   }
 
   type Query {
@@ -55,6 +57,11 @@ export function catalogResolvers(products: readonly Product[] = DEMO_PRODUCTS) {
         return args.first === undefined || args.first === null ? listed : listed.slice(0, Math.max(0, args.first));
       },
       delistedProducts: () => products.filter((p) => !p.listed),
+    },
+    Product: {
+      related: (product: Product, args: { first?: number | null }) => products
+        .filter((p) => p.listed && p.id !== product.id)
+        .slice(0, args.first === undefined || args.first === null ? undefined : Math.max(0, args.first)),
     },
   };
 }

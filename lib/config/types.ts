@@ -146,7 +146,7 @@ export interface GraphqlLimitsConfig {
   maxDepth?: number;
   /** Aliases in the document (`__typename` aliases count). @default 15 */
   maxAliases?: number;
-  /** Fields at the root of one operation. @default 10 */
+  /** Fields at the root of one operation. @default 15 */
   maxRootFields?: number;
   /** Distinct `Type.field` coordinates in the document. @default 50 */
   maxUniqueFields?: number;

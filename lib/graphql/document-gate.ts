@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { getOperationAST, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { Context, Middleware, Next } from 'koa';
 import type { AuthInfo } from './auth-context.js';
 import { sendGraphqlError } from './errors.js';
-import { stripLegacyIntrospectionText, usesIntrospection } from './introspection.js';
+import { stripLegacyIntrospectionText, usesIntrospection, withoutIntrospection } from './introspection.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import {
   createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
@@ -38,17 +38,30 @@ export function mayIntrospect(options: ResolvedGraphqlOptions['introspection'], 
  * 1. query size in bytes (413 `QUERY_TOO_LARGE`) — before any parsing;
  * 2. trusted documents, when configured (400 `UNTRUSTED_DOCUMENT`);
  * 3. parsing with graphql-js `maxTokens` (400 `MAX_TOKENS_EXCEEDED`); other syntax errors are left to Apollo;
- * 4. the limit rules alone, so a document that breaks limits gets one error per broken limit and none of
+ * 4. introspection (`__schema`, `__type` on the parsed document, any spelling) for this caller (400
+ *    `INTROSPECTION_DISABLED`); when allowed, legacy `__Directive` members are stripped;
+ * 5. the limit rules alone, so a document that breaks limits gets one error per broken limit and none of
  *    graphql-js's per-occurrence errors (400 `MAX_…_EXCEEDED` with `extensions.limit`); documents that pass are
  *    remembered (bounded cache) and not re-checked;
- * 5. introspection (`__schema`, `__type` on the parsed document, any spelling) for this caller (400
- *    `INTROSPECTION_DISABLED`); when allowed, legacy `__Directive` members are stripped.
+ * 6. over GET, only queries (405 with `Allow: POST`).
  */
 export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions): Middleware {
   const rules = limitRules(options.limits);
   const trusted = options.trustedDocuments ? new Set(options.trustedDocuments.map(sha256)) : undefined;
   const passed = new Map<string, DocumentNode>();
   const { maxQueryBytes, maxTokens } = options.limits;
+
+  const selectionsRule = createMaxRecursiveSelectionsRule(options.limits.maxRecursiveSelections);
+  /**
+   * The limits of a document. Introspection subtrees are left out of every limit but the expanded-selections
+   * one (as graphql-armor's `ignoreIntrospection`): the standard introspection query is deeper and wider than
+   * any sane data query, and whether it may run at all is decided per caller below.
+   */
+  function limitErrors(document: DocumentNode) {
+    if (!options.introspection.enabled || !usesIntrospection(document)) return validate(schema, document, rules);
+    const dataOnly = withoutIntrospection(document);
+    return [...validate(schema, document, [selectionsRule]), ...validate(schema, dataOnly, rules.slice(1))];
+  }
 
   return async function checkDocuments(ctx: Context, next: Next) {
     const items = (ctx.state.graphqlRequests ?? []) as GraphqlRequestItem[];
@@ -62,6 +75,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
         return sendGraphqlError(ctx, 400, 'UNTRUSTED_DOCUMENT', 'Only trusted documents are accepted here.');
       }
       let document = passed.get(hash);
+      const fresh = !document;
       if (!document) {
         try {
           document = parse(item.query, { maxTokens });
@@ -71,7 +85,15 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
           }
           continue; // Apollo reports the syntax error (GRAPHQL_PARSE_FAILED, 400)
         }
-        const errors = validate(schema, document, rules);
+      }
+      const introspects = usesIntrospection(document);
+      if (introspects && !mayIntrospect(options.introspection, ctx.state.auth as AuthInfo | null)) {
+        return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', options.introspection.enabled
+          ? `Introspection needs an access token with scope ${options.introspection.requiredScope}.`
+          : 'Introspection is disabled on this endpoint.');
+      }
+      if (fresh) {
+        const errors = limitErrors(document);
         if (errors.length > 0) {
           ctx.status = 400;
           ctx.type = 'application/json';
@@ -82,12 +104,15 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
         if (passed.size >= 1000) passed.delete(passed.keys().next().value!);
         passed.set(hash, document);
       }
-      if (usesIntrospection(document)) {
-        if (!mayIntrospect(options.introspection, ctx.state.auth as AuthInfo | null)) {
-          return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', options.introspection.enabled
-            ? `Introspection needs an access token with scope ${options.introspection.requiredScope}.`
-            : 'Introspection is disabled on this endpoint.');
+      if (ctx.method === 'GET') {
+        // GET never changes state (no CSRF preflight protects it): only queries, whatever the schema has.
+        const operation = getOperationAST(document, item.operationName);
+        if (operation && operation.operation !== 'query') {
+          ctx.set('Allow', 'POST');
+          return sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `GET runs queries only; send this ${operation.operation} as a POST.`);
         }
+      }
+      if (introspects) {
         const legacyFree = stripLegacyIntrospectionText(document);
         if (legacyFree) { item.query = legacyFree; rewritten = true; }
       }

@@ -14,6 +14,7 @@ export type GraphqlTransportErrorCode =
   | 'UNTRUSTED_DOCUMENT'
   | 'INTROSPECTION_DISABLED'
   | 'GRAPHQL_PARSE_FAILED'
+  | 'PERSISTED_QUERY_NOT_SUPPORTED'
   | import('./rules/limit-error.js').LimitErrorCode;
 
 /** Writes a GraphQL-over-HTTP style error body: `{ errors: [{ message, extensions: { code } }] }`. */

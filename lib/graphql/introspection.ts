@@ -41,3 +41,12 @@ export function stripLegacyIntrospectionText(document: DocumentNode): string | u
   const stripped = stripLegacyIntrospection(document);
   return stripped === document ? undefined : print(stripped);
 }
+
+/** The document with every `__schema` and `__type` field removed (for measuring the data part alone). */
+export function withoutIntrospection(document: DocumentNode): DocumentNode {
+  return visit(document, {
+    Field(node) {
+      return node.name.value === '__schema' || node.name.value === '__type' ? null : undefined;
+    },
+  });
+}

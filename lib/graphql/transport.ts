@@ -32,13 +32,19 @@ export interface TransportOptions {
   csrf?: CsrfGuard;
 }
 
+function apqRefused(ctx: Context) {
+  sendGraphqlError(ctx, 400, 'PERSISTED_QUERY_NOT_SUPPORTED', 'Automatic persisted queries are not supported here: send the full query text.');
+}
+
 /** Path suffix of the endpoint that hands out the form transport's CSRF token. */
 export const CSRF_TOKEN_SUFFIX = '/csrf-token';
 
-function requestItem(value: unknown): GraphqlRequestItem | undefined {
+function requestItem(value: unknown): GraphqlRequestItem | 'apq' | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { query, variables, operationName } = value as Record<string, unknown>;
+  const { query, variables, operationName, extensions } = value as Record<string, unknown>;
   if (typeof query !== 'string' || query.trim() === '') return undefined;
+  // Automatic persisted queries are off; a hash-carrying request is refused rather than half-honoured.
+  if (extensions && typeof extensions === 'object' && 'persistedQuery' in extensions) return 'apq';
   return {
     query,
     variables: variables && typeof variables === 'object' && !Array.isArray(variables) ? variables as Record<string, unknown> : undefined,
@@ -135,7 +141,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
         try { raw.variables = JSON.parse(vars); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The variables parameter is not valid JSON.'); }
       }
       const item = requestItem(raw);
-      if (!item) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+      if (!item || item === 'apq') return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
       items = [item];
     } else if (ctx.is('application/x-www-form-urlencoded')) {
       const form = ctx.request.body as Record<string, unknown>;
@@ -148,10 +154,10 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
         try { variables = JSON.parse(form.variables); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The variables field is not valid JSON.'); }
       }
       const item = requestItem({ query: form.query, variables, operationName: form.operationName });
-      if (!item) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+      if (!item || item === 'apq') return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
       items = [item];
       // Apollo executes JSON bodies only; the form has been checked, so hand it over as one.
-      ctx.request.body = item;
+      ctx.request.body = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
       ctx.request.headers['content-type'] = 'application/json';
     } else {
       const body = ctx.request.body as unknown;
@@ -159,10 +165,12 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
         if (maxBatch === 0) return sendGraphqlError(ctx, 400, 'BATCHING_DISABLED', 'Batched requests (JSON arrays) are not accepted here: send one operation per request.');
         if (body.length > maxBatch) return sendGraphqlError(ctx, 400, 'BATCH_TOO_LARGE', `A batch may hold at most ${maxBatch} operations.`);
         const parsed = body.map(requestItem);
+        if (parsed.includes('apq')) return apqRefused(ctx);
         if (parsed.some((i) => !i)) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
         items = parsed as GraphqlRequestItem[];
       } else {
         const item = requestItem(body);
+        if (item === 'apq') return apqRefused(ctx);
         if (!item) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
         items = [item];
       }

@@ -1,7 +1,8 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Limiter } from '../../limits/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
+import { usesIntrospection, withoutIntrospection } from '../introspection.js';
 import { limitError } from '../rules/limit-error.js';
 import { operationCost, type CostOptions } from '../rules/max-cost.js';
 
@@ -58,12 +59,14 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
     async requestDidStart() {
       return {
         async didResolveOperation(rc) {
-          const operation = rc.operation!;
-          const cost = operationCost(options.schema, rc.document, operation, rc.request.variables ?? {}, options.cost);
+          // Introspection was allowed for this caller by the document gate; only the data part is measured.
+          const document = usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
+          const operation = getOperationAST(document, rc.operationName) ?? rc.operation!;
+          const cost = operationCost(options.schema, document, operation, rc.request.variables ?? {}, options.cost);
           if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
           if (!options.limiter) return;
           const fragments = new Map<string, FragmentDefinitionNode>();
-          for (const def of rc.document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+          for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
           const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
             : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
           const points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
