@@ -199,7 +199,7 @@ export function bearerAuth(verification: TokenVerification): Middleware {
           scheme: presented.scheme,
           proof: ctx.headers.dpop,
           method: ctx.method,
-          url: `${ctx.origin}${ctx.path}`,
+          url: `${ctx.protocol}://${ctx.host}${ctx.path}`,
         });
       }
     } catch (err) {
