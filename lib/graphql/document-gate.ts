@@ -48,7 +48,7 @@ export function mayIntrospect(options: ResolvedGraphqlOptions['introspection'], 
 export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions): Middleware {
   const rules = limitRules(options.limits);
   const trusted = options.trustedDocuments ? new Set(options.trustedDocuments.map(sha256)) : undefined;
-  const passed = new Map<string, DocumentNode>();
+  const passed = new Map<string, { document: DocumentNode; introspects: boolean }>();
   const { maxQueryBytes, maxTokens } = options.limits;
 
   const selectionsRule = createMaxRecursiveSelectionsRule(options.limits.maxRecursiveSelections);
@@ -74,8 +74,8 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
       if (trusted && !trusted.has(hash)) {
         return sendGraphqlError(ctx, 400, 'UNTRUSTED_DOCUMENT', 'Only trusted documents are accepted here.');
       }
-      let document = passed.get(hash);
-      const fresh = !document;
+      const known = passed.get(hash);
+      let document = known?.document;
       if (!document) {
         try {
           document = parse(item.query, { maxTokens });
@@ -86,13 +86,13 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
           continue; // Apollo reports the syntax error (GRAPHQL_PARSE_FAILED, 400)
         }
       }
-      const introspects = usesIntrospection(document);
+      const introspects = known ? known.introspects : usesIntrospection(document);
       if (introspects && !mayIntrospect(options.introspection, ctx.state.auth as AuthInfo | null)) {
         return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', options.introspection.enabled
           ? `Introspection needs an access token with scope ${options.introspection.requiredScope}.`
           : 'Introspection is disabled on this endpoint.');
       }
-      if (fresh) {
+      if (!known) {
         const errors = limitErrors(document);
         if (errors.length > 0) {
           ctx.status = 400;
@@ -102,7 +102,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
           return;
         }
         if (passed.size >= 1000) passed.delete(passed.keys().next().value!);
-        passed.set(hash, document);
+        passed.set(hash, { document, introspects });
       }
       if (ctx.method === 'GET') {
         // GET never changes state (no CSRF preflight protects it): only queries, whatever the schema has.

@@ -15,6 +15,7 @@ export type GraphqlTransportErrorCode =
   | 'INTROSPECTION_DISABLED'
   | 'GRAPHQL_PARSE_FAILED'
   | 'PERSISTED_QUERY_NOT_SUPPORTED'
+  | 'NOT_FOUND'
   | import('./rules/limit-error.js').LimitErrorCode;
 
 /** Writes a GraphQL-over-HTTP style error body: `{ errors: [{ message, extensions: { code } }] }`. */

@@ -101,7 +101,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
 
   async function csrfTokenEndpoint(ctx: Context, next: Next) {
     if (ctx.path !== `${options.path}${CSRF_TOKEN_SUFFIX}`) return next();
-    if (!allowForm || ctx.method !== 'GET') return sendGraphqlError(ctx, 404, 'BAD_REQUEST', 'Not found.');
+    if (!allowForm || ctx.method !== 'GET') return sendGraphqlError(ctx, 404, 'NOT_FOUND', 'Not found: the form transport is off or this is not a GET.');
     const token = options.csrf!.issue(ctx, options.path);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { csrf_token: token };

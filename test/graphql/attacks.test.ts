@@ -33,9 +33,10 @@ async function csrfToken(srv: RunningServer): Promise<{ token: string; cookie: s
   const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   return { token: ((await res.json()) as { csrf_token: string }).csrf_token, cookie };
 }
-const form = (query: string) => async () => {
+const form = (query: string, variables?: Record<string, unknown>) => async () => {
   const { token, cookie } = await csrfToken(open);
-  return send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams({ query, csrf_token: token }).toString() });
+  const fields = new URLSearchParams({ query, csrf_token: token, ...(variables ? { variables: JSON.stringify(variables) } : {}) });
+  return send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: fields.toString() });
 };
 
 const aliases = (n: number, field = 'product(id: 1) { id }') => `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} }`;
@@ -63,6 +64,8 @@ const rows: Array<[string, () => Promise<Sent>, Expect]> = [
   ['misspelt enum literal', post('{ products(sort: NAM) { id } }'), { status: 400, code: 'GRAPHQL_VALIDATION_FAILED' }],
   ['misspelt enum value as a variable', post('query($s: ProductSort) { products(sort: $s) { id } }', { s: 'NAM' }), { status: 400, code: 'BAD_USER_INPUT' }],
   ['misspelt enum value as a variable over GET', () => send(`${open.graphqlUrl}?${new URLSearchParams({ query: 'query($s: ProductSort) { products(sort: $s) { id } }', variables: '{"s":"NEWES"}' })}`, { method: 'GET' }), { status: 400, code: 'BAD_USER_INPUT' }],
+  ['misspelt enum value as a variable over a form POST', form('query($s: ProductSort) { products(sort: $s) { id } }', { s: 'NAMES' }), { status: 400, code: 'BAD_USER_INPUT' }],
+  ['misspelt field over GET', get('{ prodcts { id } }'), { status: 400, code: 'GRAPHQL_VALIDATION_FAILED' }],
   ['misspelt variable type', post('query($s: ProductSrt) { products(sort: $s) { id } }'), { status: 400, code: 'GRAPHQL_VALIDATION_FAILED' }],
   // Limits
   ['alias overloading inside one field (16 aliases)', post(`{ products { ${Array.from({ length: 16 }, (_, i) => `n${i}: name`).join(' ')} } }`), { status: 400, codes: ['MAX_ALIASES_EXCEEDED'] }],
@@ -91,6 +94,7 @@ const rows: Array<[string, () => Promise<Sent>, Expect]> = [
     const { token } = await csrfToken(open);
     return send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query: '{__typename}', csrf_token: token }).toString() });
   }, { status: 403, code: 'CSRF_TOKEN_INVALID' }],
+  ['CSRF token endpoint while the form transport is off', () => send(`${strict.graphqlUrl}/csrf-token`, { method: 'GET' }), { status: 404, code: 'NOT_FOUND' }],
   ['non-GraphQL request', postJson(() => strict, { hello: 'world' }), { status: 400, code: 'QUERY_MISSING' }],
   // Authorization
   ['scope-protected field without a token', post('{ delistedProducts { id } }'), { status: 200, code: 'FORBIDDEN' }],

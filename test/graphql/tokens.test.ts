@@ -18,6 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => srv.close());
 
+type SigningKey = Parameters<SignJWT['sign']>[0];
+
 const DELISTED = '{ product(id: 3) { name } }';
 
 /** Code flow as admin through the real forms, optionally for the API resource and DPoP-bound. */
@@ -57,7 +59,7 @@ describe('JWT access tokens (RFC 9068) for resource=<graphql url>', () => {
     expect(lookups).toBe(0);
   });
 
-  const forge = async (claims: Record<string, unknown>, key?: CryptoKey | Uint8Array, typ = 'at+jwt') => {
+  const forge = async (claims: Record<string, unknown>, key?: SigningKey, typ = 'at+jwt') => {
     const jwk = signing.keys[0]!;
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ scope: 'catalog:admin', client_id: 'demo-web', ...claims })
@@ -95,7 +97,7 @@ describe('JWT access tokens (RFC 9068) for resource=<graphql url>', () => {
 describe('DPoP-bound access tokens (RFC 9449)', () => {
   for (const kind of ['opaque', 'JWT'] as const) {
     describe(`${kind} token`, () => {
-      let keyPair: CryptoKeyPair;
+      let keyPair: Awaited<ReturnType<typeof oidc.randomDPoPKeyPair>>;
       let token: string;
       let publicJwk: JWK;
       beforeAll(async () => {
@@ -104,7 +106,7 @@ describe('DPoP-bound access tokens (RFC 9449)', () => {
         publicJwk = await exportJWK(keyPair.publicKey);
       });
 
-      const proof = async (over: Record<string, unknown> = {}, key?: CryptoKey, jwk?: JWK) => new SignJWT({
+      const proof = async (over: Record<string, unknown> = {}, key?: SigningKey, jwk?: JWK) => new SignJWT({
         htm: 'POST', htu: srv.graphqlUrl, iat: Math.floor(Date.now() / 1000), jti: randomUUID(),
         ath: createHash('sha256').update(token).digest('base64url'), ...over,
       }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: jwk ?? publicJwk }).sign(key ?? keyPair.privateKey);
@@ -152,5 +154,20 @@ describe('DPoP-bound access tokens (RFC 9449)', () => {
     const token = await tokenFor({});
     expect((await call({ authorization: `DPoP ${token}` })).status).toBe(401);
     expect((await call({ authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+});
+
+describe('resource scopes and the role policy', () => {
+  test('alice asking for catalog:admin on the API gets a JWT without it (rejected, no consent loop)', async () => {
+    const start = await startAuthorization(rp, { scope: 'openid catalog:admin', resource: srv.graphqlUrl });
+    const seen = await browse(new TestBrowser(srv.issuer), start.url, {});
+    const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
+      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+    });
+    const payload = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString());
+    expect(payload.sub).toBe('alice');
+    expect(payload.scope ?? '').not.toContain('catalog:admin');
+    const res = await call({ authorization: `Bearer ${tokens.access_token}` });
+    expect(res.body).toEqual({ data: { product: null } });
   });
 });

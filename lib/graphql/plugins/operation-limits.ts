@@ -60,7 +60,7 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       return {
         async didResolveOperation(rc) {
           // Introspection was allowed for this caller by the document gate; only the data part is measured.
-          const document = usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
+          const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
           const operation = getOperationAST(document, rc.operationName) ?? rc.operation!;
           const cost = operationCost(options.schema, document, operation, rc.request.variables ?? {}, options.cost);
           if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
