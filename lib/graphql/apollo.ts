@@ -1,5 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
@@ -65,6 +65,8 @@ export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { is
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
   const plugins: ApolloServerPlugin<GraphqlContext>[] = [
     ApolloServerPluginLandingPageDisabled(),
+    // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
+    ApolloServerPluginInlineTraceDisabled(),
     operationLimitsPlugin({ schema, maxCost: options.limits.maxCost, cost: options.limits, limiter }),
   ];
   const apollo = new ApolloServer<GraphqlContext>({

@@ -85,6 +85,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
     const origin = ctx.get('Origin');
     if (origin && origins.has(origin)) {
       ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate');
       ctx.vary('Origin');
       if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
         ctx.set('Access-Control-Allow-Methods', allow);
@@ -135,6 +136,11 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
     let items: GraphqlRequestItem[];
     if (ctx.method === 'GET') {
       const params = new URLSearchParams(ctx.querystring);
+      // Apollo reads these parameters too: one value each, so the document checked is the document run.
+      if (['query', 'variables', 'operationName', 'extensions'].some((name) => params.getAll(name).length > 1)) {
+        return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'Each of query, variables, operationName and extensions may appear once.');
+      }
+      if (params.get('extensions')?.includes('persistedQuery')) return apqRefused(ctx);
       const raw = { query: params.get('query'), operationName: params.get('operationName') ?? undefined, variables: undefined as unknown };
       const vars = params.get('variables');
       if (vars) {

@@ -88,6 +88,8 @@ const rows: Array<[string, () => Promise<Sent>, Expect]> = [
   ['form POST on the default endpoint', postJson(() => strict, 'query=%7B__typename%7D', { 'content-type': 'application/x-www-form-urlencoded' }), { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }],
   ['multipart POST', postJson(() => strict, '--x\r\n\r\n', { 'content-type': 'multipart/form-data; boundary=x' }), { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }],
   ['body that is not the declared JSON', postJson(() => strict, 'query={__typename}'), { status: 400, code: 'BAD_REQUEST' }],
+  ['GET with two query parameters (check one, run another)', () => send(`${open.graphqlUrl}?query=%7B__typename%7D&query=%7B__schema%7Btypes%7Bname%7D%7D%7D`, { method: 'GET' }), { status: 400, code: 'BAD_REQUEST' }],
+  ['APQ hash over GET', () => send(`${open.graphqlUrl}?${new URLSearchParams({ query: '{__typename}', extensions: '{"persistedQuery":{"version":1,"sha256Hash":"x"}}' })}`, { method: 'GET' }), { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED' }],
   ['mutation over GET', get('mutation { __typename }'), { status: 405, code: 'METHOD_NOT_ALLOWED', allow: 'POST' }],
   ['form POST without a CSRF token', () => send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D' }), { status: 403, code: 'CSRF_TOKEN_INVALID' }],
   ['form POST with a token but without its cookie (cross-site)', async () => {
