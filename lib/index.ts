@@ -22,6 +22,11 @@ export { generateSigningKeys, generateCookieKey, readSigningKeysFile, DEFAULT_SI
 export { createGuardedFetch, checkOutboundUrl, isPublicAddress, OutboundFetchError, type GuardedFetch, type GuardedFetchOptions, type OutboundRefusal } from './http/guarded-fetch.js';
 export type { MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
 export type { OutboundFetchConfig, RateLimitsConfig, RateLimitSpec } from './config/types.js';
+export { visibleTo, forbidden, findPrivateLookingFields, AUTHORIZATION_TYPE_DEFS } from './graphql/authorization.js';
+export {
+  createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
+  createMaxRootFieldsRule, createMaxUniqueFieldsRule, operationCost, type CostOptions, type LimitErrorCode,
+} from './graphql/rules/index.js';
 export { MemoryStorage, type MemoryStorageOptions } from '../adapters/memory.js';
 export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapters/types.js';
 export { OPTION_DOCS, DEFAULTS } from '../config/defaults.js';

@@ -17,7 +17,9 @@ import type { PortcullisConfig, ResolvedConfig } from './config/types.js';
 import { ConfigError } from './errors.js';
 import { startApollo } from './graphql/apollo.js';
 import type { GraphqlContext } from './graphql/auth-context.js';
-import { bearerAuth, graphqlTransportGuard } from './graphql/transport.js';
+import { bearerAuth, CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from './graphql/transport.js';
+import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js';
+import { CsrfGuard } from './http/csrf.js';
 import { handleErrors } from './http/error-handler.js';
 import { healthEndpoints, HEALTH_PATHS } from './http/health.js';
 import { requestLog } from './http/request-log.js';
@@ -144,12 +146,17 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   ];
   let apollo: ApolloServer<GraphqlContext> | undefined;
   if (config.graphql) {
-    const started = await startApollo(config.graphql);
+    const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend });
     apollo = started.apollo;
     const graphqlPath = config.graphql.path!;
-    const graphql = compose([...graphqlTransportGuard(), bearerAuth(provider), started.middleware]);
+    const graphql = compose([
+      ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
+      bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
+      started.gate,
+      started.middleware,
+    ]);
     stack.push(async function graphqlEndpoint(ctx: Context, next: Next) {
-      if (ctx.path !== graphqlPath) return next();
+      if (ctx.path !== graphqlPath && ctx.path !== `${graphqlPath}${CSRF_TOKEN_SUFFIX}`) return next();
       return graphql(ctx, next);
     });
   }

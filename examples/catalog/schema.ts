@@ -1,4 +1,4 @@
-import { hasScope, type GraphqlContext } from '../../lib/index.js';
+import { hasScope, visibleTo, type GraphqlContext } from '../../lib/index.js';
 
 /**
  * The example catalog schema of the spec (area B): products with `id`, `name` and `listed`. No type exposes
@@ -11,13 +11,17 @@ export const typeDefs = /* GraphQL */ `
     id: Int!
     name: String!
     listed: Boolean!
+    "Other listed products."
+    related(first: Int): [Product!]!
   }
 
   type Query {
     "A product by id. Delisted products are visible only to tokens with scope catalog:admin."
     product(id: Int!): Product
-    "Listed products only."
-    products(sort: ProductSort): [Product!]!
+    "Listed products only; \`first\` bounds the list (and its cost)."
+    products(sort: ProductSort, first: Int): [Product!]!
+    "Delisted products: needs a token with scope catalog:admin (enforced before the resolver runs)."
+    delistedProducts: [Product!]! @requiresScopes(scopes: ["catalog:admin"])
   }
 `;
 
@@ -38,9 +42,7 @@ export const CATALOG_ADMIN_SCOPE = 'catalog:admin';
  * gets exactly what a missing product gives (`null`), so the two cannot be told apart.
  */
 export function visibleProduct(product: Product | undefined, auth: GraphqlContext['auth']): Product | null {
-  if (!product) return null;
-  if (!product.listed && !hasScope(auth, CATALOG_ADMIN_SCOPE)) return null;
-  return product;
+  return visibleTo(product, auth, (p, who) => p.listed || hasScope(who, CATALOG_ADMIN_SCOPE));
 }
 
 /** Resolvers over an in-memory product list. */
@@ -48,12 +50,18 @@ export function catalogResolvers(products: readonly Product[] = DEMO_PRODUCTS) {
   return {
     Query: {
       product: (_: unknown, args: { id: number }, ctx: GraphqlContext) => visibleProduct(products.find((p) => p.id === args.id), ctx.auth),
-      products: (_: unknown, args: { sort?: 'NAME' | 'NEWEST' | null }) => {
-        const listed = products.filter((p) => p.listed);
-        if (args.sort === 'NAME') return [...listed].sort((a, b) => a.name.localeCompare(b.name));
-        if (args.sort === 'NEWEST') return [...listed].sort((a, b) => b.id - a.id);
-        return listed;
+      products: (_: unknown, args: { sort?: 'NAME' | 'NEWEST' | null; first?: number | null }) => {
+        let listed = products.filter((p) => p.listed);
+        if (args.sort === 'NAME') listed = [...listed].sort((a, b) => a.name.localeCompare(b.name));
+        if (args.sort === 'NEWEST') listed = [...listed].sort((a, b) => b.id - a.id);
+        return args.first === undefined || args.first === null ? listed : listed.slice(0, Math.max(0, args.first));
       },
+      delistedProducts: () => products.filter((p) => !p.listed),
+    },
+    Product: {
+      related: (product: Product, args: { first?: number | null }) => products
+        .filter((p) => p.listed && p.id !== product.id)
+        .slice(0, args.first === undefined || args.first === null ? undefined : Math.max(0, args.first)),
     },
   };
 }

@@ -39,7 +39,7 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
 
   const config: PortcullisConfig = {
     issuer: env.PORTCULLIS_ISSUER || `http://localhost:${port}`,
-    graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() },
+    graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers(), ...(demo ? { corsOrigins: ['http://localhost:8080'] } : {}) },
     ...(demo ? demoFixtures() : {}),
     ...fromFile,
   };

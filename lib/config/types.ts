@@ -91,6 +91,83 @@ export interface GraphqlConfig {
   typeDefs: string | DocumentNode | Array<string | DocumentNode>;
   /** Resolver map of the host's schema. */
   resolvers?: IResolvers | IResolvers[];
+  /** Introspection (`__schema`, `__type`); see {@link GraphqlIntrospectionConfig}. @default { enabled: false } */
+  introspection?: GraphqlIntrospectionConfig;
+  /** Opt-in transports beyond `POST application/json`; see {@link GraphqlTransportsConfig}. */
+  transports?: GraphqlTransportsConfig;
+  /** Origins allowed by CORS (exact `scheme://host:port`). @default [] (no CORS headers: same-origin only) */
+  corsOrigins?: string[];
+  /** Maximum operations in one batched (JSON array) request; `0` refuses batches. @default 0 */
+  maxBatchSize?: number;
+  /**
+   * Trusted documents (allow-list): when set, only these exact query texts run; anything else gets 400
+   * `UNTRUSTED_DOCUMENT`. Clients may also send `extensions.persistedQuery.sha256Hash` of a listed document.
+   * Automatic persisted queries (registration by clients) are always off.
+   */
+  trustedDocuments?: string[];
+  /** Query limits; see {@link GraphqlLimitsConfig}. */
+  limits?: GraphqlLimitsConfig;
+  /** Rate limit on executed root fields (cost-weighted), per token subject+client or per IP; `false` turns it off. */
+  rateLimit?: { points: number; durationSeconds: number } | false;
+  /**
+   * What to do at start-up when the schema has fields that look private (e-mail, password, token, secret, user
+   * id …) without `@requiresScopes` or `@public`: `warn` logs, `refuse` stops the server, `off` skips the check.
+   * @default 'warn'
+   */
+  privateFieldCheck?: 'warn' | 'refuse' | 'off';
+  /**
+   * Resource indicator (RFC 8707) of this API. Access tokens requested with `resource=<this>` are JWTs
+   * (RFC 9068) with this audience; tokens for another audience are refused at the endpoint.
+   * @default issuer + graphql.path
+   */
+  resource?: string;
+}
+
+/** Introspection of the GraphQL schema. */
+export interface GraphqlIntrospectionConfig {
+  /** @default false */
+  enabled?: boolean;
+  /** When set, only access tokens carrying this scope may introspect. */
+  requiredScope?: string;
+}
+
+/** Transports that are off by default (SPEC area B rule 4). */
+export interface GraphqlTransportsConfig {
+  /** `GET ?query=` (queries only; mutations get 405). @default false */
+  get?: boolean;
+  /**
+   * `POST application/x-www-form-urlencoded` with fields `query`, `variables`, `operationName` and `csrf_token`
+   * (from `GET <path>/csrf-token`, checked against its cookie). @default false
+   */
+  form?: boolean;
+}
+
+/** Limits of the GraphQL endpoint; each violation is a 400 naming the limit (`MAX_DEPTH_EXCEEDED`, …). */
+export interface GraphqlLimitsConfig {
+  /** Query text size in bytes, checked before parsing (413). @default 16384 */
+  maxQueryBytes?: number;
+  /** Lexer tokens, enforced while parsing. @default 1000 */
+  maxTokens?: number;
+  /** Nesting depth in fields. @default 6 */
+  maxDepth?: number;
+  /** Aliases in the document (`__typename` aliases count). @default 15 */
+  maxAliases?: number;
+  /** Fields at the root of one operation. @default 15 */
+  maxRootFields?: number;
+  /** Distinct `Type.field` coordinates in the document. @default 50 */
+  maxUniqueFields?: number;
+  /** Directive uses in the document. @default 50 */
+  maxDirectives?: number;
+  /** Selections after expanding fragments. @default 1000 */
+  maxRecursiveSelections?: number;
+  /** Operation cost (field costs × list sizes). @default 5000 */
+  maxCost?: number;
+  /** Cost of a field without an entry in `fieldCosts`. @default 1 */
+  defaultFieldCost?: number;
+  /** Costs per schema coordinate, e.g. `{ "Query.products": 5 }`. @default {} */
+  fieldCosts?: Record<string, number>;
+  /** Assumed length of list fields without a `first`/`last`/`limit` argument. @default 10 */
+  defaultListSize?: number;
 }
 
 export interface StorageConfig {

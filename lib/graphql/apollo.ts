@@ -1,28 +1,90 @@
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { Middleware } from 'koa';
 import type { GraphqlConfig } from '../config/types.js';
+import { ConfigError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { createLimiter, type LimiterBackend } from '../limits/limiter.js';
 import type { GraphqlContext } from './auth-context.js';
+import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields } from './authorization.js';
+import { documentGate } from './document-gate.js';
+import { resolveGraphqlOptions, type ResolvedGraphqlOptions } from './options.js';
+import { operationLimitsPlugin } from './plugins/operation-limits.js';
+
+/** "Did you mean …?" in any message (validation, variable coercion of enum values, …): it leaks schema names. */
+const SUGGESTION = /\s*Did you mean[^]*$/;
 
 /**
- * Starts Apollo Server for the host's schema with secure settings: no introspection, no landing page or
- * CDN-loaded sandbox, no stack traces, no "Did you mean" hints, CSRF prevention on.
+ * Final shape of every error Apollo sends: suggestions removed — including the variable-coercion messages
+ * that `hideSchemaDetailsFromClientErrors` misses (apollo-server#8086) — and no stack trace.
  */
-export async function startApollo(config: GraphqlConfig): Promise<{ apollo: ApolloServer<GraphqlContext>; middleware: Middleware }> {
-  const schema = makeExecutableSchema({ typeDefs: config.typeDefs as never, resolvers: (config.resolvers ?? {}) as never });
+export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const { stacktrace: _drop, ...extensions } = (formatted.extensions ?? {}) as Record<string, unknown>;
+  const message = formatted.message.replace(SUGGESTION, '') || formatted.message;
+  return { ...formatted, message, extensions };
+}
+
+/** Builds the executable schema: host SDL plus the authorization directives, `@requiresScopes` enforced. */
+export function buildSchema(config: GraphqlConfig): GraphQLSchema {
+  const typeDefs = [AUTHORIZATION_TYPE_DEFS, ...(Array.isArray(config.typeDefs) ? config.typeDefs : [config.typeDefs])];
+  return applyScopeDirectives(makeExecutableSchema({ typeDefs: typeDefs as never, resolvers: (config.resolvers ?? {}) as never }));
+}
+
+/** Dependencies of {@link startApollo}. */
+export interface ApolloDeps {
+  issuer: string;
+  logger?: Logger;
+  /** Backend of the operation rate limiter (memory by default). */
+  limiterBackend?: LimiterBackend;
+}
+
+/**
+ * Starts Apollo Server for the host's schema with secure settings: introspection per {@link documentGate}, no
+ * landing page, no stack traces, no suggestions, no APQ, batching only when configured, CSRF prevention on
+ * unless an opt-in transport is enabled (the transport guard then protects them), parse-time token limit,
+ * cost and rate limits per operation.
+ *
+ * @throws {ConfigError} `graphql.typeDefs` when `privateFieldCheck: 'refuse'` finds private-looking fields.
+ */
+export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { issuer: 'http://localhost' }): Promise<{
+  apollo: ApolloServer<GraphqlContext>; middleware: Middleware; gate: Middleware; schema: GraphQLSchema; options: ResolvedGraphqlOptions;
+}> {
+  const options = resolveGraphqlOptions(config, deps.issuer);
+  const schema = buildSchema(config);
+  if (options.privateFieldCheck !== 'off') {
+    const exposed = findPrivateLookingFields(schema);
+    if (exposed.length) {
+      const message = `fields that look private are exposed without @requiresScopes or @public: ${exposed.join(', ')}`;
+      if (options.privateFieldCheck === 'refuse') throw new ConfigError('graphql.typeDefs', message);
+      deps.logger?.warn({ fields: exposed }, `graphql: ${message}`);
+    }
+  }
+  const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
+  const plugins: ApolloServerPlugin<GraphqlContext>[] = [
+    ApolloServerPluginLandingPageDisabled(),
+    // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
+    ApolloServerPluginInlineTraceDisabled(),
+    operationLimitsPlugin({ schema, maxCost: options.limits.maxCost, cost: options.limits, limiter }),
+  ];
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
-    introspection: false,
+    // The document gate decides per caller; Apollo's own rule stays as a second line when it is off for all.
+    introspection: options.introspection.enabled,
     includeStacktraceInErrorResponses: false,
     hideSchemaDetailsFromClientErrors: true,
-    csrfPrevention: true,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    csrfPrevention: !(options.transports.get || options.transports.form),
+    persistedQueries: false,
+    allowBatchedHttpRequests: options.maxBatchSize > 0,
+    parseOptions: { maxTokens: options.limits.maxTokens },
+    formatError: formatGraphqlError,
+    plugins,
   });
   await apollo.start();
   const middleware = koaMiddleware(apollo, {
-    context: async ({ ctx }) => ({ auth: (ctx.state.auth as GraphqlContext['auth']) ?? null }),
+    context: async ({ ctx }) => ({ auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip }),
   }) as unknown as Middleware;
-  return { apollo, middleware };
+  return { apollo, middleware, gate: documentGate(schema, options), schema, options };
 }

@@ -1,4 +1,6 @@
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 import type Provider from 'oidc-provider';
+import { DpopReplayCache, InvalidDpopProofError, verifyDpopProof } from './dpop.js';
 
 /** Who is calling the GraphQL API, from a validated OAuth 2.0 access token (RFC 6750). */
 export interface AuthInfo {
@@ -13,33 +15,118 @@ export interface AuthInfo {
 /** Context handed to every resolver. `auth` is `null` for anonymous requests. */
 export interface GraphqlContext {
   auth: AuthInfo | null;
+  /** Client IP as Koa sees it (`X-Forwarded-For` only with `proxy: true`); the anonymous rate-limit key. */
+  ip?: string;
 }
 
-/** A bearer token was presented but is not valid here (RFC 6750 §3.1 `invalid_token`). */
+/** A token was presented but is not valid here (RFC 6750 §3.1 `invalid_token`, RFC 9449 §7.1 `invalid_dpop_proof`). */
 export class InvalidTokenError extends Error {
-  readonly error = 'invalid_token';
+  constructor(message: string, readonly error: 'invalid_token' | 'invalid_dpop_proof' = 'invalid_token') {
+    super(message);
+  }
 }
 
-/** Extracts the token of an `Authorization: Bearer` header (RFC 6750 §2.1). `undefined` when absent. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!match) throw new InvalidTokenError('the Authorization header is not a Bearer token');
-  return match[1];
+/** A token from an `Authorization` header and its scheme. */
+export interface PresentedToken {
+  scheme: 'Bearer' | 'DPoP';
+  token: string;
 }
 
 /**
- * Validates an access token issued by this provider: it must exist in storage, be unexpired, belong to a
- * client and a grant that still exist, have no audience of another resource server, and not be sender-
- * constrained (DPoP proofs are not checked at this endpoint yet, so a bound token is refused).
+ * Extracts the token of an `Authorization: Bearer` (RFC 6750 §2.1) or `Authorization: DPoP` (RFC 9449 §7.1)
+ * header. `undefined` when absent.
  *
- * @throws {InvalidTokenError} when the token is not acceptable.
+ * @throws {InvalidTokenError} for any other shape.
  */
-export async function authenticate(provider: Provider, token: string): Promise<AuthInfo> {
+export function bearerToken(header: string | undefined): PresentedToken | undefined {
+  if (!header) return undefined;
+  const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!match) throw new InvalidTokenError('the Authorization header is not a Bearer or DPoP token');
+  return { scheme: match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
+}
+
+/** How access tokens are verified at the GraphQL endpoint. */
+export interface TokenVerification {
+  provider: Provider;
+  /** Issuer of JWT access tokens (`iss`). */
+  issuer: string;
+  /** This API's resource indicator: the only audience accepted (RFC 8707). */
+  resource: string;
+  /** Public keys of the issuer (RFC 9068 §4: JWT access tokens are verified against them, no storage lookup). */
+  jwks: JSONWebKeySet;
+  /** `jti` cache of DPoP proofs. */
+  replay: DpopReplayCache;
+}
+
+/** The request a token arrives with, for DPoP (RFC 9449 §4.3). */
+export interface PresentationContext {
+  scheme: 'Bearer' | 'DPoP';
+  proof: string | string[] | undefined;
+  method: string;
+  /** Request URL without query. */
+  url: string;
+}
+
+const keySets = new WeakMap<JSONWebKeySet, ReturnType<typeof createLocalJWKSet>>();
+
+async function checkBinding(v: TokenVerification, token: string, jkt: string | undefined, how: PresentationContext | undefined) {
+  if (!jkt) {
+    if (how?.scheme === 'DPoP') throw new InvalidTokenError('the access token is not DPoP-bound: use the Bearer scheme');
+    return;
+  }
+  // RFC 9449 §7.1: a bound token is usable only with the DPoP scheme and a proof of its key.
+  if (how?.scheme !== 'DPoP') throw new InvalidTokenError('the access token is DPoP-bound: use the DPoP scheme with a proof');
+  try {
+    await verifyDpopProof({ proof: how.proof, method: how.method, url: how.url, accessToken: token, jkt, replay: v.replay });
+  } catch (err) {
+    if (err instanceof InvalidDpopProofError) throw new InvalidTokenError(err.message, 'invalid_dpop_proof');
+    throw err;
+  }
+}
+
+function freeze(subject: string, clientId: string, scope: string | undefined): AuthInfo {
+  return Object.freeze({ subject, clientId, scopes: Object.freeze((scope ?? '').split(' ').filter(Boolean)) });
+}
+
+/** RFC 9068 JWT access token for this API: signature, `typ: at+jwt`, issuer, audience, lifetime, binding. */
+async function authenticateJwt(v: TokenVerification, token: string, how: PresentationContext | undefined): Promise<AuthInfo> {
+  let keys = keySets.get(v.jwks);
+  if (!keys) { keys = createLocalJWKSet(v.jwks); keySets.set(v.jwks, keys); }
+  let payload: Record<string, unknown>;
+  try {
+    ({ payload } = await jwtVerify(token, keys, { issuer: v.issuer, audience: v.resource, typ: 'at+jwt', requiredClaims: ['exp', 'iat', 'sub', 'client_id'] }));
+  } catch (err) {
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw new InvalidTokenError('the access token is meant for another resource server');
+    if (err instanceof joseErrors.JOSEError) throw new InvalidTokenError('the access token is invalid or expired');
+    throw err;
+  }
+  const cnf = payload.cnf as { jkt?: unknown; 'x5t#S256'?: unknown } | undefined;
+  if (cnf?.['x5t#S256']) throw new InvalidTokenError('certificate-bound access tokens are not accepted at this endpoint');
+  await checkBinding(v, token, typeof cnf?.jkt === 'string' ? cnf.jkt : undefined, how);
+  return freeze(String(payload.sub), String(payload.client_id), typeof payload.scope === 'string' ? payload.scope : undefined);
+}
+
+/**
+ * Validates an access token for this API. A JWT access token (RFC 9068) is verified against the issuer's keys
+ * with audience = this API's resource; an opaque one must exist in storage, be unexpired, belong to a client
+ * and a grant that still exist, and have no audience other than this API. A DPoP-bound token (`cnf.jkt`) needs
+ * the DPoP scheme and a valid proof (RFC 9449 §7.1); a certificate-bound one is refused.
+ *
+ * @throws {InvalidTokenError} when the token (or its proof) is not acceptable.
+ */
+export async function authenticate(verification: TokenVerification | Provider, token: string, how?: PresentationContext): Promise<AuthInfo> {
+  const v = 'provider' in verification ? verification : undefined;
+  const provider = v ? v.provider : verification as Provider;
+  if (v && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return authenticateJwt(v, token, how);
   const accessToken = await provider.AccessToken.find(token);
   if (!accessToken || accessToken.isExpired) throw new InvalidTokenError('the access token is invalid or expired');
-  if (accessToken.jkt || accessToken['x5t#S256']) throw new InvalidTokenError('sender-constrained access tokens are not accepted at this endpoint');
-  if (accessToken.aud !== undefined) throw new InvalidTokenError('the access token is meant for another resource server');
+  if (accessToken['x5t#S256']) throw new InvalidTokenError('certificate-bound access tokens are not accepted at this endpoint');
+  const aud = accessToken.aud as string | string[] | undefined;
+  if (aud !== undefined && !(v && (aud === v.resource || (Array.isArray(aud) && aud.includes(v.resource))))) {
+    throw new InvalidTokenError('the access token is meant for another resource server');
+  }
+  if (v) await checkBinding(v, token, accessToken.jkt, how);
+  else if (accessToken.jkt) throw new InvalidTokenError('sender-constrained access tokens need a DPoP proof');
   const clientId = accessToken.clientId;
   if (!clientId) throw new InvalidTokenError('the access token has no client');
   const client = await provider.Client.find(clientId);
@@ -52,11 +139,7 @@ export async function authenticate(provider: Provider, token: string): Promise<A
     const session = await provider.Session.findByUid(accessToken.sessionUid);
     if (!session || session.accountId !== accessToken.accountId) throw new InvalidTokenError('the session of this access token has ended');
   }
-  return Object.freeze({
-    subject: accessToken.accountId,
-    clientId,
-    scopes: Object.freeze((accessToken.scope ?? '').split(' ').filter(Boolean)),
-  });
+  return freeze(accessToken.accountId, clientId, accessToken.scope);
 }
 
 /** Whether the caller's token carries `scope`. */

@@ -7,12 +7,21 @@ export type GraphqlTransportErrorCode =
   | 'BAD_REQUEST'
   | 'QUERY_MISSING'
   | 'PAYLOAD_TOO_LARGE'
-  | 'UNAUTHENTICATED';
+  | 'UNAUTHENTICATED'
+  | 'CSRF_TOKEN_INVALID'
+  | 'BATCHING_DISABLED'
+  | 'BATCH_TOO_LARGE'
+  | 'UNTRUSTED_DOCUMENT'
+  | 'INTROSPECTION_DISABLED'
+  | 'GRAPHQL_PARSE_FAILED'
+  | 'PERSISTED_QUERY_NOT_SUPPORTED'
+  | 'NOT_FOUND'
+  | import('./rules/limit-error.js').LimitErrorCode;
 
 /** Writes a GraphQL-over-HTTP style error body: `{ errors: [{ message, extensions: { code } }] }`. */
-export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTransportErrorCode, message: string): void {
+export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTransportErrorCode, message: string, extra: Record<string, unknown> = {}): void {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = { errors: [{ message, extensions: { code } }] };
+  ctx.body = { errors: [{ message, extensions: { code, ...extra } }] };
 }

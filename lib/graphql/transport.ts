@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
-import type Provider from 'oidc-provider';
-import { authenticate, bearerToken, InvalidTokenError, type AuthInfo } from './auth-context.js';
+import type { CsrfGuard } from '../http/csrf.js';
+import { authenticate, bearerToken, InvalidTokenError, type AuthInfo, type TokenVerification } from './auth-context.js';
 import { sendGraphqlError } from './errors.js';
 
 export const MISSING_QUERY_MESSAGE = 'The GraphQL query is missing: send a JSON object with a non-empty "query" string, e.g. {"query":"{ __typename }"}.';
@@ -9,75 +9,209 @@ export const MISSING_QUERY_MESSAGE = 'The GraphQL query is missing: send a JSON 
 /** Default JSON body limit of the GraphQL endpoint. */
 export const GRAPHQL_BODY_LIMIT = '100kb';
 
+/** One GraphQL request as every transport delivers it, after the transport guard. */
+export interface GraphqlRequestItem {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** What the transport guard accepts beyond `POST application/json`. */
+export interface TransportOptions {
+  /** Path of the endpoint (the form CSRF token is served at `<path>/csrf-token`). */
+  path: string;
+  /** `GET ?query=`: queries only (Apollo answers 405 to a mutation over GET). @default false */
+  get?: boolean;
+  /** `POST application/x-www-form-urlencoded` with a `csrf_token` field. @default false */
+  form?: boolean;
+  /** Operations allowed in one JSON array; 0 refuses arrays. @default 0 */
+  maxBatchSize?: number;
+  /** Browser origins allowed by CORS. @default [] */
+  corsOrigins?: readonly string[];
+  /** CSRF guard of the form transport (signed double-submit cookie). Required when `form` is on. */
+  csrf?: CsrfGuard;
+}
+
+function apqRefused(ctx: Context) {
+  sendGraphqlError(ctx, 400, 'PERSISTED_QUERY_NOT_SUPPORTED', 'Automatic persisted queries are not supported here: send the full query text.');
+}
+
+/** Path suffix of the endpoint that hands out the form transport's CSRF token. */
+export const CSRF_TOKEN_SUFFIX = '/csrf-token';
+
+function requestItem(value: unknown): GraphqlRequestItem | 'apq' | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { query, variables, operationName, extensions } = value as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') return undefined;
+  // Automatic persisted queries are off; a hash-carrying request is refused rather than half-honoured.
+  if (extensions && typeof extensions === 'object' && 'persistedQuery' in extensions) return 'apq';
+  return {
+    query,
+    variables: variables && typeof variables === 'object' && !Array.isArray(variables) ? variables as Record<string, unknown> : undefined,
+    operationName: typeof operationName === 'string' ? operationName : undefined,
+  };
+}
+
 /**
- * Refuses what is not a GraphQL request before Apollo sees it: only `POST` with `application/json` whose body is
- * a JSON object with a non-empty string `query` (SPEC area B rule 4: accept only POST with application/json and
- * check that the content really is JSON).
+ * Refuses what is not a GraphQL request before Apollo sees it (SPEC area B rule 4). By default only `POST`
+ * with `application/json` whose body is a JSON object with a non-empty string `query`: other methods get 405
+ * with `Allow`, other content types 415, a body that does not parse as its declared type 400, a missing query
+ * 400 `QUERY_MISSING`. `GET ?query=` and form POSTs are opt-in ({@link TransportOptions}); a form POST must
+ * carry the CSRF token. CORS headers only for the configured origins. The accepted requests are left in
+ * `ctx.state.graphqlRequests` for the document gate.
  */
-export function graphqlTransportGuard(): Middleware[] {
+export function graphqlTransportGuard(options: TransportOptions = { path: '/graphql' }): Middleware[] {
+  const allowGet = options.get ?? false;
+  const allowForm = options.form ?? false;
+  const maxBatch = options.maxBatchSize ?? 0;
+  const origins = new Set(options.corsOrigins ?? []);
+  const allow = allowGet ? 'GET, POST' : 'POST';
+  if (allowForm && !options.csrf) throw new Error('the form transport needs a CSRF guard');
+
   const parse = bodyParser({
-    enableTypes: ['json'],
+    enableTypes: allowForm ? ['json', 'form'] : ['json'],
     jsonLimit: GRAPHQL_BODY_LIMIT,
+    formLimit: GRAPHQL_BODY_LIMIT,
     // Non-strict so that valid JSON that is not an object (null, 42) gets the precise "query is missing" answer.
     jsonStrict: false,
     encoding: 'utf-8',
     onError(err, ctx) {
       const status = (err as { status?: number }).status === 413 ? 413 : 400;
-      ctx.throw(status, status === 413 ? 'request body too large' : 'request body is not valid JSON');
+      ctx.throw(status, status === 413 ? 'request body too large' : 'request body does not parse');
     },
   });
 
-  async function allowOnlyJsonPost(ctx: Context, next: Next) {
-    if (ctx.method !== 'POST') {
-      ctx.set('Allow', 'POST');
-      return sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here: send a POST with Content-Type application/json.`);
-    }
-    if (!ctx.is('application/json')) {
-      return sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json.');
+  async function cors(ctx: Context, next: Next) {
+    const origin = ctx.get('Origin');
+    if (origin && origins.has(origin)) {
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate');
+      ctx.vary('Origin');
+      if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+        ctx.set('Access-Control-Allow-Methods', allow);
+        ctx.set('Access-Control-Allow-Headers', 'Content-Type, Authorization, DPoP');
+        ctx.set('Access-Control-Max-Age', '600');
+        ctx.status = 204;
+        return;
+      }
+    } else if (origin) {
+      ctx.vary('Origin');
     }
     return next();
   }
 
-  async function parseJson(ctx: Context, next: Next) {
+  async function csrfTokenEndpoint(ctx: Context, next: Next) {
+    if (ctx.path !== `${options.path}${CSRF_TOKEN_SUFFIX}`) return next();
+    if (!allowForm || ctx.method !== 'GET') return sendGraphqlError(ctx, 404, 'NOT_FOUND', 'Not found: the form transport is off or this is not a GET.');
+    const token = options.csrf!.issue(ctx, options.path);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { csrf_token: token };
+  }
+
+  async function allowMethods(ctx: Context, next: Next) {
+    if (ctx.method === 'GET' && allowGet) return next();
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', allow);
+      return sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here: send a POST with Content-Type application/json${allowGet ? ' or a GET with ?query=' : ''}.`);
+    }
+    if (ctx.is('application/json')) return next();
+    if (allowForm && ctx.is('application/x-www-form-urlencoded')) return next();
+    return sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`);
+  }
+
+  async function parseBody(ctx: Context, next: Next) {
+    if (ctx.method === 'GET') return next();
     try {
       await parse(ctx, async () => {});
     } catch (err) {
       const status = (err as { status?: number }).status === 413 ? 413 : 400;
       return status === 413
         ? sendGraphqlError(ctx, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${GRAPHQL_BODY_LIMIT}.`)
-        : sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The request body is not valid JSON.');
+        : sendGraphqlError(ctx, 400, 'BAD_REQUEST', ctx.is('application/json') ? 'The request body is not valid JSON.' : 'The request body is not a valid form.');
     }
     return next();
   }
 
   async function requireQuery(ctx: Context, next: Next) {
-    const body = ctx.request.body as unknown;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+    let items: GraphqlRequestItem[];
+    if (ctx.method === 'GET') {
+      const params = new URLSearchParams(ctx.querystring);
+      // Apollo reads these parameters too: one value each, so the document checked is the document run.
+      if (['query', 'variables', 'operationName', 'extensions'].some((name) => params.getAll(name).length > 1)) {
+        return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'Each of query, variables, operationName and extensions may appear once.');
+      }
+      if (params.get('extensions')?.includes('persistedQuery')) return apqRefused(ctx);
+      const raw = { query: params.get('query'), operationName: params.get('operationName') ?? undefined, variables: undefined as unknown };
+      const vars = params.get('variables');
+      if (vars) {
+        try { raw.variables = JSON.parse(vars); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The variables parameter is not valid JSON.'); }
+      }
+      const item = requestItem(raw);
+      if (!item || item === 'apq') return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+      items = [item];
+    } else if (ctx.is('application/x-www-form-urlencoded')) {
+      const form = ctx.request.body as Record<string, unknown>;
+      // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
+      if (!options.csrf!.verify(ctx, options.path, form.csrf_token)) {
+        return sendGraphqlError(ctx, 403, 'CSRF_TOKEN_INVALID', `The csrf_token field is missing or does not match its cookie: get one from GET ${options.path}${CSRF_TOKEN_SUFFIX}.`);
+      }
+      let variables: unknown;
+      if (typeof form.variables === 'string' && form.variables !== '') {
+        try { variables = JSON.parse(form.variables); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The variables field is not valid JSON.'); }
+      }
+      const item = requestItem({ query: form.query, variables, operationName: form.operationName });
+      if (!item || item === 'apq') return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+      items = [item];
+      // Apollo executes JSON bodies only; the form has been checked, so hand it over as one.
+      ctx.request.body = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
+      ctx.request.headers['content-type'] = 'application/json';
+    } else {
+      const body = ctx.request.body as unknown;
+      if (Array.isArray(body) && body.length > 0) {
+        if (maxBatch === 0) return sendGraphqlError(ctx, 400, 'BATCHING_DISABLED', 'Batched requests (JSON arrays) are not accepted here: send one operation per request.');
+        if (body.length > maxBatch) return sendGraphqlError(ctx, 400, 'BATCH_TOO_LARGE', `A batch may hold at most ${maxBatch} operations.`);
+        const parsed = body.map(requestItem);
+        if (parsed.includes('apq')) return apqRefused(ctx);
+        if (parsed.some((i) => !i)) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+        items = parsed as GraphqlRequestItem[];
+      } else {
+        const item = requestItem(body);
+        if (item === 'apq') return apqRefused(ctx);
+        if (!item) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+        items = [item];
+      }
     }
-    const { query } = body as Record<string, unknown>;
-    if (typeof query !== 'string' || query.trim() === '') {
-      return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
-    }
+    ctx.state.graphqlRequests = items;
     return next();
   }
 
-  return [allowOnlyJsonPost, parseJson, requireQuery];
+  return [cors, csrfTokenEndpoint, allowMethods, parseBody, requireQuery];
 }
 
 /**
- * Resolves the caller from `Authorization: Bearer` into `ctx.state.auth` (`null` when anonymous). An invalid
- * token gets 401 with `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750 §3).
+ * Resolves the caller from `Authorization: Bearer` or `Authorization: DPoP` (RFC 6750, RFC 9449 §7) into
+ * `ctx.state.auth` (`null` when anonymous). An invalid token or DPoP proof gets 401 with `WWW-Authenticate`
+ * naming `invalid_token` or `invalid_dpop_proof`.
  */
-export function bearerAuth(provider: Provider): Middleware {
+export function bearerAuth(verification: TokenVerification): Middleware {
   return async function resolveBearer(ctx: Context, next: Next) {
     let auth: AuthInfo | null = null;
+    const header = ctx.get('Authorization') || undefined;
+    const scheme = header && /^dpop /i.test(header) ? 'DPoP' : 'Bearer';
     try {
-      const token = bearerToken(ctx.get('Authorization') || undefined);
-      if (token) auth = await authenticate(provider, token);
+      const presented = bearerToken(header);
+      if (presented) {
+        auth = await authenticate(verification, presented.token, {
+          scheme: presented.scheme,
+          proof: ctx.headers.dpop,
+          method: ctx.method,
+          url: `${ctx.protocol}://${ctx.host}${ctx.path}`,
+        });
+      }
     } catch (err) {
       if (!(err instanceof InvalidTokenError)) throw err;
-      ctx.set('WWW-Authenticate', `Bearer error="invalid_token", error_description="${err.message}"`);
+      const challenge = err.error === 'invalid_dpop_proof' ? 'DPoP' : scheme;
+      ctx.set('WWW-Authenticate', `${challenge} error="${err.error}", error_description="${err.message}"${challenge === 'DPoP' ? ', algs="ES256 EdDSA PS256 RS256"' : ''}`);
       return sendGraphqlError(ctx, 401, 'UNAUTHENTICATED', `Invalid access token: ${err.message}.`);
     }
     ctx.state.auth = auth;

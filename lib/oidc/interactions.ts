@@ -174,6 +174,13 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     if (forbidden.length) grant.rejectOIDCScope(forbidden.join(' '));
     const missingClaims = (details.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
     if (missingClaims.length) grant.addOIDCClaims(missingClaims);
+    // RFC 8707: scopes for a requested resource server (the GraphQL API), under the same role policy.
+    const missingResource = (details.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;
+    for (const [resource, wanted] of Object.entries(missingResource)) {
+      const { grantable: allowed, forbidden: refused } = scopes.partition(account, wanted);
+      if (allowed.length) grant.addResourceScope(resource, allowed.join(' '));
+      if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
+    }
     const grantId = await grant.save();
     await consents.remember(accountId, clientId, grantable);
     await finish(ctx, { consent: { grantId } }, true);

@@ -14,6 +14,7 @@ import { endpointRateLimits } from '../limits/endpoint-limits.js';
 import type { LimiterBackend } from '../limits/limiter.js';
 import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
 import { InitialAccessTokens } from './initial-access-tokens.js';
+import { resourceIndicators } from './resource-server.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
 export const ROUTES = Object.freeze({
@@ -111,6 +112,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       jwtUserinfo: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      resourceIndicators: resourceIndicators(config, scopes.all, deps.signingKeys),
     },
     enabledJWA: {
       userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],

@@ -41,6 +41,11 @@ export async function startServer(overrides: Partial<PortcullisConfig> | ((issue
   return { server, issuer, graphqlUrl, close: () => server.close() };
 }
 
+/** The example catalog's `graphql` section, to extend with options in tests. */
+export function catalogGraphql() {
+  return { path: '/graphql', typeDefs, resolvers: catalogResolvers() };
+}
+
 /** POSTs a GraphQL request as JSON. */
 export async function graphql(url: string, query: string, init: { token?: string; variables?: Record<string, unknown> } = {}) {
   const res = await fetch(url, {

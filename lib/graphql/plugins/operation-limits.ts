@@ -1,0 +1,89 @@
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import type { Limiter } from '../../limits/limiter.js';
+import type { GraphqlContext } from '../auth-context.js';
+import { usesIntrospection, withoutIntrospection } from '../introspection.js';
+import { limitError } from '../rules/limit-error.js';
+import { operationCost, type CostOptions } from '../rules/max-cost.js';
+
+/**
+ * Points one operation spends: each root field selection (every alias separately, through fragments, memoised)
+ * weighs its `fieldCosts` entry or `defaultFieldCost` (at least 1; `__typename` 0). A request with 100 aliases
+ * of one field spends 100.
+ */
+export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, rootType: string, options: CostOptions): number {
+  const memo = new Map<string, number>();
+  const visiting = new Set<string>();
+  const weigh = (set: SelectionSetNode): number => {
+    let n = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value === '__typename') continue;
+        n += Math.max(1, options.fieldCosts?.[`${rootType}.${sel.name.value}`] ?? options.defaultFieldCost ?? 1);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) n += weigh(sel.selectionSet);
+      else {
+        const name = sel.name.value;
+        if (memo.has(name)) { n += memo.get(name)!; continue; }
+        const fragment = fragments.get(name);
+        if (!fragment || visiting.has(name)) continue;
+        visiting.add(name);
+        const c = weigh(fragment.selectionSet);
+        visiting.delete(name);
+        memo.set(name, c);
+        n += c;
+      }
+    }
+    return n;
+  };
+  return weigh(selectionSet);
+}
+
+/** Options of {@link operationLimitsPlugin}. */
+export interface OperationLimitsOptions {
+  schema: GraphQLSchema;
+  maxCost: number;
+  cost: CostOptions;
+  /** Budget of executed root fields; `undefined` turns rate limiting off. */
+  limiter?: Limiter;
+}
+
+/**
+ * Apollo plugin that runs once the operation is known (`didResolveOperation`, before execution, for every
+ * transport and every operation of a batch):
+ * - re-computes the cost with the request's variables (`first: $n`), 400 `MAX_COST_EXCEEDED`;
+ * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<subject>|client:<clientId>` for a
+ *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted.
+ */
+export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloServerPlugin<GraphqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation(rc) {
+          // Introspection was allowed for this caller by the document gate; only the data part is measured.
+          const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
+          const operation = getOperationAST(document, rc.operationName) ?? rc.operation!;
+          const cost = operationCost(options.schema, document, operation, rc.request.variables ?? {}, options.cost);
+          if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
+          if (!options.limiter) return;
+          const fragments = new Map<string, FragmentDefinitionNode>();
+          for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+          const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
+            : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
+          const points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
+          if (points === 0) return;
+          const { auth, ip } = rc.contextValue;
+          const key = auth ? `sub:${auth.subject}|client:${auth.clientId}` : `ip:${ip ?? 'unknown'}`;
+          const result = await options.limiter.consume(key, points);
+          if (!result.allowed) {
+            throw new GraphQLError(`Rate limit exceeded: this operation would run ${points} root field(s); retry in ${result.retryAfterSeconds} s.`, {
+              extensions: {
+                code: 'RATE_LIMITED',
+                http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
+              },
+            });
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import {
+  getNamedType, getNullableType, isAbstractType, isListType, isObjectType, isInterfaceType, Kind,
+  type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
+  type SelectionSetNode, type ValidationContext, type ValidationRule, type ValueNode,
+} from 'graphql';
+import { limitError } from './limit-error.js';
+
+/** How {@link operationCost} weighs a query. */
+export interface CostOptions {
+  /** Cost of one field without an entry in `fieldCosts`. @default 1 */
+  defaultFieldCost?: number;
+  /** Per-field costs by schema coordinate, e.g. `{ 'Query.products': 10 }`. `__typename` costs 0 unless listed. */
+  fieldCosts?: Readonly<Record<string, number>>;
+  /** Assumed length of a list field when no size argument bounds it. @default 10 */
+  defaultListSize?: number;
+  /** Arguments that give a list's length (`products(first: 20)`), literal or variable. @default ['first','last','limit'] */
+  listSizeArguments?: readonly string[];
+}
+
+function argumentNumber(field: FieldNode, names: readonly string[], variables: Readonly<Record<string, unknown>>): number | undefined {
+  for (const arg of field.arguments ?? []) {
+    if (!names.includes(arg.name.value)) continue;
+    const value: ValueNode = arg.value;
+    if (value.kind === Kind.INT) return Number(value.value);
+    if (value.kind === Kind.VARIABLE) {
+      const v = variables[value.name.value];
+      if (typeof v === 'number' && Number.isFinite(v)) return v;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The cost of one operation: each field costs its `fieldCosts` entry (or `defaultFieldCost`) plus the cost of
+ * its children, times the list size for list fields (the `first`/`last`/`limit` argument, from `variables`
+ * when given as a variable, else `defaultListSize`). Fragments are followed and their cost memoised.
+ * `@skip`/`@include` are ignored (counted as executed). Unknown fields cost the default (validation refuses
+ * them anyway).
+ */
+export function operationCost(schema: GraphQLSchema, document: { definitions: readonly unknown[] }, operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> = {}, options: CostOptions = {}): number {
+  const defaultFieldCost = options.defaultFieldCost ?? 1;
+  const fieldCosts = options.fieldCosts ?? {};
+  const defaultListSize = options.defaultListSize ?? 10;
+  const sizeArgs = options.listSizeArguments ?? ['first', 'last', 'limit'];
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions as Array<{ kind: string }>) {
+    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set((def as FragmentDefinitionNode).name.value, def as FragmentDefinitionNode);
+  }
+  const memo = new Map<string, number>();
+  const visiting = new Set<string>();
+
+  function setCost(set: SelectionSetNode | undefined, parent: GraphQLNamedType | undefined): number {
+    if (!set) return 0;
+    let total = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) total += fieldCost(sel, parent);
+      else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const cond = sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent;
+        total += setCost(sel.selectionSet, cond ?? parent);
+      } else {
+        const name = sel.name.value;
+        const known = memo.get(name);
+        if (known !== undefined) { total += known; continue; }
+        const fragment = fragments.get(name);
+        if (!fragment || visiting.has(name)) continue;
+        visiting.add(name);
+        const c = setCost(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value) ?? undefined);
+        visiting.delete(name);
+        memo.set(name, c);
+        total += c;
+      }
+    }
+    return total;
+  }
+
+  function fieldCost(field: FieldNode, parent: GraphQLNamedType | undefined): number {
+    const name = field.name.value;
+    const coordinate = `${parent?.name ?? '?'}.${name}`;
+    const own = fieldCosts[coordinate] ?? (name === '__typename' ? 0 : defaultFieldCost);
+    const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
+    const type = def?.type;
+    const childType = type ? getNamedType(type) : undefined;
+    const children = setCost(field.selectionSet, childType && (isObjectType(childType) || isInterfaceType(childType) || isAbstractType(childType)) ? childType : undefined);
+    const isList = type ? isListType(getNullableType(type)) : false;
+    const multiplier = isList ? Math.max(0, argumentNumber(field, sizeArgs, variables) ?? defaultListSize) : 1;
+    return (own + children) * multiplier;
+  }
+
+  const root = operation.operation === 'mutation' ? schema.getMutationType()
+    : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  return setCost(operation.selectionSet, root ?? undefined);
+}
+
+/**
+ * Refuses an operation whose {@link operationCost} exceeds `maxCost`. Validation runs without the request's
+ * variables (list sizes given as variables count as `defaultListSize`); the server re-checks with the variables
+ * before execution.
+ *
+ * Reports `MAX_COST_EXCEEDED` with `extensions.limit`, once per operation.
+ *
+ * @param maxCost allowed cost (graphql-armor default 5000).
+ */
+export function createMaxCostRule(maxCost: number, options: CostOptions = {}): ValidationRule {
+  return function MaxCostRule(context: ValidationContext) {
+    return {
+      OperationDefinition(node: OperationDefinitionNode) {
+        const cost = operationCost(context.getSchema(), context.getDocument(), node, {}, options);
+        if (cost > maxCost) {
+          context.reportError(limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, maxCost, node));
+        }
+        return false;
+      },
+    };
+  };
+}

@@ -1,0 +1,51 @@
+import { Kind, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { limitError } from './limit-error.js';
+
+/**
+ * Counts the fields selected at the top of `set`, through inline fragments and fragment spreads. Fragment
+ * counts are memoised in `memo` (fragment bombs stay linear); cycles count 0.
+ */
+export function countRootFields(set: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  memo = new Map<string, number>(), visiting = new Set<string>()): number {
+  let n = 0;
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) n++;
+    else if (sel.kind === Kind.INLINE_FRAGMENT) n += countRootFields(sel.selectionSet, fragments, memo, visiting);
+    else {
+      const name = sel.name.value;
+      const known = memo.get(name);
+      if (known !== undefined) { n += known; continue; }
+      const fragment = fragments.get(name);
+      if (!fragment || visiting.has(name)) continue;
+      visiting.add(name);
+      const c = countRootFields(fragment.selectionSet, fragments, memo, visiting);
+      visiting.delete(name);
+      memo.set(name, c);
+      n += c;
+    }
+  }
+  return n;
+}
+
+/**
+ * Refuses an operation that selects more than `maxRootFields` fields at its root (aliases and `__typename`
+ * included, fragments followed). Each root field is a separate resolver call against the backend.
+ *
+ * Reports `MAX_ROOT_FIELDS_EXCEEDED` with `extensions.limit`, once per operation.
+ *
+ * @param maxRootFields allowed root selections.
+ */
+export function createMaxRootFieldsRule(maxRootFields: number): ValidationRule {
+  return function MaxRootFieldsRule(context: ValidationContext) {
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    return {
+      OperationDefinition(node: OperationDefinitionNode) {
+        if (countRootFields(node.selectionSet, fragments) > maxRootFields) {
+          context.reportError(limitError('MAX_ROOT_FIELDS_EXCEEDED', `The operation selects more than the limit of ${maxRootFields} root fields.`, maxRootFields, node));
+        }
+        return false;
+      },
+    };
+  };
+}
