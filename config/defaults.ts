@@ -46,6 +46,8 @@ export const DEFAULTS = Object.freeze({
   storage: Object.freeze({ type: 'memory', maxEntries: 0 }),
   proxy: false,
   demo: false,
+  openid: true,
+  webMessageResponseMode: false,
   graphqlPath: '/graphql',
 });
 
@@ -82,5 +84,7 @@ export const OPTION_DOCS: readonly OptionDoc[] = Object.freeze([
   { path: 'storage.maxEntries', default: '0 (unbounded)', summary: 'Bound on memory entries; when full new writes get 503 rather than evicting live data.' },
   { path: 'proxy', default: 'false', summary: 'Trust `X-Forwarded-*` headers from a reverse proxy.', security: 'Only enable behind a proxy that sets them.' },
   { path: 'demo', default: 'false', summary: 'Marks demo fixtures; refused with NODE_ENV=production.' },
+  { path: 'openid', default: 'true', summary: 'OpenID Connect on top of OAuth 2.0. `false` (OAuth-only): `scope=openid` gets `invalid_scope`, `id_token` response types `unsupported_response_type`; no userinfo, no openid-configuration (RFC 8414 metadata stays).', see: 'OIDC Core §3, RFC 8414' },
+  { path: 'webMessageResponseMode', default: 'false', summary: 'Accept `response_mode=web_message` (experimental draft in oidc-provider). Off: `unsupported_response_mode`.', security: 'redirect_uri is validated exactly as for the other modes either way.', see: 'draft-sakimura-oauth-wmrm-01' },
   { path: 'logger', default: 'pino to stdout', summary: 'A pino logger; the default writes JSON lines at `LOG_LEVEL` (default info) with secrets redacted.' },
 ]);

@@ -104,6 +104,8 @@ export const configSchema = {
     },
     proxy: { type: 'boolean' },
     demo: { type: 'boolean' },
+    openid: { type: 'boolean' },
+    webMessageResponseMode: { type: 'boolean' },
     logger: { type: 'object' },
   },
 } as const;

@@ -8,6 +8,10 @@ import { setPageSecurityHeaders } from '../http/security-headers.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { errorPage } from './views.js';
+import {
+  explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
+  refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange,
+} from './authorization-rules.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
 export const ROUTES = Object.freeze({
@@ -67,7 +71,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     conformIdTokenClaims: false,
     // SPEC rule 1: redirect_uri is validated on every authorization request, never inferred.
     allowOmittingSingleRegisteredRedirectUri: false,
-    responseTypes: ['code', 'id_token', 'id_token token', 'code id_token'],
+    responseTypes: config.openid ? ['code', 'id_token', 'id_token token', 'code id_token'] : ['code'],
     pkce: {
       // RFC 9700 §2.1.1: PKCE for every client; confidential clients may be exempted one by one.
       required: (_ctx, client) => client.clientAuthMethod === 'none' || !pkceOptional.has(client.clientId),
@@ -87,10 +91,14 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       registration: config.registration?.initialAccessToken
         ? { enabled: true, initialAccessToken: config.registration.initialAccessToken }
         : { enabled: false },
-      userinfo: { enabled: true },
+      userinfo: { enabled: config.openid },
       rpInitiatedLogout: { enabled: true },
+      // RFC 9101 request objects by value; oidc-provider applies RFC 9101 §5 (outer parameters ignored).
+      requestObjects: { enabled: true },
+      webMessageResponseMode: config.webMessageResponseMode ? { enabled: true, ack: 'individual-draft-01' } : { enabled: false },
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
     },
-    extraParams: [OFFLINE_MARKER],
+    extraParams: { [OFFLINE_MARKER]: config.openid ? null : refuseOpenidScope },
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
@@ -136,7 +144,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       if (ctx.status === 401 && ['authorization', 'resume'].includes(ctx.oidc?.route ?? '')) ctx.status = 400;
       const nonce = setPageSecurityHeaders(ctx as never);
       ctx.type = 'html';
-      ctx.body = errorPage(nonce, String(out.error), out.error_description ? String(out.error_description) : undefined);
+      const description = isPlainTokenRefusal(ctx, out.error) ? PLAIN_TOKEN_DESCRIPTION : out.error_description;
+      ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined);
     },
     clientBasedCORS(_ctx, origin, client) {
       return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
@@ -179,6 +188,9 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const provider = new Provider(deps.config.issuer, providerConfiguration(deps));
   provider.proxy = deps.config.proxy;
   provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
+  provider.use(explainPlainTokenResponseType(ROUTES.authorization) as never);
+  provider.use(refuseScopeBeyondApprovalAtCodeExchange(provider, ROUTES.token) as never);
+  if (!deps.config.openid) provider.use(oauthOnlyDiscovery() as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {
       await provider.Client.validate(metadata as never);
