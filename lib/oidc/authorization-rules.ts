@@ -94,23 +94,48 @@ function replayBody(ctx: ProviderContext, raw: Buffer): void {
   });
 }
 
-function clientIdOf(ctx: ProviderContext, form: URLSearchParams): string | undefined {
+function basicCredentials(ctx: ProviderContext): [string, string] | undefined {
   const basic = /^Basic (.+)$/i.exec(ctx.get('authorization'));
-  if (basic) {
-    const decoded = Buffer.from(basic[1]!, 'base64').toString();
-    const i = decoded.indexOf(':');
-    if (i > 0) {
-      try { return decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')); } catch { return undefined; }
-    }
+  if (!basic) return undefined;
+  const decoded = Buffer.from(basic[1]!, 'base64').toString();
+  const i = decoded.indexOf(':');
+  if (i < 0) return undefined;
+  try {
+    const decode = (v: string) => decodeURIComponent(v.replace(/\+/g, ' '));
+    return [decode(decoded.slice(0, i)), decode(decoded.slice(i + 1))];
+  } catch {
+    return undefined;
   }
-  return form.get('client_id') ?? undefined;
+}
+
+/**
+ * Whether the request authenticates `client` as oidc-provider would for the secret-based methods (RFC 6749
+ * §2.3.1), so that a refusal about scope is never given to a caller with wrong credentials (they get
+ * oidc-provider's `invalid_client` instead). Methods this middleware cannot check (JWT assertions) count as
+ * authenticated: the answer is then a refusal either way.
+ */
+async function presentsValidCredentials(ctx: ProviderContext, form: URLSearchParams, client: InstanceType<Provider['Client']>): Promise<boolean> {
+  const basic = basicCredentials(ctx);
+  switch (client.clientAuthMethod) {
+    case 'none':
+      return !basic && !form.has('client_secret');
+    // oidc-provider accepts either secret transport for both methods; so does this check.
+    case 'client_secret_post':
+    case 'client_secret_basic': {
+      const secret = basic ? basic[1] : form.getAll('client_secret').length === 1 ? form.get('client_secret') : null;
+      return secret !== null && (!basic || !form.has('client_secret')) && await client.compareClientSecret(secret);
+    }
+    default:
+      return true;
+  }
 }
 
 /**
  * RFC 6749 §5.2 / SPEC rule 5: a `scope` parameter at the authorization code exchange that goes beyond what
  * the user approved for that code fails with `invalid_scope` before the code is consumed or any token issued.
  * (oidc-provider ignores `scope` on this grant.) A subset is accepted and, as before, ignored: the token carries
- * the approved scope, which the token response states.
+ * the approved scope, which the token response states. Only a caller presenting the client's valid credentials
+ * gets this answer; others go on to oidc-provider's client authentication.
  *
  * oidc-provider reads the request body from the stream itself (and no body parser may sit in front of it);
  * this middleware reads the stream first and hands the same bytes back with {@link replayBody}.
@@ -128,20 +153,29 @@ export function refuseScopeBeyondApprovalAtCodeExchange(provider: Provider, toke
     const form = new URLSearchParams(raw.toString('utf8'));
     const scope = form.getAll('scope');
     const code = form.get('code');
-    if (form.get('grant_type') !== 'authorization_code' || scope.length !== 1 || !code) return next();
+    if (form.get('grant_type') !== 'authorization_code' || scope.length === 0 || !code) return next();
+    if (scope.length > 1) {
+      // oidc-provider checks duplicates only among the grant's own parameters, and scope is not one of them.
+      return refuse(ctx, 'invalid_request', "'scope' parameter must only be provided once (RFC 6749 §3.1)");
+    }
+    const clientId = basicCredentials(ctx)?.[0] ?? form.get('client_id');
     const authorizationCode = await provider.AuthorizationCode.find(code, { ignoreExpiration: true });
-    if (!authorizationCode || authorizationCode.clientId !== clientIdOf(ctx, form)) return next();
+    if (!clientId || !authorizationCode || authorizationCode.clientId !== clientId) return next();
     const approved = new Set((authorizationCode.scope ?? '').split(' ').filter(Boolean));
     const beyond = scope[0]!.split(' ').filter((s) => s && !approved.has(s));
     if (beyond.length === 0) return next();
-    ctx.status = 400;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      error: 'invalid_scope',
-      error_description: `requested scope goes beyond the scope approved for this authorization code: ${[...new Set(beyond)].join(' ')}`,
-    };
-    return undefined;
+    const client = await provider.Client.find(clientId);
+    if (!client || !await presentsValidCredentials(ctx, form, client)) return next();
+    return refuse(ctx, 'invalid_scope', `requested scope goes beyond the scope approved for this authorization code: ${[...new Set(beyond)].join(' ')}`);
   };
+}
+
+function refuse(ctx: ProviderContext, error: string, description: string): undefined {
+  ctx.status = 400;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
+  ctx.body = { error, error_description: description };
+  return undefined;
 }
 
 /**
