@@ -20,7 +20,7 @@ export function query(params: Params): string {
 /** A JAR request object (RFC 9101) signed HS256 with the client secret. Array values stay arrays (duplicates). */
 export async function requestObject(issuer: string, clientId: string, secret: string, params: Params): Promise<string> {
   const claims = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
-  return new SignJWT({ ...claims, client_id: clientId })
+  return new SignJWT({ client_id: clientId, ...claims })
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer(clientId)
     .setAudience(issuer)
