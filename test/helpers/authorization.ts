@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { parse } from 'node-html-parser';
 import type { Page } from './browser.js';
 
-/** A valid S256 `code_challenge` (RFC 7636 appendix B); the tests here never exchange it. */
-export const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+/** A fixed PKCE `code_verifier` (RFC 7636 §4.1: 43–128 unreserved characters) and its S256 `code_challenge`. */
+export const VERIFIER = 'portcullis-test-code-verifier-0123456789-abcdefgh';
+export const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url');
 
 export type Params = Record<string, string | string[] | undefined>;
 

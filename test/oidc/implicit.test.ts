@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { relyingPartyApp } from '../../examples/relying-party-session.js';
 import { TestBrowser } from '../helpers/browser.js';
-import { CHALLENGE, delivered, errorOnPage, query } from '../helpers/authorization.js';
+import { CHALLENGE, VERIFIER, delivered, errorOnPage, query } from '../helpers/authorization.js';
 import { browse, relyingParty, signIn } from '../helpers/flow.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { DEMO } from '../../examples/demo-fixtures.js';
@@ -57,14 +57,18 @@ describe('implicit flow of the demo-spa client (OIDC Core §3.2)', () => {
       client_id: SPA.id, response_type: 'code', redirect_uri: SPA.redirectUri, scope: 'openid', state: 's', code_challenge: CHALLENGE, code_challenge_method: 'S256',
     }));
     expect(page.callback.searchParams.get('code')).toMatch(/.+/);
-    const exchange = await fetch(`${srv.issuer}/token`, {
+    const exchange = (verifier: string) => fetch(`${srv.issuer}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: query({ grant_type: 'authorization_code', code: page.callback.searchParams.get('code')!, redirect_uri: SPA.redirectUri, client_id: SPA.id, code_verifier: 'dBjftJeZ4CVP-mJ92K9ljE0ECx0b6_Rz9H0m8T6OVvOmnX' }),
+      body: query({ grant_type: 'authorization_code', code: page.callback.searchParams.get('code')!, redirect_uri: SPA.redirectUri, client_id: SPA.id, code_verifier: verifier }),
     });
-    // RFC 7636 appendix B verifier (the CHALLENGE's) with one extra character: PKCE binds the code to its verifier.
-    expect(exchange.status).toBe(400);
-    expect(((await exchange.json()) as { error: string }).error).toBe('invalid_grant');
+    // PKCE binds the code to its verifier: one character more fails, the real one works.
+    const wrong = await exchange(`${VERIFIER}x`);
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
+    const right = await exchange(VERIFIER);
+    expect(right.status).toBe(200);
+    expect(((await right.json()) as { access_token?: string }).access_token).toEqual(expect.any(String));
   });
 });
 
