@@ -217,3 +217,29 @@ export function oauthOnlyDiscovery() {
     }
   };
 }
+
+/**
+ * RFC 6749 §4.1.2 / RFC 9700 §4.5: a code presented again is refused and everything issued from it revoked.
+ * oidc-provider revokes when it reads a code already marked consumed; when two exchanges race, the loser is
+ * stopped by the storage's atomic `consume` instead, and nothing is revoked. This closes that gap: after any
+ * `invalid_grant` for an authorization code that is by now consumed, the code's grant (its tokens, codes and
+ * the Grant record) is revoked, so even the racing winner's tokens stop working (their Grant no longer exists).
+ */
+export function revokeOnCodeReplay(provider: Provider, tokenPath: string) {
+  return async function codeReplay(ctx: ProviderContext, next: Next) {
+    await next();
+    if (ctx.method !== 'POST' || ctx.path !== tokenPath || ctx.status !== 400) return;
+    const params = ctx.oidc?.params as { grant_type?: string; code?: string } | undefined;
+    if (params?.grant_type !== 'authorization_code' || typeof params.code !== 'string') return;
+    if ((ctx.body as { error?: string } | undefined)?.error !== 'invalid_grant') return;
+    const code = await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true });
+    if (!(code as { consumed?: number } | undefined)?.consumed || !code?.grantId) return;
+    const { grantId } = code;
+    await Promise.all([
+      provider.AccessToken.revokeByGrantId(grantId),
+      provider.RefreshToken.revokeByGrantId(grantId),
+      provider.AuthorizationCode.revokeByGrantId(grantId),
+      provider.Grant.adapter.destroy(grantId),
+    ]);
+  };
+}

@@ -10,7 +10,7 @@ import type { ScopePolicy } from './scope-policy.js';
 import { errorPage } from './views.js';
 import {
   explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
-  refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange,
+  refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange, revokeOnCodeReplay,
 } from './authorization-rules.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
@@ -190,6 +190,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
   provider.use(explainPlainTokenResponseType(ROUTES.authorization) as never);
   provider.use(refuseScopeBeyondApprovalAtCodeExchange(provider, ROUTES.token) as never);
+  provider.use(revokeOnCodeReplay(provider, ROUTES.token) as never);
   if (!deps.config.openid) provider.use(oauthOnlyDiscovery() as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {

@@ -113,11 +113,24 @@ describe('single use (RFC 6749 §4.1.2, RFC 9700 §4.5)', () => {
 
   test('N concurrent exchanges of one code: exactly one succeeds, and the losers revoke its tokens', async () => {
     const { code, verifier } = await freshCode();
-    const results = await Promise.all(Array.from({ length: 8 }, () => exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri })));
-    const winners = results.filter((r) => r.status === 200);
-    expect(winners).toHaveLength(1);
-    for (const loser of results.filter((r) => r.status !== 200)) expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await userinfo(winners[0]!.body.access_token!)).toBe(401);
+    // Storage latency between oidc-provider's read of the code and its consume() (as with Redis): every request
+    // sees an unconsumed code, so only the storage's atomic check-and-set can stop the losers.
+    const model = srv.server.provider.AuthorizationCode as unknown as { find: (...args: unknown[]) => Promise<unknown> };
+    const find = model.find;
+    model.find = async function slowFind(this: unknown, ...args: unknown[]) {
+      const found = await find.apply(this, args);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return found;
+    };
+    try {
+      const results = await Promise.all(Array.from({ length: 8 }, () => exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri })));
+      const winners = results.filter((r) => r.status === 200);
+      expect(winners).toHaveLength(1);
+      for (const loser of results.filter((r) => r.status !== 200)) expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect(await userinfo(winners[0]!.body.access_token!)).toBe(401);
+    } finally {
+      model.find = find;
+    }
   });
 });
 
