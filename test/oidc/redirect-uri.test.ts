@@ -11,6 +11,7 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 
 const APP = { id: 'table-app', secret: 'table-app-secret-0123', uris: ['https://app.example.com/cb', 'https://app.example.com/cb2?tenant=a'] };
 const WEB = { id: 'demo-web', secret: 'demo-web-secret', uri: 'http://localhost:8080/callback' };
+const NATIVE = { id: 'native-app', uri: 'http://127.0.0.1/cb' };
 
 let srv: RunningServer;
 beforeAll(async () => {
@@ -19,6 +20,7 @@ beforeAll(async () => {
     clients: [
       { client_id: WEB.id, client_secret: WEB.secret, redirect_uris: [WEB.uri], token_endpoint_auth_method: 'client_secret_post' },
       { client_id: APP.id, client_secret: APP.secret, redirect_uris: APP.uris, token_endpoint_auth_method: 'client_secret_post' },
+      { client_id: NATIVE.id, redirect_uris: [NATIVE.uri], application_type: 'native', token_endpoint_auth_method: 'none' },
     ],
   });
 });
@@ -113,6 +115,19 @@ describe('redirect_uri in the query string', () => {
   });
 });
 
+describe('the authorization endpoint answers GET only', () => {
+  // oidc-provider's enableHttpPostMethods is off: a form POST (OIDC Core §3.1.2.1 allows it) is not processed.
+  test('a form POST with a bad redirect_uri is a 404, nothing delivered', async () => {
+    const browser = new TestBrowser(srv.issuer);
+    const page = await browser.go(`${srv.issuer}/authorization`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: query(authorizationParams(APP.id, 'query', 'https://attacker.example/cb')),
+    });
+    expect(page.status).toBe(404);
+    expect(page.redirectedTo).toBeUndefined();
+    expect(delivered(page)).toBeUndefined();
+  });
+});
+
 describe('redirect_uri inside a request object (JAR, RFC 9101)', () => {
   test.each(cases)('response_mode=%s: %s is refused', async (mode, _name, which, redirectUri, error) => {
     const client = clientOf(which);
@@ -152,5 +167,25 @@ describe('the registered redirect_uri works in every mode and transport (the tab
       const viaPar = await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${query({ client_id: APP.id, request_uri: pushed.body.request_uri! })}`);
       expect(viaPar.dom.querySelector('input[name=password]')).not.toBeNull();
     }
+  });
+});
+
+describe('native clients on a loopback IP: only the port may vary (RFC 8252 §7.3, done by oidc-provider)', () => {
+  const open = (redirectUri: string) => new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${query(authorizationParams(NATIVE.id, 'query', redirectUri))}`);
+
+  test.each(['http://127.0.0.1:51234/cb', 'http://127.0.0.1:80/cb'])('%s is accepted (the login page)', async (uri) => {
+    const page = await open(uri);
+    expect(page.dom.querySelector('input[name=password]')).not.toBeNull();
+  });
+
+  test.each([
+    ['another path', 'http://127.0.0.1:51234/other'],
+    ['localhost instead of the IP', 'http://localhost:51234/cb'],
+    ['another loopback address', 'http://127.0.0.2:51234/cb'],
+    ['https', 'https://127.0.0.1:51234/cb'],
+    ['added query', 'http://127.0.0.1:51234/cb?x=1'],
+    ['userinfo', 'http://attacker.example@127.0.0.1:51234/cb'],
+  ])('%s is refused', async (_name, uri) => {
+    await expectRefusedOnPage(`${srv.issuer}/authorization?${query(authorizationParams(NATIVE.id, 'query', uri))}`, INVALID);
   });
 });
