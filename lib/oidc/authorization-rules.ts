@@ -38,9 +38,9 @@ function rewriteLocation(location: string, description: string): string {
  * Bare `response_type=token` is refused by oidc-provider with `unsupported_response_type` (it cannot be
  * enabled); this adds a description that points to the code flow with PKCE. oidc-provider has already decided
  * where the error goes: to the redirect_uri only when the client and the redirect_uri are valid, else to
- * {@link renderError} (which uses {@link PLAIN_TOKEN_DESCRIPTION} itself). Query, fragment and form_post
- * answers are rewritten here; a `web_message` answer keeps the generic description, because its inline script
- * is covered by a CSP hash.
+ * {@link renderError} (which uses {@link PLAIN_TOKEN_DESCRIPTION} itself). Query, fragment, form_post and
+ * web_message answers are rewritten here (a web_message page under a hash-based CSP keeps the generic
+ * description: changing its inline script would break the hash).
  */
 export function explainPlainTokenResponseType(authorizationPath: string) {
   return async function plainTokenResponseType(ctx: ProviderContext, next: Next) {
@@ -53,6 +53,11 @@ export function explainPlainTokenResponseType(authorizationPath: string) {
       ctx.body = ctx.body.replace(
         `name="error_description" value="${DEFAULT_UNSUPPORTED_DESCRIPTION}"`,
         `name="error_description" value="${PLAIN_TOKEN_DESCRIPTION}"`,
+      );
+    } else if (typeof ctx.body === 'string' && ctx.body.includes('"error":"unsupported_response_type"') && !ctx.response.get('content-security-policy')) {
+      ctx.body = ctx.body.replace(
+        `"error_description":"${DEFAULT_UNSUPPORTED_DESCRIPTION}"`,
+        `"error_description":${JSON.stringify(PLAIN_TOKEN_DESCRIPTION)}`,
       );
     }
   };

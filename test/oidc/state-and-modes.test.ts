@@ -2,6 +2,7 @@ import { TestBrowser } from '../helpers/browser.js';
 import { CHALLENGE, delivered, query } from '../helpers/authorization.js';
 import { browse } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
+import { PLAIN_TOKEN_DESCRIPTION } from '../../lib/oidc/authorization-rules.js';
 
 /** SPEC rule 6 (RFC 6749 §4.1.2, §4.1.2.1): state comes back byte for byte, in every mode, in errors too. */
 
@@ -79,6 +80,16 @@ describe('web_message is opt-in per deployment', () => {
     } finally {
       await local.close();
     }
+  });
+
+  test('on: bare response_type=token is refused in a web message too, with the pointer to code + PKCE', async () => {
+    const page = await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${query({
+      client_id: 'demo-spa', response_type: 'token', response_mode: 'web_message', redirect_uri: 'https://spa.demo.test/callback', scope: 'openid', state: 'wm',
+    })}`);
+    expect(delivered(page)).toEqual({
+      mode: 'web_message', target: 'https://spa.demo.test/callback',
+      params: { error: 'unsupported_response_type', error_description: PLAIN_TOKEN_DESCRIPTION, state: 'wm', iss: srv.issuer },
+    });
   });
 
   test('on: the web message targets the registered redirect_uri only, and discovery lists the mode', async () => {
