@@ -46,6 +46,8 @@ export const DEFAULTS = Object.freeze({
   storage: Object.freeze({ type: 'memory', maxEntries: 0, keyPrefix: 'portcullis:' }),
   proxy: false,
   demo: false,
+  openid: true,
+  webMessageResponseMode: false,
   graphqlPath: '/graphql',
   selfService: Object.freeze({ requireVerifiedEmail: true, passwordMinLength: 12, verificationTtl: 24 * 3600, resetTtl: 3600 }),
   accountLimits: Object.freeze({
@@ -153,5 +155,7 @@ export const OPTION_DOCS: readonly OptionDoc[] = Object.freeze([
   { path: 'accountLimits.loginPerIp', default: '100 per 900 s', summary: '`{ points, durationSeconds }`: login attempts per client IP.', security: 'Slows password spraying; behind a proxy set `proxy: true` so the client IP is used.' },
   { path: 'accountLimits.mailPerAddress', default: '5 per 3600 s', summary: '`{ points, durationSeconds }`: verification, resend and reset mails per e-mail address.', security: 'Keeps the server from being used to flood a mailbox.' },
   { path: 'accountLimits.mailPerIp', default: '30 per 3600 s', summary: '`{ points, durationSeconds }`: sign-ups, resends and reset requests per client IP.' },
+  { path: 'openid', default: 'true', summary: 'OpenID Connect on top of OAuth 2.0. `false` (OAuth-only): `scope=openid` gets `invalid_scope`, `id_token` response types `unsupported_response_type`; no userinfo, no openid-configuration (RFC 8414 metadata stays).', see: 'OIDC Core §3, RFC 8414' },
+  { path: 'webMessageResponseMode', default: 'false', summary: 'Accept `response_mode=web_message` (experimental draft in oidc-provider). Off: `unsupported_response_mode`.', security: 'redirect_uri is validated exactly as for the other modes either way.', see: 'draft-sakimura-oauth-wmrm-01' },
   { path: 'logger', default: 'pino to stdout', summary: 'A pino logger; the default writes JSON lines at `LOG_LEVEL` (default info) with secrets redacted.' },
 ]);

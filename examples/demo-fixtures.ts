@@ -4,6 +4,7 @@ import { CATALOG_ADMIN_SCOPE } from './catalog/schema.js';
 /** Demo client and account secrets, printed at start-up in development. Refused with NODE_ENV=production. */
 export const DEMO = Object.freeze({
   client: { id: 'demo-web', secret: 'demo-web-secret', redirectUri: 'http://localhost:8080/callback' },
+  spa: { id: 'demo-spa', redirectUri: 'https://spa.demo.test/callback' },
   alice: { email: 'alice@example.com', password: 'alice-demo-password' },
   admin: { email: 'admin@example.com', password: 'admin-demo-password' },
   initialAccessToken: 'demo-initial-access-token',
@@ -21,6 +22,15 @@ export function demoFixtures(): Pick<PortcullisConfig, 'clients' | 'accounts' | 
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_post',
+    }, {
+      // A public browser app for trying the implicit flow (id_token token) next to code + PKCE. Implicit clients
+      // must use https and not localhost (oidc-provider's rule).
+      client_id: DEMO.spa.id,
+      client_name: 'Demo single-page app',
+      redirect_uris: [DEMO.spa.redirectUri],
+      grant_types: ['authorization_code', 'implicit'],
+      response_types: ['code', 'id_token token'],
+      token_endpoint_auth_method: 'none',
     }],
     accounts: [
       {

@@ -32,3 +32,6 @@ export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapte
 export { OPTION_DOCS, DEFAULTS } from '../config/defaults.js';
 export { createLogger, type Logger } from './logger.js';
 export { createLimiter, type Limiter, type LimitResult, type LimitSpec } from './limits/limiter.js';
+export {
+  verifyAccessTokenForUser, TokenPairingError, type TokenPairingErrorCode, type VerifyAccessTokenOptions, type VerifiedUser,
+} from './rp/verify-access-token.js';

@@ -120,6 +120,8 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     graphql: candidate.graphql ? { path: DEFAULTS.graphqlPath, ...candidate.graphql } : undefined,
     proxy: candidate.proxy ?? DEFAULTS.proxy,
     demo: candidate.demo ?? DEFAULTS.demo,
+    openid: candidate.openid ?? DEFAULTS.openid,
+    webMessageResponseMode: candidate.webMessageResponseMode ?? DEFAULTS.webMessageResponseMode,
     production: env.NODE_ENV === 'production',
     selfService: { signup: env.NODE_ENV !== 'production', ...DEFAULTS.selfService, ...candidate.selfService },
     mail: { ...candidate.mail },

@@ -177,6 +177,8 @@ export const configSchema = {
     },
     proxy: { type: 'boolean' },
     demo: { type: 'boolean' },
+    openid: { type: 'boolean' },
+    webMessageResponseMode: { type: 'boolean' },
     logger: { type: 'object' },
     selfService: {
       type: 'object',

@@ -280,6 +280,19 @@ export interface PortcullisConfig {
   proxy?: boolean;
   /** Marks demo fixtures; refused with `NODE_ENV=production`. @default false */
   demo?: boolean;
+  /**
+   * OpenID Connect on top of OAuth 2.0. `false` is OAuth-only mode: `scope=openid` fails with `invalid_scope`,
+   * response types containing `id_token` with `unsupported_response_type`, and neither userinfo nor
+   * `/.well-known/openid-configuration` is served (RFC 8414 metadata still is).
+   * @default true
+   */
+  openid?: boolean;
+  /**
+   * Accept `response_mode=web_message` (OAuth 2.0 Web Message Response Mode, an individual draft that
+   * oidc-provider ships as experimental). Off: such a request is refused with `unsupported_response_mode`.
+   * @default false
+   */
+  webMessageResponseMode?: boolean;
   /** A pino logger (or one with the same methods). @default JSON logs to stdout, level from `LOG_LEVEL` */
   logger?: Logger;
   /** Sign-up, e-mail verification and password reset. */
@@ -323,6 +336,8 @@ export type ResolvedConfig = Readonly<
     accounts: SeedAccount[];
     proxy: boolean;
     demo: boolean;
+    openid: boolean;
+    webMessageResponseMode: boolean;
     production: boolean;
     selfService: Required<SelfServiceConfig>;
     mail: MailConfig;

@@ -15,6 +15,10 @@ import type { LimiterBackend } from '../limits/limiter.js';
 import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
 import { InitialAccessTokens } from './initial-access-tokens.js';
 import { resourceIndicators } from './resource-server.js';
+import {
+  explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
+  refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange, revokeOnCodeReplay,
+} from './authorization-rules.js';
 
 /** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
 export const ROUTES = Object.freeze({
@@ -83,7 +87,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     conformIdTokenClaims: false,
     // SPEC rule 1: redirect_uri is validated on every authorization request, never inferred.
     allowOmittingSingleRegisteredRedirectUri: false,
-    responseTypes: ['code', 'id_token', 'id_token token', 'code id_token'],
+    responseTypes: config.openid ? ['code', 'id_token', 'id_token token', 'code id_token'] : ['code'],
     pkce: {
       // RFC 9700 §2.1.1: PKCE for every client; confidential clients may be exempted one by one.
       required: (_ctx, client) => client.clientAuthMethod === 'none' || !pkceOptional.has(client.clientId),
@@ -105,14 +109,18 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
         ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens(storage.adapter)).policies as never }
         : { enabled: false },
       registrationManagement: { enabled: registrationEnabled(config), rotateRegistrationAccessToken: true },
-      introspection: { enabled: true },
+      // RFC 7662: a client may introspect only tokens issued to itself.
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       revocation: { enabled: true },
       // Encrypted userinfo (OIDC Registration §2 userinfo_encrypted_response_*); RSA1_5 is refused by the policy.
       encryption: { enabled: true },
-      jwtUserinfo: { enabled: true },
-      userinfo: { enabled: true },
+      jwtUserinfo: { enabled: config.openid },
+      userinfo: { enabled: config.openid },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       resourceIndicators: resourceIndicators(config, scopes.all, deps.signingKeys),
+      // RFC 9101 request objects by value; oidc-provider applies RFC 9101 §5 (outer parameters ignored).
+      requestObjects: { enabled: true },
+      webMessageResponseMode: config.webMessageResponseMode ? { enabled: true, ack: 'individual-draft-01' } : { enabled: false },
     },
     enabledJWA: {
       userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
@@ -120,7 +128,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       idTokenEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
       idTokenEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
     },
-    extraParams: [OFFLINE_MARKER],
+    extraParams: { [OFFLINE_MARKER]: config.openid ? null : refuseOpenidScope },
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
     fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
@@ -168,7 +176,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       if (ctx.status === 401 && ['authorization', 'resume'].includes(ctx.oidc?.route ?? '')) ctx.status = 400;
       const nonce = setPageSecurityHeaders(ctx as never);
       ctx.type = 'html';
-      ctx.body = errorPage(nonce, String(out.error), out.error_description ? String(out.error_description) : undefined);
+      const description = isPlainTokenRefusal(ctx, out.error) ? PLAIN_TOKEN_DESCRIPTION : out.error_description;
+      ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined);
     },
     clientBasedCORS(_ctx, origin, client) {
       return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
@@ -235,6 +244,10 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const configuredToken = deps.config.registration?.initialAccessToken;
   if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);
   provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
+  provider.use(explainPlainTokenResponseType(ROUTES.authorization) as never);
+  provider.use(refuseScopeBeyondApprovalAtCodeExchange(provider, ROUTES.token) as never);
+  provider.use(revokeOnCodeReplay(provider, ROUTES.token) as never);
+  if (!deps.config.openid) provider.use(oauthOnlyDiscovery() as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {
       await provider.Client.validate(metadata as never);

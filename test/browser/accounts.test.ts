@@ -25,7 +25,7 @@ suite('account pages and logout in headless Chromium', () => {
     mailbox = await Mailbox.create();
     srv = await startServer({
       mail: { mailbox: mailbox.dir },
-      clients: demoFixtures().clients!.map((c) => ({ ...c, post_logout_redirect_uris: [POST_LOGOUT] })),
+      clients: demoFixtures().clients!.map((c) => (c.client_id === 'demo-web' ? { ...c, post_logout_redirect_uris: [POST_LOGOUT] } : c)),
     });
   });
   afterAll(async () => {

@@ -9,7 +9,7 @@ const POST_LOGOUT = 'http://localhost:8080/signed-out';
 
 beforeEach(async () => {
   const fixtures = demoFixtures();
-  srv = await startServer({ clients: fixtures.clients!.map((c) => ({ ...c, post_logout_redirect_uris: [POST_LOGOUT] })) });
+  srv = await startServer({ clients: fixtures.clients!.map((c) => (c.client_id === 'demo-web' ? { ...c, post_logout_redirect_uris: [POST_LOGOUT] } : c)) });
   rp = await relyingParty(srv.issuer);
 });
 afterEach(() => srv.close());
