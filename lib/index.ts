@@ -35,3 +35,5 @@ export { createLimiter, type Limiter, type LimitResult, type LimitSpec } from '.
 export {
   verifyAccessTokenForUser, TokenPairingError, type TokenPairingErrorCode, type VerifyAccessTokenOptions, type VerifiedUser,
 } from './rp/verify-access-token.js';
+export { RedisStorage, failFastRedisOptions, type RedisClient, type RedisStorageOptions } from '../adapters/redis.js';
+export { RedisAccountStore } from '../adapters/redis-account-store.js';

@@ -7,6 +7,8 @@ import type Provider from 'oidc-provider';
 import type { Storage } from '../adapters/types.js';
 import type { AccountStore } from './accounts/account-store.js';
 import { MemoryAccountStore } from './accounts/memory-account-store.js';
+import { RedisStorage } from '../adapters/redis.js';
+import { RedisAccountStore } from '../adapters/redis-account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
@@ -43,7 +45,7 @@ export interface PortcullisServer {
   readonly apollo: ApolloServer<GraphqlContext> | undefined;
   /** The validated, frozen configuration. */
   readonly config: ResolvedConfig;
-  /** The account store in use (the in-memory one seeded from `accounts`, or `accountStore`). */
+  /** The account store in use: `accountStore`, else one seeded from `accounts` in the storage (memory or Redis). */
   readonly accounts: AccountStore;
   /** The logger in use. */
   readonly logger: Logger;
@@ -113,7 +115,9 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
   const { storage, limiterBackend } = await createStorage(config.storage);
-  const accounts = config.accountStore ?? await MemoryAccountStore.fromSeed(config.accounts);
+  const accounts = config.accountStore ?? (storage instanceof RedisStorage
+    ? await RedisAccountStore.fromSeed(storage, config.accounts)
+    : await MemoryAccountStore.fromSeed(config.accounts));
   const consents = new ConsentStore(storage.adapter);
   const scopes = new ScopePolicy(config.scopes);
   const initialAccessTokens = new InitialAccessTokens(storage.adapter);

@@ -1,26 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { SeedAccount } from '../config/types.js';
 import type { Account, AccountStore, NewAccount } from './account-store.js';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './password.js';
+import { accountFromSeed, cleanClaims, freezeAccount as freeze, newSubject, nowSeconds as now } from './account-records.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
-
-/** Claims that are computed from the account itself, never taken from seed `claims`. */
-const RESERVED_CLAIMS = new Set(['sub', 'email', 'email_verified']);
-
-function subjectFor(email: string): string {
-  return createHash('sha256').update(`portcullis:${email.toLowerCase()}`).digest('base64url').slice(0, 22);
-}
-
-function cleanClaims(claims: Record<string, unknown> | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(claims ?? {}).filter(([k]) => !RESERVED_CLAIMS.has(k)));
-}
-
-const now = () => Math.floor(Date.now() / 1000);
-
-function freeze(account: Account): Account {
-  return Object.freeze({ ...account, roles: Object.freeze([...account.roles]), claims: Object.freeze({ ...account.claims }) });
-}
 
 /** In-memory {@link AccountStore}, seeded from `config.accounts`. Passwords are kept only as scrypt hashes. */
 export class MemoryAccountStore implements AccountStore {
@@ -36,13 +19,7 @@ export class MemoryAccountStore implements AccountStore {
 
   /** Adds an account; the clear-text password is hashed and dropped. */
   async add(seed: SeedAccount): Promise<Account> {
-    const account = freeze({
-      id: seed.id ?? subjectFor(seed.email),
-      email: seed.email,
-      emailVerified: seed.email_verified ?? false,
-      roles: seed.roles ?? [],
-      claims: cleanClaims(seed.claims),
-    });
+    const account = accountFromSeed(seed);
     const stored = { account, passwordHash: await hashPassword(seed.password) };
     this.#byId.set(account.id, stored);
     this.#byEmail.set(account.email.toLowerCase(), stored);
@@ -71,8 +48,7 @@ export class MemoryAccountStore implements AccountStore {
     const passwordHash = await hashPassword(input.password);
     if (this.#byEmail.has(input.email.toLowerCase())) return undefined;
     const account = freeze({
-      // Random, not derived from the address: the subject must not change or leak when the address does.
-      id: randomBytes(16).toString('base64url'),
+      id: newSubject(),
       email: input.email,
       emailVerified: false,
       roles: [],

@@ -15,8 +15,9 @@ async function twoInstances() {
   const keyPrefix = uniquePrefix('multi');
   const shared = {
     issuer,
-    graphql: { typeDefs, resolvers: catalogResolvers() },
+    graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: { points: 20, durationSeconds: 60 } },
     ...demoFixtures(),
+    accountLimits: { loginPerAccount: { points: 3, durationSeconds: 60 } },
     keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] },
     storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix },
   };
@@ -106,6 +107,34 @@ async function graphql(base: string, token: string, query: string) {
     const seen = await browse(browserB, urlAtB, { consent: 'none' });
     expect(seen.loginPage).toBeUndefined();
     expect(seen.callback.searchParams.get('code')).toBeTruthy();
+  });
+
+  test('the GraphQL operation budget is shared: aliases spent at A count at B (anonymous, keyed by IP)', async () => {
+    const ask = (base: string) => fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ ${Array.from({ length: 12 }, (_, i) => `p${i}: product(id: 1) { id }`).join(' ')} }` }) });
+    expect((await ask(env.urlA)).status).toBe(200); // 12 of 20 points
+    const atB = await ask(env.urlB); // 12 more: over the shared budget
+    expect(atB.status).toBe(429);
+    expect(atB.headers.get('retry-after')).toBeTruthy();
+  });
+
+  test('login limits are shared: wrong passwords at A lock the account at B too', async () => {
+    const rp = await relyingParty(env.urlA);
+    const browserA = new TestBrowser(env.urlA);
+    let page = await browserA.go(String((await startAuthorization(rp)).url));
+    for (let i = 0; i < 3; i++) page = await browserA.submit(page, { email: 'alice@example.com', password: `wrong-password-${i}` });
+    expect(page.status).toBe(401);
+    const startB = await startAuthorization(rp);
+    const browserB = new TestBrowser(env.urlB);
+    const loginB = await browserB.go(new URL(startB.url.pathname + startB.url.search, env.urlB).href);
+    const refused = await browserB.submit(loginB, { email: 'alice@example.com', password: 'alice-demo-password' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+  });
+
+  test('an account signed up at A signs in at B', async () => {
+    const created = await env.a.accounts.create({ email: 'dora@example.com', password: 'dora-password-123', claims: { given_name: 'Dora' } });
+    await env.a.accounts.markEmailVerified(created!.id);
+    expect((await env.b.accounts.verifyPassword('dora@example.com', 'dora-password-123'))?.id).toBe(created!.id);
   });
 
   test('readiness of both instances is 200', async () => {

@@ -1,5 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { MemoryAccountStore } from '../../lib/accounts/memory-account-store.js';
+import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { browse, relyingParty, signIn, startAuthorization } from '../helpers/flow.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
@@ -47,7 +49,8 @@ async function get(url: string, init: RequestInit = {}) {
   beforeAll(async () => {
     redisPort = await freePort();
     redis = await startRedis(redisPort);
-    srv = await startServer({ storage: { type: 'redis', url: `redis://127.0.0.1:${redisPort}` } });
+    // This Redis keeps nothing on disk, so accounts stay in memory here: the restart below must not lose alice.
+    srv = await startServer({ storage: { type: 'redis', url: `redis://127.0.0.1:${redisPort}` }, accountStore: await MemoryAccountStore.fromSeed(demoFixtures().accounts!) });
   });
   afterAll(async () => {
     await srv?.close();
