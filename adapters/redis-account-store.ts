@@ -1,6 +1,6 @@
 import type { Account, AccountStore, NewAccount } from '../lib/accounts/account-store.js';
-import { accountFromSeed, cleanClaims, freezeAccount, newSubject, nowSeconds } from '../lib/accounts/account-records.js';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '../lib/accounts/password.js';
+import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from '../lib/accounts/account-records.js';
+import { hashPassword } from '../lib/accounts/password.js';
 import type { SeedAccount } from '../lib/config/types.js';
 import type { RedisStorage } from './redis.js';
 
@@ -72,20 +72,12 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async verifyPassword(email: string, password: string): Promise<Account | undefined> {
-    const stored = await this.#byEmail(email);
-    if (!stored) {
-      await burnPasswordCheck(password);
-      return undefined;
-    }
-    return (await verifyPassword(password, stored.passwordHash)) ? stored.account : undefined;
+    return checkPassword(await this.#byEmail(email), password);
   }
 
   async create(input: NewAccount): Promise<Account | undefined> {
     const passwordHash = await hashPassword(input.password);
-    const account = freezeAccount({
-      id: newSubject(), email: input.email, emailVerified: false, roles: [],
-      claims: { ...cleanClaims(input.claims), updated_at: nowSeconds() },
-    });
+    const account = newAccountRecord(input);
     const claimed = await this.#s.run(() => this.#s.client.set(this.#emailKey(input.email), account.id, 'NX'));
     if (claimed !== 'OK') return undefined;
     await this.#write({ account, passwordHash });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SeedAccount } from '../config/types.js';
-import type { Account } from './account-store.js';
+import type { Account, NewAccount } from './account-store.js';
+import { burnPasswordCheck, verifyPassword } from './password.js';
 
 /** Shared by the account stores: how records are built, whatever they are kept in. */
 
@@ -37,4 +38,24 @@ export function accountFromSeed(seed: SeedAccount): Account {
     roles: seed.roles ?? [],
     claims: cleanClaims(seed.claims),
   });
+}
+
+/** The record of a signed-up account: unverified, no roles, a random subject, `updated_at` now. */
+export function newAccountRecord(input: NewAccount): Account {
+  return freezeAccount({
+    id: newSubject(), email: input.email, emailVerified: false, roles: [],
+    claims: { ...cleanClaims(input.claims), updated_at: nowSeconds() },
+  });
+}
+
+/**
+ * The password check of every store: the account when `password` matches its hash, `undefined` otherwise; an
+ * unknown account costs the same hashing work, so timing does not tell whether the address exists.
+ */
+export async function checkPassword(stored: { account: Account; passwordHash: string } | undefined, password: string): Promise<Account | undefined> {
+  if (!stored) {
+    await burnPasswordCheck(password);
+    return undefined;
+  }
+  return (await verifyPassword(password, stored.passwordHash)) ? stored.account : undefined;
 }

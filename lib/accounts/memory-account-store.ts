@@ -1,7 +1,7 @@
 import type { SeedAccount } from '../config/types.js';
 import type { Account, AccountStore, NewAccount } from './account-store.js';
-import { burnPasswordCheck, hashPassword, verifyPassword } from './password.js';
-import { accountFromSeed, cleanClaims, freezeAccount as freeze, newSubject, nowSeconds as now } from './account-records.js';
+import { hashPassword } from './password.js';
+import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now } from './account-records.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
 
@@ -35,25 +35,14 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async verifyPassword(email: string, password: string): Promise<Account | undefined> {
-    const stored = this.#byEmail.get(email.toLowerCase());
-    if (!stored) {
-      await burnPasswordCheck(password);
-      return undefined;
-    }
-    return (await verifyPassword(password, stored.passwordHash)) ? stored.account : undefined;
+    return checkPassword(this.#byEmail.get(email.toLowerCase()), password);
   }
 
   async create(input: NewAccount): Promise<Account | undefined> {
     // Hash first, whatever the outcome: a taken address must cost the same time as a new one.
     const passwordHash = await hashPassword(input.password);
     if (this.#byEmail.has(input.email.toLowerCase())) return undefined;
-    const account = freeze({
-      id: newSubject(),
-      email: input.email,
-      emailVerified: false,
-      roles: [],
-      claims: { ...cleanClaims(input.claims), updated_at: now() },
-    });
+    const account = newAccountRecord(input);
     const stored = { account, passwordHash };
     this.#byId.set(account.id, stored);
     this.#byEmail.set(account.email.toLowerCase(), stored);

@@ -1,3 +1,4 @@
+import { errorOf } from '../helpers/errors.js';
 import { ConfigError, loadConfig, type PortcullisConfig } from '../../lib/index.js';
 import { createMailer } from '../../lib/accounts/mailer.js';
 import { standaloneSettings } from '../../examples/standalone/config.js';
@@ -8,14 +9,6 @@ import { createLogger } from '../../lib/logger.js';
 const base: PortcullisConfig = { issuer: 'http://localhost:3000' };
 const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {} };
 
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    return err as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('account options are validated', () => {
   test.each<[string, Record<string, unknown>, string, RegExp]>([

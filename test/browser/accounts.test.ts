@@ -1,15 +1,12 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.js';
 import { relyingParty, startAuthorization, oidc } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 
 /** Sign-up, confirmation and logout pages in a real Chromium (same rules as flow.test.ts for a missing Chromium). */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests cannot run`);
-const suite = available ? describe : describe.skip;
+const suite = browserSuite;
 const POST_LOGOUT = 'http://localhost:8080/signed-out';
 
 suite('account pages and logout in headless Chromium', () => {
@@ -18,10 +15,7 @@ suite('account pages and logout in headless Chromium', () => {
   let mailbox: Mailbox;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     mailbox = await Mailbox.create();
     srv = await startServer({
       mail: { mailbox: mailbox.dir },

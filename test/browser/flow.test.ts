@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.js';
 import { relyingParty, startAuthorization, oidc } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
@@ -8,21 +8,14 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  * the client. Needs Debian's chromium (`.ci/run` installs it); without it, this suite is skipped locally and fails in
  * CI (CI=true).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests cannot run`);
-if (!available) console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install chromium)`);
-const suite = available ? describe : describe.skip;
+const suite = browserSuite;
 
 suite('login and consent in headless Chromium', () => {
   let browser: Browser;
   let srv: RunningServer;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     srv = await startServer();
   });
   afterAll(async () => {

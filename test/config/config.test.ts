@@ -1,3 +1,4 @@
+import { errorOf } from '../helpers/errors.js';
 import { loadConfig, ConfigError, createServer, type PortcullisConfig } from '../../lib/index.js';
 import { standaloneSettings } from '../../examples/standalone/config.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
@@ -5,14 +6,6 @@ import { generateCookieKey, generateSigningKeys } from '../../lib/index.js';
 
 const base: PortcullisConfig = { issuer: 'http://localhost:3000' };
 
-function errorOf(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    return err as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('configuration is validated when the server is built', () => {
   test.each<[string, Record<string, unknown>, string, RegExp]>([
