@@ -255,16 +255,27 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
     }));
   }
 
+  /**
+   * The shared front of the "mail me a link" forms (resend, reset): mail configured, CSRF, a valid address, the
+   * mail limit. Answers the request itself and returns `undefined` when any of them fails.
+   */
+  async function emailRequest(ctx: Context, path: string, copy: readonly [string, string, string]) {
+    if (!mailer) return notFound(ctx);
+    if (!checkCsrf(ctx)) return undefined;
+    const body = ctx.request.body as Record<string, unknown>;
+    const email = field(body, 'email', 254).trim();
+    if (!EMAIL.test(email)) return showEmailForm(ctx, path, ...copy, 400, 'Enter a valid e-mail address.');
+    const limit = await limits.mailRequest(ctx.ip, email);
+    if (!limit.allowed) return tooMany(ctx, limit.retryAfterSeconds);
+    return { body, email };
+  }
+
   const RESEND = ['Send a new confirmation link', 'Enter the address of your account; we will mail it a new confirmation link.', 'Send link'] as const;
   router.get(ACCOUNT_PATHS.resend, (ctx) => (mailer ? showEmailForm(ctx, ACCOUNT_PATHS.resend, ...RESEND) : notFound(ctx)));
   router.post(ACCOUNT_PATHS.resend, form, async (ctx) => {
-    if (!mailer) return notFound(ctx);
-    if (!checkCsrf(ctx)) return;
-    const body = ctx.request.body as Record<string, unknown>;
-    const email = field(body, 'email', 254).trim();
-    if (!EMAIL.test(email)) return showEmailForm(ctx, ACCOUNT_PATHS.resend, ...RESEND, 400, 'Enter a valid e-mail address.');
-    const limit = await limits.mailRequest(ctx.ip, email);
-    if (!limit.allowed) return tooMany(ctx, limit.retryAfterSeconds);
+    const request = await emailRequest(ctx, ACCOUNT_PATHS.resend, RESEND);
+    if (!request) return;
+    const { body, email } = request;
     const account = await accounts.findByEmail(email);
     if (account && !account.emailVerified) await verificationMail(account, returnToFor(body.interaction));
     message(ctx, 200, 'Check your e-mail', SENT);
@@ -274,13 +285,9 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
   const RESET = ['Reset your password', 'Enter the address of your account; we will mail it a link to choose a new password.', 'Send link'] as const;
   router.get(ACCOUNT_PATHS.reset, (ctx) => (mailer ? showEmailForm(ctx, ACCOUNT_PATHS.reset, ...RESET) : notFound(ctx)));
   router.post(ACCOUNT_PATHS.reset, form, async (ctx) => {
-    if (!mailer) return notFound(ctx);
-    if (!checkCsrf(ctx)) return;
-    const body = ctx.request.body as Record<string, unknown>;
-    const email = field(body, 'email', 254).trim();
-    if (!EMAIL.test(email)) return showEmailForm(ctx, ACCOUNT_PATHS.reset, ...RESET, 400, 'Enter a valid e-mail address.');
-    const limit = await limits.mailRequest(ctx.ip, email);
-    if (!limit.allowed) return tooMany(ctx, limit.retryAfterSeconds);
+    const request = await emailRequest(ctx, ACCOUNT_PATHS.reset, RESET);
+    if (!request) return;
+    const { body, email } = request;
     const account = await accounts.findByEmail(email);
     if (account) {
       await mailToken('reset-password', { accountId: account.id, email: account.email, returnTo: returnToFor(body.interaction) }, (url) => ({

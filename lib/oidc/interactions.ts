@@ -90,7 +90,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const accountId = details.session?.accountId;
     const account = accountId ? await accounts.findById(accountId) : undefined;
     if (!account) return refuse(ctx, 400, 'login_required', 'The account of this session no longer exists.');
-    const requested = String(details.params.scope ?? '').split(' ').filter((s) => scopes.all.includes(s));
+    const requested = scopes.known(details.params.scope);
     const { grantable } = scopes.partition(account, requested);
     const scope = `/interaction/${details.uid}`;
     const csrfToken = csrf.issue(ctx, scope);
@@ -165,7 +165,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const clientId = String(details.params.client_id);
     const account = await accounts.findById(accountId);
     if (!account) return refuse(ctx, 400, 'login_required', 'The account of this session no longer exists.');
-    const requested = String(details.params.scope ?? '').split(' ').filter((s) => scopes.all.includes(s));
+    const requested = scopes.known(details.params.scope);
     const { grantable, forbidden } = scopes.partition(account, requested);
 
     const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined)

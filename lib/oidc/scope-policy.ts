@@ -18,6 +18,12 @@ export class ScopePolicy {
     return [...Object.keys(STANDARD_SCOPES), ...Object.keys(this.#custom)];
   }
 
+  /** The scopes of a space-separated `scope` parameter that this server knows, in request order. */
+  known(scopeParam: unknown): string[] {
+    const all = new Set(this.all);
+    return String(scopeParam ?? '').split(' ').filter((s) => all.has(s));
+  }
+
   /** Plain-words description of a scope, for the consent page. */
   describe(scope: string): string {
     return STANDARD_SCOPES[scope] ?? this.#custom[scope]?.description ?? scope;

@@ -5,6 +5,7 @@ import type { GraphqlContext } from '../auth-context.js';
 import { usesIntrospection, withoutIntrospection } from '../introspection.js';
 import { limitError } from '../rules/limit-error.js';
 import { operationCost, type CostOptions } from '../rules/max-cost.js';
+import { fragmentsOf } from '../rules/fragments.js';
 
 /**
  * Points one operation spends: each root field selection (every alias separately, through fragments, memoised)
@@ -65,8 +66,7 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
           const cost = operationCost(options.schema, document, operation, rc.request.variables ?? {}, options.cost);
           if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
           if (!options.limiter) return;
-          const fragments = new Map<string, FragmentDefinitionNode>();
-          for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+          const fragments = fragmentsOf(document);
           const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
             : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
           const points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);

@@ -1,9 +1,10 @@
 import {
   getNamedType, getNullableType, isAbstractType, isListType, isObjectType, isInterfaceType, Kind,
-  type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
+  type FieldNode, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
   type SelectionSetNode, type ValidationContext, type ValidationRule, type ValueNode,
 } from 'graphql';
 import { limitError } from './limit-error.js';
+import { fragmentsOf } from './fragments.js';
 
 /** How {@link operationCost} weighs a query. */
 export interface CostOptions {
@@ -43,10 +44,7 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
   const fieldCosts = options.fieldCosts ?? {};
   const defaultListSize = options.defaultListSize ?? 10;
   const sizeArgs = options.listSizeArguments ?? ['first', 'last', 'limit'];
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of document.definitions as Array<{ kind: string }>) {
-    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set((def as FragmentDefinitionNode).name.value, def as FragmentDefinitionNode);
-  }
+  const fragments = fragmentsOf(document as { definitions: readonly { kind: string }[] });
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
 

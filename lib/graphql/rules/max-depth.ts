@@ -1,5 +1,6 @@
-import { Kind, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { Kind, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { limitError } from './limit-error.js';
+import { fragmentsOf } from './fragments.js';
 
 /**
  * Refuses an operation whose field nesting is deeper than `maxDepth` (`{ a { b } }` has depth 2), following
@@ -14,8 +15,7 @@ import { limitError } from './limit-error.js';
  */
 export function createMaxDepthRule(maxDepth: number): ValidationRule {
   return function MaxDepthRule(context: ValidationContext) {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    const fragments = fragmentsOf(context.getDocument());
     const cache = new Map<string, number>();
     const visiting = new Set<string>();
 

@@ -1,5 +1,6 @@
-import { Kind, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { Kind, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { limitError } from './limit-error.js';
+import { fragmentsOf } from './fragments.js';
 
 /**
  * Refuses an operation whose selections, once every fragment spread is expanded, exceed `maxSelections`. This
@@ -13,8 +14,7 @@ import { limitError } from './limit-error.js';
  */
 export function createMaxRecursiveSelectionsRule(maxSelections: number): ValidationRule {
   return function MaxRecursiveSelectionsRule(context: ValidationContext) {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    const fragments = fragmentsOf(context.getDocument());
     const sizes = new Map<string, number>();
     const visiting = new Set<string>();
 

@@ -1,5 +1,6 @@
 import { Kind, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { limitError } from './limit-error.js';
+import { fragmentsOf } from './fragments.js';
 
 /**
  * Counts the fields selected at the top of `set`, through inline fragments and fragment spreads. Fragment
@@ -37,8 +38,7 @@ export function countRootFields(set: SelectionSetNode, fragments: ReadonlyMap<st
  */
 export function createMaxRootFieldsRule(maxRootFields: number): ValidationRule {
   return function MaxRootFieldsRule(context: ValidationContext) {
-    const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const def of context.getDocument().definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+    const fragments = fragmentsOf(context.getDocument());
     return {
       OperationDefinition(node: OperationDefinitionNode) {
         if (countRootFields(node.selectionSet, fragments) > maxRootFields) {
