@@ -8,11 +8,12 @@ export const privateJwksSchema = {
   required: ['keys'],
   properties: { keys: { type: 'array', minItems: 1, items: { type: 'object', required: ['kty', 'd'], properties: { kty: { enum: ['RSA', 'EC', 'OKP'] }, d: { type: 'string' } } } } },
 };
+/** One rate limit, `{ points, durationSeconds }` (the shape of `LimitSpec`), used by every limit option. */
 const limitSpec = {
   type: 'object',
   additionalProperties: false,
   required: ['points', 'durationSeconds'],
-  properties: { points: { type: 'integer', minimum: 1 }, durationSeconds: { type: 'integer', minimum: 1 } },
+  properties: { points: { type: 'integer', minimum: 1 }, durationSeconds: positiveSeconds },
 };
 
 const clientSchema = {
@@ -51,12 +52,6 @@ const accountSchema = {
   },
 };
 
-const limitSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['points', 'durationSeconds'],
-  properties: { points: { type: 'integer', minimum: 1 }, durationSeconds: positiveSeconds },
-};
 
 export const configSchema = {
   type: 'object',
@@ -157,7 +152,7 @@ export const configSchema = {
         rateLimit: {
           anyOf: [
             { const: false },
-            { type: 'object', additionalProperties: false, required: ['points', 'durationSeconds'], properties: { points: { type: 'integer', minimum: 1 }, durationSeconds: { type: 'integer', minimum: 1 } } },
+            limitSpec,
           ],
         },
         privateFieldCheck: { enum: ['warn', 'refuse', 'off'] },
@@ -203,7 +198,7 @@ export const configSchema = {
     accountLimits: {
       type: 'object',
       additionalProperties: false,
-      properties: { loginPerAccount: limitSchema, loginPerIp: limitSchema, mailPerAddress: limitSchema, mailPerIp: limitSchema },
+      properties: { loginPerAccount: limitSpec, loginPerIp: limitSpec, mailPerAddress: limitSpec, mailPerIp: limitSpec },
     },
   },
 } as const;

@@ -3,6 +3,7 @@ import type { IResolvers } from '@graphql-tools/utils';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../../adapters/redis.js';
+import type { LimitSpec } from '../limits/limiter.js';
 
 /**
  * A client (relying party) registered statically in configuration.
@@ -108,7 +109,7 @@ export interface GraphqlConfig {
   /** Query limits; see {@link GraphqlLimitsConfig}. */
   limits?: GraphqlLimitsConfig;
   /** Rate limit on executed root fields (cost-weighted), per token subject+client or per IP; `false` turns it off. */
-  rateLimit?: { points: number; durationSeconds: number } | false;
+  rateLimit?: LimitSpec | false;
   /**
    * What to do at start-up when the schema has fields that look private (e-mail, password, token, secret, user
    * id …) without `@requiresScopes` or `@public`: `warn` logs, `refuse` stops the server, `off` skips the check.
@@ -226,11 +227,8 @@ export interface MailConfig {
   mailbox?: string;
 }
 
-/** `points` per `durationSeconds` (a fixed window, counted per key). */
-export interface LimitConfig {
-  points: number;
-  durationSeconds: number;
-}
+/** `points` per `durationSeconds` (a fixed window, counted per key): the one limit shape, {@link LimitSpec}. */
+export type LimitConfig = LimitSpec;
 
 /** Rate limits of the account pages. Over a limit the page answers 429 with `Retry-After`. */
 export interface AccountLimitsConfig {
@@ -315,8 +313,8 @@ export interface OutboundFetchConfig {
   maxResponseBytes?: number;
 }
 
-/** `points` events per `durationSeconds` per client IP address. */
-export interface RateLimitSpec { points: number; durationSeconds: number }
+/** `points` events per `durationSeconds` per client IP address ({@link LimitSpec}). */
+export type RateLimitSpec = LimitSpec;
 
 export interface RateLimitsConfig {
   /** Failed client authentications at the token, introspection and revocation endpoints. @default 30 per 60 s */

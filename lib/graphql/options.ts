@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../../config/defaults.js';
 import type { GraphqlConfig, GraphqlLimitsConfig } from '../config/types.js';
+import type { LimitSpec } from '../limits/limiter.js';
 
 /** The GraphQL options with every default applied (see `OPTION_DOCS` for each). */
 export interface ResolvedGraphqlOptions {
@@ -11,7 +12,7 @@ export interface ResolvedGraphqlOptions {
   maxBatchSize: number;
   trustedDocuments?: readonly string[];
   limits: Required<GraphqlLimitsConfig>;
-  rateLimit: { points: number; durationSeconds: number } | false;
+  rateLimit: LimitSpec | false;
   privateFieldCheck: 'warn' | 'refuse' | 'off';
 }
 
