@@ -24,6 +24,7 @@ import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js'
 import { CsrfGuard } from './http/csrf.js';
 import { handleErrors } from './http/error-handler.js';
 import { healthEndpoints, HEALTH_PATHS } from './http/health.js';
+import { issuerHostGuard, pinProviderToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
 import type { LimiterBackend } from './limits/limiter.js';
@@ -86,8 +87,20 @@ function isProviderPath(path: string): boolean {
   return DISCOVERY_PATHS.has(path) || PROVIDER_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
+const PAGE_PREFIXES = ['/interaction', '/account'];
+
+function isHealthPath(path: string): boolean {
+  return (Object.values(HEALTH_PATHS) as string[]).includes(path);
+}
+
+/** Whether a path belongs to the authorization server: provider endpoints, discovery, our pages, health. */
+function isAuthorizationServerPath(path: string): boolean {
+  return isProviderPath(path) || isHealthPath(path) || path.startsWith('/.well-known/')
+    || PAGE_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
 function checkGraphqlPath(path: string): void {
-  if (isProviderPath(path) || (Object.values(HEALTH_PATHS) as string[]).includes(path) || path === '/interaction' || path.startsWith('/interaction/') || path.startsWith('/.well-known/') || path === '/account' || path.startsWith('/account/')) {
+  if (isAuthorizationServerPath(path)) {
     throw new ConfigError('graphql.path', `${path} collides with an authorization server route`);
   }
 }
@@ -133,6 +146,8 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
   });
 
+  // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
+  pinProviderToIssuer(provider as never, config.issuer);
   const providerCallback = provider.callback();
   async function oidcProvider(ctx: Context, next: Next) {
     if (!isProviderPath(ctx.path)) return next();
@@ -141,9 +156,12 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     await providerCallback(ctx.req, ctx.res);
   }
 
+  const graphqlPaths = config.graphql ? [config.graphql.path!, `${config.graphql.path!}${CSRF_TOKEN_SUFFIX}`] : [];
+  const isOwnPath = (path: string) => isAuthorizationServerPath(path) || graphqlPaths.includes(path);
   const stack: Middleware[] = [
     requestLog(logger),
     handleErrors,
+    issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }, isOwnPath, isHealthPath),
     healthEndpoints(storage),
     interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration?.allowRemoteLogos }),
     flows.routes,
@@ -152,7 +170,6 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   if (config.graphql) {
     const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend });
     apollo = started.apollo;
-    const graphqlPath = config.graphql.path!;
     const graphql = compose([
       ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
       bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
@@ -160,7 +177,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       started.middleware,
     ]);
     stack.push(async function graphqlEndpoint(ctx: Context, next: Next) {
-      if (ctx.path !== graphqlPath && ctx.path !== `${graphqlPath}${CSRF_TOKEN_SUFFIX}`) return next();
+      if (!graphqlPaths.includes(ctx.path)) return next();
       return graphql(ctx, next);
     });
   }

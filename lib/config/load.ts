@@ -119,6 +119,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     storage: { ...DEFAULTS.storage, ...candidate.storage, explicitType: candidate.storage?.type !== undefined },
     graphql: candidate.graphql ? { path: DEFAULTS.graphqlPath, ...candidate.graphql } : undefined,
     proxy: candidate.proxy ?? DEFAULTS.proxy,
+    allowedHosts: candidate.allowedHosts ?? DEFAULTS.allowedHosts,
     demo: candidate.demo ?? DEFAULTS.demo,
     openid: candidate.openid ?? DEFAULTS.openid,
     webMessageResponseMode: candidate.webMessageResponseMode ?? DEFAULTS.webMessageResponseMode,

@@ -171,6 +171,7 @@ export const configSchema = {
       },
     },
     proxy: { type: 'boolean' },
+    allowedHosts: { type: 'array', maxItems: 50, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 261 } },
     demo: { type: 'boolean' },
     openid: { type: 'boolean' },
     webMessageResponseMode: { type: 'boolean' },

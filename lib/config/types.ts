@@ -276,6 +276,13 @@ export interface PortcullisConfig {
   storage?: StorageConfig;
   /** Trust `X-Forwarded-*` headers (behind a reverse proxy). @default false */
   proxy?: boolean;
+  /**
+   * `host[:port]` values accepted in the `Host` header (or `X-Forwarded-Host` with `proxy`) besides the issuer's
+   * host; any other host is answered `421 Misdirected Request`. Every URL the server emits (discovery,
+   * registration, redirects, mail links) and compares (DPoP `htu`) still derives from `issuer`. Health
+   * endpoints answer under any host. RFC 9110 §7.4. @default []
+   */
+  allowedHosts?: string[];
   /** Marks demo fixtures; refused with `NODE_ENV=production`. @default false */
   demo?: boolean;
   /**
@@ -333,6 +340,7 @@ export type ResolvedConfig = Readonly<
     clients: ClientConfig[];
     accounts: SeedAccount[];
     proxy: boolean;
+    allowedHosts: readonly string[];
     demo: boolean;
     openid: boolean;
     webMessageResponseMode: boolean;

@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, Next } from 'koa';
+import { setPageSecurityHeaders } from './security-headers.js';
+import { errorPage } from '../oidc/views.js';
+
+/** `Strict-Transport-Security` sent with every response when the issuer is https (RFC 6797 §6.1): one year. */
+export const HSTS_VALUE = 'max-age=31536000';
+
+// A Host header is `host[:port]` (RFC 9110 §7.2): a reg-name or IPv4 address, or a bracketed IPv6 literal.
+// Userinfo, paths and whitespace are malformed, not another spelling of a host.
+const HOST_SYNTAX = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** How requests are tied to the configured issuer (see {@link issuerHostGuard}). */
+export interface IssuerHostOptions {
+  /** The configured issuer URL; every URL the server emits or compares derives from it. */
+  issuer: string;
+  /** Further `host[:port]` values accepted in `Host` (`allowedHosts`). URLs still name the issuer's host. */
+  allowedHosts: readonly string[];
+  /** Koa's `proxy`: the host checked is `X-Forwarded-Host` when present, the protocol `X-Forwarded-Proto`. */
+  proxy: boolean;
+  /** `NODE_ENV=production`: with an https issuer, requests that arrive over plain http are refused. */
+  production: boolean;
+}
+
+/** `host[:port]` as the issuer's scheme spells it (default port dropped, lower case), or undefined if malformed. */
+function normalizeHost(value: string, protocol: string): string | undefined {
+  if (!HOST_SYNTAX.test(value)) return undefined;
+  try {
+    return new URL(`${protocol}//${value}`).host.replace(/\.(?=$|:)/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+function firstValue(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value?.split(',')[0]?.trim() || undefined;
+}
+
+/** The host a request names: `X-Forwarded-Host` behind a trusted proxy, else `:authority`/`Host`. */
+function requestedHost(req: IncomingMessage, proxy: boolean): string | undefined {
+  const forwarded = proxy ? firstValue(req.headers['x-forwarded-host']) : undefined;
+  return forwarded ?? firstValue(req.headers[':authority'] as string | undefined) ?? firstValue(req.headers.host);
+}
+
+/**
+ * Pins a Koa request's `protocol`, `host`, `hostname`, `origin`, `href`, `URL` and `secure` to the issuer, so
+ * that everything built from them (oidc-provider's `urlFor`: discovery, registration_client_uri, DPoP `htu`,
+ * redirects to its own pages; cookies' `Secure` flag) names the issuer, never what the client sent in `Host` or
+ * `X-Forwarded-*`. The client IP (`ctx.ip`) is untouched.
+ */
+export function pinRequestToIssuer(request: object, issuer: URL): void {
+  const protocol = issuer.protocol.slice(0, -1);
+  Object.defineProperties(request, {
+    protocol: { value: protocol, configurable: true },
+    secure: { value: protocol === 'https', configurable: true },
+    host: { value: issuer.host, configurable: true },
+    hostname: { value: issuer.hostname, configurable: true },
+    origin: { value: issuer.origin, configurable: true },
+    href: { get(this: { originalUrl: string }) { return issuer.origin + this.originalUrl; }, configurable: true },
+    URL: { get(this: { originalUrl: string }) { return new URL(issuer.origin + this.originalUrl); }, configurable: true },
+  });
+}
+
+/**
+ * Makes every context an oidc-provider instance creates (it creates several per request, e.g. for cookies and
+ * `interactionResult`) use issuer-derived URLs: see {@link pinRequestToIssuer}.
+ */
+export function pinProviderToIssuer(provider: { createContext(req: IncomingMessage, res: ServerResponse): { request: object } }, issuer: string): void {
+  const url = new URL(issuer);
+  const createContext = provider.createContext.bind(provider);
+  provider.createContext = function createIssuerContext(req, res) {
+    const ctx = createContext(req, res);
+    pinRequestToIssuer(ctx.request, url);
+    return ctx;
+  };
+}
+
+/** The fix named when an https issuer sees plain http (README "Production behind TLS"). */
+export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https issuer but this request arrived over plain http. '
+  + 'If a TLS-terminating proxy or load balancer is in front of it, set the option `proxy: true` '
+  + '(PORTCULLIS_PROXY=true for the standalone server) so that X-Forwarded-Proto is trusted; otherwise connect over https.';
+
+function refuse(ctx: Context, status: number, error: string, description: string): void {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  if (ctx.accepts('json', 'html') === 'html') {
+    ctx.type = 'html';
+    ctx.body = errorPage(setPageSecurityHeaders(ctx), error, description);
+  } else {
+    ctx.body = { error, error_description: description };
+  }
+}
+
+/**
+ * Ties every request Portcullis serves to its configured issuer (RFC 9110 §7.4, RFC 9449 §11.1):
+ * - a request-target in absolute form (`GET http://host/path`) must name the issuer's origin;
+ * - `Host` (or, with `proxy: true`, `X-Forwarded-Host`) must be the issuer's host or one of `allowedHosts`,
+ *   else `421 Misdirected Request` with `invalid_request`; a malformed Host gets `400 invalid_request`;
+ * - with an https issuer in production, a request that arrives over plain http (as Koa sees it: TLS socket, or
+ *   `X-Forwarded-Proto` with `proxy: true`) gets `400 invalid_request` naming `proxy` as the fix;
+ * - with an https issuer, `Strict-Transport-Security` is set on every response;
+ * - the request's URL members are then pinned to the issuer ({@link pinRequestToIssuer}).
+ *
+ * `isOwnPath` tells which paths are Portcullis'; others pass untouched (a host app mounting the middleware keeps
+ * its own Host policy). `isExemptPath` (health probes) are served under any Host and protocol.
+ */
+export function issuerHostGuard(options: IssuerHostOptions, isOwnPath: (path: string) => boolean, isExemptPath: (path: string) => boolean) {
+  const issuer = new URL(options.issuer);
+  const https = issuer.protocol === 'https:';
+  const allowed = new Set([issuer.host, ...options.allowedHosts.map((h) => normalizeHost(h, issuer.protocol) ?? h.toLowerCase())]);
+
+  return async function requireIssuerHost(ctx: Context, next: Next) {
+    if (!isOwnPath(ctx.path) || isExemptPath(ctx.path)) return next();
+    const target = ctx.req.url ?? '/';
+    if (!target.startsWith('/')) {
+      // Absolute-form request-target (RFC 9112 §3.2.2): Koa and oidc-provider would build URLs from it.
+      const absolute = URL.canParse(target) ? new URL(target) : undefined;
+      if (!absolute || absolute.origin !== issuer.origin) {
+        return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.origin}.`);
+      }
+      ctx.req.url = `${absolute.pathname}${absolute.search}`;
+      ctx.originalUrl = ctx.req.url;
+      ctx.request.originalUrl = ctx.req.url;
+    }
+    const raw = requestedHost(ctx.req, options.proxy);
+    const host = raw === undefined ? undefined : normalizeHost(raw, issuer.protocol);
+    if (raw !== undefined && host === undefined) return refuse(ctx, 400, 'invalid_request', 'The Host header is malformed.');
+    if (host === undefined || !allowed.has(host)) {
+      return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.host}; the request named another host. Operators: add the name to \`allowedHosts\` if it is yours.`);
+    }
+    if (https) {
+      ctx.set('Strict-Transport-Security', HSTS_VALUE);
+      if (options.production && ctx.protocol !== 'https') return refuse(ctx, 400, 'invalid_request', PLAIN_HTTP_DESCRIPTION);
+    }
+    pinRequestToIssuer(ctx.request, issuer);
+    return next();
+  };
+}
