@@ -42,10 +42,10 @@ const VALIDATION_RULES: readonly ValidationRule[] = [...specifiedRules, KnownOpe
 function resolveOperation(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | string {
   const operation = getOperationAST(document, operationName);
   if (operation) return operation;
-  const named = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operationName !== undefined) return `The document has no operation named "${operationName.slice(0, 100)}".`;
-  return named.length === 0 ? 'The document has no operation to run.'
-    : `The document has ${named.length} operations: name the one to run in operationName.`;
+  return operations.length === 0 ? 'The document has no operation to run.'
+    : `The document has ${operations.length} operations: name the one to run in operationName.`;
 }
 
 /**
