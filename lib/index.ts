@@ -25,7 +25,7 @@ export type { OutboundFetchConfig, RateLimitsConfig, RateLimitSpec } from './con
 export { visibleTo, forbidden, findPrivateLookingFields, AUTHORIZATION_TYPE_DEFS } from './graphql/authorization.js';
 export {
   createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
-  createMaxRootFieldsRule, createMaxUniqueFieldsRule, operationCost, type CostOptions, type LimitErrorCode,
+  createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost, type CostOptions, type LimitErrorCode,
 } from './graphql/rules/index.js';
 export { MemoryStorage, type MemoryStorageOptions } from '../adapters/memory.js';
 export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapters/types.js';

@@ -11,11 +11,9 @@ import { createLimiter, type LimiterBackend } from '../limits/limiter.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields } from './authorization.js';
 import { documentGate } from './document-gate.js';
+import { SUGGESTION } from './errors.js';
 import { resolveGraphqlOptions, type ResolvedGraphqlOptions } from './options.js';
 import { operationLimitsPlugin } from './plugins/operation-limits.js';
-
-/** "Did you mean …?" in any message (validation, variable coercion of enum values, …): it leaks schema names. */
-const SUGGESTION = /\s*Did you mean[^]*$/;
 
 /**
  * Final shape of every error Apollo sends: suggestions removed — including the variable-coercion messages

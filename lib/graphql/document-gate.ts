@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
-import { getOperationAST, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  getOperationAST, GraphQLError, Kind, parse, print, specifiedRules, validate,
+  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule,
+} from 'graphql';
 import type { Context, Middleware, Next } from 'koa';
 import type { AuthInfo } from './auth-context.js';
-import { sendGraphqlError } from './errors.js';
-import { stripLegacyIntrospectionText, usesIntrospection, withoutIntrospection } from './introspection.js';
+import { sendGraphqlError, sendGraphqlErrors } from './errors.js';
+import { stripLegacyIntrospection, usesIntrospection, withoutIntrospection } from './introspection.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import {
   createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
-  createMaxRootFieldsRule, createMaxUniqueFieldsRule,
+  createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost,
 } from './rules/index.js';
 import type { GraphqlRequestItem } from './transport.js';
 
@@ -32,24 +35,44 @@ export function mayIntrospect(options: ResolvedGraphqlOptions['introspection'], 
   return options.requiredScope === undefined || (auth?.scopes.includes(options.requiredScope) ?? false);
 }
 
+/** The rules every document must pass before it runs: graphql-js's `specifiedRules` plus operation-type existence. */
+const VALIDATION_RULES: readonly ValidationRule[] = [...specifiedRules, KnownOperationTypesRule];
+
+/** The operation `operationName` selects, or why there is none (graphql-js's own selection, `getOperationAST`). */
+function resolveOperation(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | string {
+  const operation = getOperationAST(document, operationName);
+  if (operation) return operation;
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operationName !== undefined) return `The document has no operation named "${operationName.slice(0, 100)}".`;
+  return operations.length === 0 ? 'The document has no operation to run.'
+    : `The document has ${operations.length} operations: name the one to run in operationName.`;
+}
+
 /**
  * Checks every request of `ctx.state.graphqlRequests` before Apollo parses it, cheapest first, and answers the
- * first failure itself:
+ * first failure itself, never with a 5xx and never with one error per repeated node:
  * 1. query size in bytes (413 `QUERY_TOO_LARGE`) — before any parsing;
  * 2. trusted documents, when configured (400 `UNTRUSTED_DOCUMENT`);
- * 3. parsing with graphql-js `maxTokens` (400 `MAX_TOKENS_EXCEEDED`); other syntax errors are left to Apollo;
+ * 3. parsing with graphql-js `maxTokens` (400 `MAX_TOKENS_EXCEEDED`; other syntax errors 400
+ *    `GRAPHQL_PARSE_FAILED`);
  * 4. introspection (`__schema`, `__type` on the parsed document, any spelling) for this caller (400
  *    `INTROSPECTION_DISABLED`); when allowed, legacy `__Directive` members are stripped;
- * 5. the limit rules alone, so a document that breaks limits gets one error per broken limit and none of
- *    graphql-js's per-occurrence errors (400 `MAX_…_EXCEEDED` with `extensions.limit`); documents that pass are
- *    remembered (bounded cache) and not re-checked;
- * 6. over GET, only queries (405 with `Allow: POST`).
+ * 5. the limit rules alone, so a document that breaks limits gets one error per broken limit and is not
+ *    validated further (400 `MAX_…_EXCEEDED` with `extensions.limit`);
+ * 6. graphql-js validation (`specifiedRules` and {@link KnownOperationTypesRule}): 400
+ *    `GRAPHQL_VALIDATION_FAILED`, errors of the same message reported once, at most `MAX_REPORTED_ERRORS`;
+ *    documents that pass 5 and 6 are remembered (bounded cache) and not re-checked;
+ * 7. the operation to run, by `operationName` (400 `OPERATION_RESOLUTION_FAILURE`); a subscription is refused
+ *    (400 `SUBSCRIPTIONS_NOT_SUPPORTED`: this endpoint has no streaming transport); over GET only queries
+ *    (405 with `Allow: POST`, checked before 5 and 6);
+ * 8. the variables, coerced as the executor will (400 `BAD_USER_INPUT`), and the cost of the operation with
+ *    those values — defaults and coercion included (400 `MAX_COST_EXCEEDED`).
  */
 export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions): Middleware {
   const rules = limitRules(options.limits);
   const trusted = options.trustedDocuments ? new Set(options.trustedDocuments.map(sha256)) : undefined;
   const passed = new Map<string, { document: DocumentNode; introspects: boolean }>();
-  const { maxQueryBytes, maxTokens } = options.limits;
+  const { maxQueryBytes, maxTokens, maxCost } = options.limits;
 
   const selectionsRule = createMaxRecursiveSelectionsRule(options.limits.maxRecursiveSelections);
   /**
@@ -83,7 +106,8 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
           if (err instanceof GraphQLError && /tokens/.test(err.message)) {
             return sendGraphqlError(ctx, 400, 'MAX_TOKENS_EXCEEDED', `The query has more than the limit of ${maxTokens} tokens.`, { limit: maxTokens });
           }
-          continue; // Apollo reports the syntax error (GRAPHQL_PARSE_FAILED, 400)
+          if (err instanceof GraphQLError) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_PARSE_FAILED', [err]);
+          throw err;
         }
       }
       const introspects = known ? known.introspects : usesIntrospection(document);
@@ -92,29 +116,40 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
           ? `Introspection needs an access token with scope ${options.introspection.requiredScope}.`
           : 'Introspection is disabled on this endpoint.');
       }
-      if (!known) {
-        const errors = limitErrors(document);
-        if (errors.length > 0) {
-          ctx.status = 400;
-          ctx.type = 'application/json';
-          ctx.set('Cache-Control', 'no-store');
-          ctx.body = { errors: errors.map((e) => ({ message: e.message, extensions: { code: e.extensions.code, limit: e.extensions.limit } })) };
-          return;
+      if (ctx.method === 'GET') {
+        // GET never changes state (no CSRF preflight protects it): only queries, whatever the schema has.
+        const chosen = getOperationAST(document, item.operationName);
+        if (chosen && chosen.operation !== 'query') {
+          ctx.set('Allow', 'POST');
+          return sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `GET runs queries only; send this ${chosen.operation} as a POST.`);
         }
+      }
+      if (!known) {
+        // What runs is the document without the legacy `__Directive` members: validate that one.
+        if (introspects) document = stripLegacyIntrospection(document);
+        const errors = limitErrors(document);
+        if (errors.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', errors);
+        const invalid = validate(schema, document, VALIDATION_RULES, { maxErrors: 100 });
+        if (invalid.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', invalid);
         if (passed.size >= 1000) passed.delete(passed.keys().next().value!);
         passed.set(hash, { document, introspects });
       }
-      if (ctx.method === 'GET') {
-        // GET never changes state (no CSRF preflight protects it): only queries, whatever the schema has.
-        const operation = getOperationAST(document, item.operationName);
-        if (operation && operation.operation !== 'query') {
-          ctx.set('Allow', 'POST');
-          return sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `GET runs queries only; send this ${operation.operation} as a POST.`);
-        }
+      const operation = resolveOperation(document, item.operationName);
+      if (typeof operation === 'string') return sendGraphqlError(ctx, 400, 'OPERATION_RESOLUTION_FAILURE', operation);
+      if (operation.operation === 'subscription') {
+        return sendGraphqlError(ctx, 400, 'SUBSCRIPTIONS_NOT_SUPPORTED', 'Subscriptions are not supported over HTTP at this endpoint: send a query or a mutation.');
       }
-      if (introspects) {
-        const legacyFree = stripLegacyIntrospectionText(document);
-        if (legacyFree) { item.query = legacyFree; rewritten = true; }
+      const variables = coerceVariables(schema, operation, item.variables);
+      if (variables.errors) return sendGraphqlErrors(ctx, 400, 'BAD_USER_INPUT', variables.errors);
+      // Introspection was allowed for this caller above; only the data part is measured (as in the limits).
+      const measured = introspects ? withoutIntrospection(document) : document;
+      const measuredOperation = measured === document ? operation : getOperationAST(measured, item.operationName) ?? operation;
+      if (operationCost(schema, measured, measuredOperation, variables.coerced, options.limits) > maxCost) {
+        return sendGraphqlError(ctx, 400, 'MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, { limit: maxCost });
+      }
+      if (introspects && /\bon(Operation|Fragment|Field)\b/.test(item.query)) {
+        item.query = print(document);
+        rewritten = true;
       }
     }
     if (rewritten) {

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
+import type { GraphQLError } from 'graphql';
 
-/** Codes of errors the GraphQL transport answers before Apollo runs (`extensions.code`). */
+/** Codes of errors the GraphQL endpoint answers before Apollo executes anything (`extensions.code`). */
 export type GraphqlTransportErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -14,9 +15,19 @@ export type GraphqlTransportErrorCode =
   | 'UNTRUSTED_DOCUMENT'
   | 'INTROSPECTION_DISABLED'
   | 'GRAPHQL_PARSE_FAILED'
+  | 'GRAPHQL_VALIDATION_FAILED'
+  | 'OPERATION_RESOLUTION_FAILURE'
+  | 'SUBSCRIPTIONS_NOT_SUPPORTED'
+  | 'BAD_USER_INPUT'
   | 'PERSISTED_QUERY_NOT_SUPPORTED'
   | 'NOT_FOUND'
   | import('./rules/limit-error.js').LimitErrorCode;
+
+/** "Did you mean …?" in any message (validation, variable coercion of enum values, …): it leaks schema names. */
+export const SUGGESTION = /\s*Did you mean[^]*$/;
+
+/** Most errors one response carries: more are dropped (each one is work and bytes an attacker gets for free). */
+export const MAX_REPORTED_ERRORS = 10;
 
 /** Writes a GraphQL-over-HTTP style error body: `{ errors: [{ message, extensions: { code } }] }`. */
 export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTransportErrorCode, message: string, extra: Record<string, unknown> = {}): void {
@@ -24,4 +35,30 @@ export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTran
   ctx.type = 'application/json';
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { errors: [{ message, extensions: { code, ...extra } }] };
+}
+
+/**
+ * Answers `status` with graphql-js errors, one per kind of problem: errors with the same code and message (ten
+ * `Unknown directive "@aa"`, 45 repeated `@skip`) become one, carrying the location of the first; at most
+ * {@link MAX_REPORTED_ERRORS} are sent. Each error's `extensions.code` is its own (the limit rules' codes) or
+ * `code`; `extensions.limit` is kept; suggestions ("Did you mean …") are removed from messages.
+ */
+export function sendGraphqlErrors(ctx: Context, status: number, code: GraphqlTransportErrorCode, errors: readonly GraphQLError[]): void {
+  const seen = new Set<string>();
+  const out: Array<{ message: string; locations?: unknown; extensions: Record<string, unknown> }> = [];
+  for (const error of errors) {
+    const ownCode = typeof error.extensions?.code === 'string' ? error.extensions.code : code;
+    const message = error.message.replace(SUGGESTION, '') || error.message;
+    const key = `${ownCode}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const extensions: Record<string, unknown> = { code: ownCode };
+    if (error.extensions?.limit !== undefined) extensions.limit = error.extensions.limit;
+    out.push({ message, ...(error.locations?.length ? { locations: [error.locations[0]] } : {}), extensions });
+    if (out.length === MAX_REPORTED_ERRORS) break;
+  }
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { errors: out };
 }

@@ -1,4 +1,4 @@
-import { BREAK, Kind, print, visit, type ASTNode, type DocumentNode } from 'graphql';
+import { BREAK, Kind, visit, type ASTNode, type DocumentNode } from 'graphql';
 
 /** Whether the parsed document asks for `__schema` or `__type` anywhere (operations or fragments, any alias). */
 export function usesIntrospection(document: DocumentNode): boolean {
@@ -34,12 +34,6 @@ export function stripLegacyIntrospection(document: DocumentNode): DocumentNode {
     },
   });
   return changed ? out : document;
-}
-
-/** {@link stripLegacyIntrospection} on text: the new query text, or `undefined` when nothing changed. */
-export function stripLegacyIntrospectionText(document: DocumentNode): string | undefined {
-  const stripped = stripLegacyIntrospection(document);
-  return stripped === document ? undefined : print(stripped);
 }
 
 /** The document with every `__schema` and `__type` field removed (for measuring the data part alone). */

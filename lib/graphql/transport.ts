@@ -32,25 +32,47 @@ export interface TransportOptions {
   csrf?: CsrfGuard;
 }
 
-function apqRefused(ctx: Context) {
-  sendGraphqlError(ctx, 400, 'PERSISTED_QUERY_NOT_SUPPORTED', 'Automatic persisted queries are not supported here: send the full query text.');
-}
-
 /** Path suffix of the endpoint that hands out the form transport's CSRF token. */
 export const CSRF_TOKEN_SUFFIX = '/csrf-token';
 
-function requestItem(value: unknown): GraphqlRequestItem | 'apq' | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { query, variables, operationName, extensions } = value as Record<string, unknown>;
-  if (typeof query !== 'string' || query.trim() === '') return undefined;
+/** Why one request object is refused: its error code and message. */
+interface ItemError { status: 400; code: 'QUERY_MISSING' | 'BAD_REQUEST' | 'PERSISTED_QUERY_NOT_SUPPORTED'; message: string }
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * One GraphQL request object (GraphQL over HTTP §"Request Parameters"): `query` a non-empty string (else
+ * `QUERY_MISSING`),
+ * `operationName` a string or null, `variables` and `extensions` JSON objects or null. Anything else is
+ * refused with the member named, so no transport hands Apollo a request it would read differently.
+ */
+function requestItem(value: unknown): GraphqlRequestItem | ItemError {
+  const missing: ItemError = { status: 400, code: 'QUERY_MISSING', message: MISSING_QUERY_MESSAGE };
+  if (!isObject(value)) return missing;
+  const { query, variables, operationName, extensions } = value;
+  // A query that is absent, empty or not a string (a number, a list, a parsed document) is the same mistake.
+  if (typeof query !== 'string' || query.trim() === '') return missing;
+  if (variables !== undefined && variables !== null && !isObject(variables)) {
+    return { status: 400, code: 'BAD_REQUEST', message: 'The "variables" member must be a JSON object (not a string, list or number).' };
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    return { status: 400, code: 'BAD_REQUEST', message: 'The "operationName" member must be a string.' };
+  }
+  if (extensions !== undefined && extensions !== null && !isObject(extensions)) {
+    return { status: 400, code: 'BAD_REQUEST', message: 'The "extensions" member must be a JSON object.' };
+  }
   // Automatic persisted queries are off; a hash-carrying request is refused rather than half-honoured.
-  if (extensions && typeof extensions === 'object' && 'persistedQuery' in extensions) return 'apq';
+  if (isObject(extensions) && 'persistedQuery' in extensions) {
+    return { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED', message: 'Automatic persisted queries are not supported here: send the full query text.' };
+  }
   return {
     query,
-    variables: variables && typeof variables === 'object' && !Array.isArray(variables) ? variables as Record<string, unknown> : undefined,
+    variables: isObject(variables) ? variables : undefined,
     operationName: typeof operationName === 'string' ? operationName : undefined,
   };
 }
+
+const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'code' in item;
 
 /**
  * Refuses what is not a GraphQL request before Apollo sees it (SPEC area B rule 4). By default only `POST`
@@ -140,14 +162,14 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
       if (['query', 'variables', 'operationName', 'extensions'].some((name) => params.getAll(name).length > 1)) {
         return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'Each of query, variables, operationName and extensions may appear once.');
       }
-      if (params.get('extensions')?.includes('persistedQuery')) return apqRefused(ctx);
-      const raw = { query: params.get('query'), operationName: params.get('operationName') ?? undefined, variables: undefined as unknown };
-      const vars = params.get('variables');
-      if (vars) {
-        try { raw.variables = JSON.parse(vars); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The variables parameter is not valid JSON.'); }
+      const raw: Record<string, unknown> = { query: params.get('query'), operationName: params.get('operationName') ?? undefined };
+      for (const name of ['variables', 'extensions']) {
+        const text = params.get(name);
+        if (!text) continue;
+        try { raw[name] = JSON.parse(text); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', `The ${name} parameter is not valid JSON.`); }
       }
       const item = requestItem(raw);
-      if (!item || item === 'apq') return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+      if (refused(item)) return sendGraphqlError(ctx, item.status, item.code, item.message);
       items = [item];
     } else if (ctx.is('application/x-www-form-urlencoded')) {
       const form = ctx.request.body as Record<string, unknown>;
@@ -160,7 +182,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
         try { variables = JSON.parse(form.variables); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The variables field is not valid JSON.'); }
       }
       const item = requestItem({ query: form.query, variables, operationName: form.operationName });
-      if (!item || item === 'apq') return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+      if (refused(item)) return sendGraphqlError(ctx, item.status, item.code, item.message);
       items = [item];
       // Apollo executes JSON bodies only; the form has been checked, so hand it over as one.
       ctx.request.body = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
@@ -171,13 +193,12 @@ export function graphqlTransportGuard(options: TransportOptions = { path: '/grap
         if (maxBatch === 0) return sendGraphqlError(ctx, 400, 'BATCHING_DISABLED', 'Batched requests (JSON arrays) are not accepted here: send one operation per request.');
         if (body.length > maxBatch) return sendGraphqlError(ctx, 400, 'BATCH_TOO_LARGE', `A batch may hold at most ${maxBatch} operations.`);
         const parsed = body.map(requestItem);
-        if (parsed.includes('apq')) return apqRefused(ctx);
-        if (parsed.some((i) => !i)) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+        const bad = parsed.find(refused);
+        if (bad) return sendGraphqlError(ctx, bad.status, bad.code, bad.message);
         items = parsed as GraphqlRequestItem[];
       } else {
         const item = requestItem(body);
-        if (item === 'apq') return apqRefused(ctx);
-        if (!item) return sendGraphqlError(ctx, 400, 'QUERY_MISSING', MISSING_QUERY_MESSAGE);
+        if (refused(item)) return sendGraphqlError(ctx, item.status, item.code, item.message);
         items = [item];
       }
     }

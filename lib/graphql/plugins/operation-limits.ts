@@ -4,7 +4,7 @@ import type { Limiter } from '../../limits/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
 import { usesIntrospection, withoutIntrospection } from '../introspection.js';
 import { limitError } from '../rules/limit-error.js';
-import { operationCost, type CostOptions } from '../rules/max-cost.js';
+import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
 import { fragmentsOf } from '../rules/fragments.js';
 
 /**
@@ -51,7 +51,8 @@ export interface OperationLimitsOptions {
 /**
  * Apollo plugin that runs once the operation is known (`didResolveOperation`, before execution, for every
  * transport and every operation of a batch):
- * - re-computes the cost with the request's variables (`first: $n`), 400 `MAX_COST_EXCEEDED`;
+ * - re-computes the cost with the variables the executor will use (`first: $n`, defaults and coercion
+ *   applied), 400 `MAX_COST_EXCEEDED`;
  * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<subject>|client:<clientId>` for a
  *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted.
  */
@@ -60,10 +61,16 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
     async requestDidStart() {
       return {
         async didResolveOperation(rc) {
+          // No operation (several and no or an unknown operationName): Apollo answers 400
+          // OPERATION_RESOLUTION_FAILURE itself once execution finds none; nothing to measure or spend.
+          if (!rc.operation) return;
           // Introspection was allowed for this caller by the document gate; only the data part is measured.
           const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
-          const operation = getOperationAST(document, rc.operationName) ?? rc.operation!;
-          const cost = operationCost(options.schema, document, operation, rc.request.variables ?? {}, options.cost);
+          const operation = getOperationAST(document, rc.operationName) ?? rc.operation;
+          // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
+          const variables = coerceVariables(options.schema, rc.operation, rc.request.variables);
+          if (variables.errors) return;
+          const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
           if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
           if (!options.limiter) return;
           const fragments = fragmentsOf(document);

@@ -1,7 +1,7 @@
 import {
-  getNamedType, getNullableType, isAbstractType, isListType, isObjectType, isInterfaceType, Kind,
-  type FieldNode, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
-  type SelectionSetNode, type ValidationContext, type ValidationRule, type ValueNode,
+  getArgumentValues, getNamedType, getVariableValues, getNullableType, isAbstractType, isListType, isObjectType, isInterfaceType, Kind,
+  type FieldNode, type GraphQLError, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
+  type SelectionSetNode, type ValidationContext, type ValidationRule,
 } from 'graphql';
 import { limitError } from './limit-error.js';
 import { fragmentsOf } from './fragments.js';
@@ -18,25 +18,57 @@ export interface CostOptions {
   listSizeArguments?: readonly string[];
 }
 
-function argumentNumber(field: FieldNode, names: readonly string[], variables: Readonly<Record<string, unknown>>): number | undefined {
-  for (const arg of field.arguments ?? []) {
-    if (!names.includes(arg.name.value)) continue;
-    const value: ValueNode = arg.value;
-    if (value.kind === Kind.INT) return Number(value.value);
-    if (value.kind === Kind.VARIABLE) {
-      const v = variables[value.name.value];
-      if (typeof v === 'number' && Number.isFinite(v)) return v;
-    }
+/**
+ * The length a list-size argument asks for, read from the argument values the executor will pass to the
+ * resolver (graphql-js `getArgumentValues`: literals, variables, the schema's argument defaults, coercion).
+ * A number (or a numeric string, for `ID`/custom scalars) is that length, rounded up; a list counts its items.
+ * `null`, an absent argument and a negative number bound nothing (a resolver may read `-1` as "no limit" or
+ * `slice(0, -1)`): `undefined`, so the caller assumes the default list size.
+ */
+function listSize(args: Readonly<Record<string, unknown>>, names: readonly string[]): number | undefined {
+  for (const name of names) {
+    const value = args[name];
+    if (value === undefined || value === null) continue;
+    const n = Array.isArray(value) ? value.length
+      : typeof value === 'number' ? value
+        : typeof value === 'bigint' ? Number(value)
+          : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+    if (Number.isNaN(n) || n < 0) continue;
+    return Math.ceil(n);
   }
   return undefined;
 }
 
+/** The executor's argument values of `field` (`{}` when the document is not valid enough to compute them). */
+function argumentValues(def: GraphQLField<unknown, unknown> | undefined, field: FieldNode, variables: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  if (!def) return {};
+  try {
+    return getArgumentValues(def, field, variables as Record<string, unknown>);
+  } catch {
+    return {}; // an invalid argument: validation or the executor refuses the document before anything runs
+  }
+}
+
+/**
+ * The variable values the executor runs `operation` with (graphql-js `getVariableValues`: defaults applied,
+ * inputs coerced, e.g. `5` for a `[Int]` becomes `[5]`), or the coercion errors it would answer with
+ * (`BAD_USER_INPUT`, at most `maxErrors`).
+ */
+export function coerceVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, inputs: Readonly<Record<string, unknown>> | null | undefined,
+  maxErrors = 50): { coerced: Record<string, unknown>; errors?: undefined } | { errors: readonly GraphQLError[]; coerced?: undefined } {
+  return getVariableValues(schema, operation.variableDefinitions ?? [], (inputs ?? {}) as Record<string, unknown>, { maxErrors });
+}
+
 /**
  * The cost of one operation: each field costs its `fieldCosts` entry (or `defaultFieldCost`) plus the cost of
- * its children, times the list size for list fields (the `first`/`last`/`limit` argument, from `variables`
- * when given as a variable, else `defaultListSize`). Fragments are followed and their cost memoised.
+ * its children, times the list size for list fields: the `first`/`last`/`limit` argument as the executor will
+ * see it (see {@link coerceVariables}; literals in fragments, variables in nested fields and the schema's
+ * argument defaults included), else `defaultListSize`. Fragments are followed and their cost memoised.
  * `@skip`/`@include` are ignored (counted as executed). Unknown fields cost the default (validation refuses
  * them anyway).
+ *
+ * @param variables the operation's coerced variable values ({@link coerceVariables}), not the raw request
+ *   input: a variable absent here counts as unbounded (`defaultListSize`).
  */
 export function operationCost(schema: GraphQLSchema, document: { definitions: readonly unknown[] }, operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> = {}, options: CostOptions = {}): number {
@@ -81,7 +113,7 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
     const childType = type ? getNamedType(type) : undefined;
     const children = setCost(field.selectionSet, childType && (isObjectType(childType) || isInterfaceType(childType) || isAbstractType(childType)) ? childType : undefined);
     const isList = type ? isListType(getNullableType(type)) : false;
-    const multiplier = isList ? Math.max(0, argumentNumber(field, sizeArgs, variables) ?? defaultListSize) : 1;
+    const multiplier = isList ? listSize(argumentValues(def, field, variables), sizeArgs) ?? defaultListSize : 1;
     return (own + children) * multiplier;
   }
 
@@ -92,8 +124,9 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
 
 /**
  * Refuses an operation whose {@link operationCost} exceeds `maxCost`. Validation runs without the request's
- * variables (list sizes given as variables count as `defaultListSize`); the server re-checks with the variables
- * before execution.
+ * variables (list sizes given as variables count as `defaultListSize`); the document gate and the operation
+ * limits plugin re-check the operation that runs with its coerced variables (defaults included) before
+ * execution.
  *
  * Reports `MAX_COST_EXCEEDED` with `extensions.limit`, once per operation.
  *

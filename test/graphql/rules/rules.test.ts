@@ -1,7 +1,7 @@
 import { buildSchema, parse, validate, type ValidationRule } from 'graphql';
 import {
   createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
-  createMaxRootFieldsRule, createMaxUniqueFieldsRule, operationCost,
+  createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, operationCost,
 } from '../../../lib/graphql/rules/index.js';
 
 const schema = buildSchema(`
@@ -61,5 +61,28 @@ describe('limit rules (graphql-js validate())', () => {
     expect(operationCost(schema, doc, op, { n: 3 })).toBe(6); // (1 + 1) * 3
     expect(operationCost(schema, doc, op, {})).toBe(20); // default list size 10
     expect(operationCost(schema, doc, op, { n: 3 }, { fieldCosts: { 'Query.products': 5 } })).toBe(18);
+  });
+
+  test('list sizes are read as the executor sees them (graphql-js getVariableValues + getArgumentValues)', () => {
+    const sized = buildSchema(`
+      type P { id: Int! }
+      type Query { byIds(ids: [Int!]): [P!]! capped(first: Int = 400): [P!]! paged(first: Int): [P!]! }
+    `);
+    const cost = (query: string, inputs: Record<string, unknown> = {}) => {
+      const doc = parse(query);
+      const op = doc.definitions.find((d) => d.kind === 'OperationDefinition') as never;
+      const variables = coerceVariables(sized, op, inputs);
+      if (variables.errors) throw variables.errors[0];
+      return operationCost(sized, doc, op, variables.coerced, { listSizeArguments: ['first', 'ids'] });
+    };
+    expect(cost('query($n: Int = 300) { paged(first: $n) { id } }')).toBe(600); // the variable's default
+    expect(cost('query($n: Int = 300) { paged(first: $n) { id } }', { n: 2 })).toBe(4); // the value sent wins
+    expect(cost('{ capped { id } }')).toBe(800); // the schema's argument default
+    expect(cost('{ paged(first: null) { id } }')).toBe(20); // null bounds nothing: default list size
+    expect(cost('{ paged(first: -1) { id } }')).toBe(20); // a negative size bounds nothing either
+    expect(cost('query($ids: [Int!]) { byIds(ids: $ids) { id } }', { ids: Array.from({ length: 50 }, (_, i) => i) })).toBe(100);
+    expect(cost('query($ids: [Int!]) { byIds(ids: $ids) { id } }', { ids: 7 })).toBe(2); // 7 coerces to [7]
+    expect(cost('query($n: Int = 300) { ...F } fragment F on Query { paged(first: 1) { ...G } } fragment G on P { id }')).toBe(2);
+    expect(() => cost('query($n: Int) { paged(first: $n) { id } }', { n: '300' })).toThrow(/Int cannot represent/);
   });
 });
