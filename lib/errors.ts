@@ -23,16 +23,38 @@ export class PortcullisError extends Error {
   }
 }
 
+/** One refused option: its dotted path and what to set instead. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
 /**
  * Thrown by `createServer` when an option is invalid. `path` is the dotted option path (`ttl.accessToken`,
- * `clients[0].redirect_uris`).
+ * `clients[0].redirect_uris`) of the first problem; `problems` lists every problem found in one pass (the
+ * production guards report all their refusals at once, so an operator fixes them in one restart).
  */
 export class ConfigError extends PortcullisError {
   readonly path: string;
+  readonly problems: readonly ConfigProblem[];
 
-  constructor(path: string, message: string, code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE' = 'ERR_CONFIG_INVALID') {
+  constructor(path: string, message: string, code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE' = 'ERR_CONFIG_INVALID', options: { cause?: unknown } = {}) {
     super(code, `Invalid configuration at "${path}": ${message}`);
     this.path = path;
+    this.problems = Object.freeze([{ path, message }]);
+    if (options.cause !== undefined) Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false, configurable: true, writable: true });
+  }
+
+  /**
+   * One error for several problems: the message lists each `path: message` on its own line.
+   * @throws nothing; `problems` must not be empty.
+   */
+  static of(problems: readonly ConfigProblem[], code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE'): ConfigError {
+    if (problems.length === 1) return new ConfigError(problems[0]!.path, problems[0]!.message, code);
+    const err = new ConfigError(problems[0]!.path, problems[0]!.message, code);
+    err.message = `Invalid configuration (${problems.length} problems):\n${problems.map((p) => `  - "${p.path}": ${p.message}`).join('\n')}`;
+    (err as { problems: readonly ConfigProblem[] }).problems = Object.freeze([...problems]);
+    return err;
   }
 }
 

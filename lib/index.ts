@@ -18,7 +18,7 @@ export { MemoryAccountStore } from './accounts/memory-account-store.js';
 export { hashPassword, verifyPassword } from './accounts/password.js';
 export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';
 export { hasScope } from './graphql/auth-context.js';
-export { generateSigningKeys, generateCookieKey, readSigningKeysFile, DEFAULT_SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
+export { generateSigningKeys, generateCookieKey, readSigningKeys, readSigningKeysFile, DEFAULT_SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 export { createGuardedFetch, checkOutboundUrl, isPublicAddress, OutboundFetchError, type GuardedFetch, type GuardedFetchOptions, type OutboundRefusal } from './http/guarded-fetch.js';
 export type { MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
 export type { OutboundFetchConfig, RateLimitsConfig, RateLimitSpec } from './config/types.js';

@@ -12,15 +12,25 @@ export interface StandaloneSettings {
   demo: boolean;
 }
 
+/** `true`/`1`/`yes` or `false`/`0`/`no`, for boolean environment variables. */
+function booleanVariable(name: string, value: string): boolean {
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new ConfigError(name, `must be true or false, got ${JSON.stringify(value)}`);
+}
+
 /**
  * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
  * `http://localhost:PORT`), `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults), `REDIS_URL`
  * (Redis storage when set), `PORTCULLIS_STORAGE=memory` (explicit memory storage), `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`),
- * `PORTCULLIS_SIGNING_KEYS` (path to a private JWKS file, see `npx portcullis keys`) and
- * `PORTCULLIS_COOKIE_KEYS` (comma-separated cookie secrets). In
- * development (`NODE_ENV` not `production`) the demo fixtures are added.
+ * `PORTCULLIS_SIGNING_KEYS` (a private JWKS, or the path of a file holding one, see `npx portcullis keys`),
+ * `PORTCULLIS_COOKIE_KEYS` (comma-separated cookie secrets), `PORTCULLIS_PROXY` (`proxy`: `true` behind a
+ * TLS-terminating proxy) and `PORTCULLIS_ALLOWED_HOSTS` (comma-separated `allowedHosts`). In development
+ * (`NODE_ENV` not `production`) the demo fixtures and the demo catalog API are added; in production the server
+ * serves no demo data, and GraphQL only when `PORTCULLIS_CONFIG` configures it.
  *
- * @throws {ConfigError} for a bad `PORT` or an unreadable `PORTCULLIS_CONFIG`.
+ * @throws {ConfigError} for a bad `PORT`, `PORTCULLIS_PROXY` or an unreadable `PORTCULLIS_CONFIG` (whose
+ *   contents are never quoted: they may hold secrets).
  */
 export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): StandaloneSettings {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
@@ -33,13 +43,17 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
     try {
       fromFile = JSON.parse(readFileSync(env.PORTCULLIS_CONFIG, 'utf8')) as Partial<PortcullisConfig>;
     } catch (err) {
-      throw new ConfigError('PORTCULLIS_CONFIG', `cannot read JSON from ${env.PORTCULLIS_CONFIG}: ${(err as Error).message}`);
+      // JSON parser messages quote the file's text, which may hold client secrets: name the position only.
+      const e = err as NodeJS.ErrnoException;
+      const reason = e.code ? e.code : `not valid JSON${/position (\d+)/.exec(e.message)?.[1] ? ` (error at character ${/position (\d+)/.exec(e.message)![1]})` : ''}`;
+      throw new ConfigError('PORTCULLIS_CONFIG', `cannot read JSON from ${env.PORTCULLIS_CONFIG}: ${reason}`);
     }
   }
 
   const config: PortcullisConfig = {
     issuer: env.PORTCULLIS_ISSUER || `http://localhost:${port}`,
-    graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers(), ...(demo ? { corsOrigins: ['http://localhost:8080'] } : {}) },
+    // The catalog is demo data: production serves GraphQL only when PORTCULLIS_CONFIG configures it.
+    ...(demo ? { graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers(), corsOrigins: ['http://localhost:8080'] } } : {}),
     ...(demo ? demoFixtures() : {}),
     ...fromFile,
   };
@@ -53,5 +67,7 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
   // Shared keys let several instances verify each other's tokens and cookies (README "Keys").
   if (env.PORTCULLIS_SIGNING_KEYS) config.keys = { ...config.keys, signing: env.PORTCULLIS_SIGNING_KEYS };
   if (env.PORTCULLIS_COOKIE_KEYS) config.keys = { ...config.keys, cookies: env.PORTCULLIS_COOKIE_KEYS.split(',').map((k) => k.trim()).filter(Boolean) };
+  if (env.PORTCULLIS_PROXY) config.proxy = booleanVariable('PORTCULLIS_PROXY', env.PORTCULLIS_PROXY);
+  if (env.PORTCULLIS_ALLOWED_HOSTS) config.allowedHosts = env.PORTCULLIS_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean);
   return { port, host, config, demo };
 }

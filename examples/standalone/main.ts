@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const issuer = server.config.issuer;
   console.log(`Portcullis listening on http://${host}:${port} (issuer ${issuer})`);
   console.log(`  discovery  ${issuer}/.well-known/openid-configuration`);
-  console.log(`  GraphQL    POST ${issuer}${server.config.graphql?.path ?? ''}`);
+  console.log(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}` : '  GraphQL    off (no schema configured)');
   if (demo) {
     console.log('Development demo fixtures (refused with NODE_ENV=production):');
     console.log(`  client     ${DEMO.client.id} / ${DEMO.client.secret}  redirect_uri ${DEMO.client.redirectUri}  (client_secret_post)`);
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error & { code?: string }) => {
+  // Only our message and code: never the error object, whose members or cause may carry secrets.
   console.error(`Portcullis failed to start: ${err.message}${err.code ? ` (${err.code})` : ''}`);
   process.exit(1);
 });

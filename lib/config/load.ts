@@ -2,9 +2,10 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { DEFAULTS } from '../../config/defaults.js';
 import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
+import { registrationPolicy } from '../oidc/registration-policy.js';
 import { configSchema } from './schema.js';
-import { readSigningKeysFile } from '../oidc/keys.js';
+import { readSigningKeys } from '../oidc/keys.js';
 import type { PortcullisConfig, ResolvedConfig } from './types.js';
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
@@ -71,13 +72,14 @@ function uniqueBy<T>(items: T[], key: (item: T) => string, path: string): void {
   });
 }
 
-function refuseInsecureProduction(config: ResolvedConfig): void {
-  const insecure = (path: string, message: string) => new ConfigError(path, message, 'ERR_CONFIG_INSECURE');
+/** Every refusal of the production guards, in one list (an operator fixes them all in one restart). */
+function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
   if (!config.keys.signing) {
-    throw insecure('keys.signing', 'NODE_ENV=production needs configured signing keys: set keys.signing to a private JWKS (or PORTCULLIS_SIGNING_KEYS for the standalone server)');
+    problems.push({ path: 'keys.signing', message: 'NODE_ENV=production needs configured signing keys: set keys.signing to a private JWKS or the path of one (PORTCULLIS_SIGNING_KEYS for the standalone server; `npx portcullis keys` makes one)' });
   }
   if (!config.keys.cookies) {
-    throw insecure('keys.cookies', 'NODE_ENV=production needs cookie keys: set keys.cookies to one or more random secrets of at least 32 characters (or PORTCULLIS_COOKIE_KEYS)');
+    problems.push({ path: 'keys.cookies', message: 'NODE_ENV=production needs cookie keys: set keys.cookies to one or more random secrets of at least 32 characters (PORTCULLIS_COOKIE_KEYS for the standalone server; `npx portcullis cookie-key` makes one)' });
   }
   const demoValue = [
     ...config.clients.map((c, i) => [`clients[${i}].client_secret`, c.client_secret] as const),
@@ -85,14 +87,41 @@ function refuseInsecureProduction(config: ResolvedConfig): void {
     ['registration.initialAccessToken', config.registration?.initialAccessToken] as const,
   ].find(([, v]) => v !== undefined && DEMO_VALUES.has(v));
   if (config.demo || demoValue) {
-    throw insecure(demoValue?.[0] ?? 'demo', 'demo fixtures are not allowed with NODE_ENV=production: remove the demo clients, accounts and tokens and configure your own');
+    problems.push({ path: demoValue?.[0] ?? 'demo', message: 'demo fixtures are not allowed with NODE_ENV=production: remove the demo clients, accounts and tokens and configure your own' });
   }
   if (!config.storage.explicitType) {
-    throw insecure('storage.type', 'NODE_ENV=production needs an explicit storage: set storage.type to "redis" (REDIS_URL for the standalone server) to share state between instances, or to "memory" for a single instance whose state may be lost on restart');
+    problems.push({ path: 'storage.type', message: 'NODE_ENV=production needs an explicit storage: set storage.type to "redis" (REDIS_URL for the standalone server) to share state between instances, or to "memory" for a single instance whose state may be lost on restart (PORTCULLIS_STORAGE=memory)' });
   }
   if (!config.issuer.startsWith('https://')) {
-    throw insecure('issuer', 'NODE_ENV=production needs an https issuer');
+    problems.push({ path: 'issuer', message: 'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)' });
   }
+  if (config.selfService.signup && !config.mail.smtp) {
+    problems.push({ path: 'selfService.signup', message: 'sign-up needs mail to verify addresses: set mail.smtp (PORTCULLIS_SMTP_URL for the standalone server) or turn selfService.signup off' });
+  }
+  return problems;
+}
+
+/**
+ * Statically configured clients meet the same client-metadata policy as registered ones (redirect URIs, fetched
+ * and displayed URIs, encryption algorithms; see `registrationPolicy`), so configuration cannot reintroduce what
+ * `POST /registration` refuses. RFC 7591 §2, RFC 9700 §2.1.
+ */
+function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
+  const policy = registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins });
+  const problems: ConfigProblem[] = [];
+  config.clients.forEach(({ pkce_optional: _omit, ...client }, i) => {
+    const metadata = cloneData(client) as Record<string, unknown>;
+    for (const key of policy.properties) {
+      if (metadata[key] === undefined) continue;
+      try {
+        policy.validator(undefined, key, metadata[key], metadata);
+      } catch (err) {
+        const description = (err as { error_description?: string }).error_description ?? (err as Error).message;
+        problems.push({ path: `clients[${i}].${key}`, message: `client ${JSON.stringify(client.client_id)}: ${description}` });
+      }
+    }
+  });
+  return problems;
 }
 
 /**
@@ -113,7 +142,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     accounts: candidate.accounts ?? [],
     scopes: candidate.scopes ?? {},
     ttl: { ...DEFAULTS.ttl, ...candidate.ttl },
-    keys: { ...candidate.keys, signing: typeof candidate.keys?.signing === 'string' ? readSigningKeysFile(candidate.keys.signing) : candidate.keys?.signing },
+    keys: { ...candidate.keys, signing: typeof candidate.keys?.signing === 'string' ? readSigningKeys(candidate.keys.signing) : candidate.keys?.signing },
     outboundFetch: { ...DEFAULTS.outboundFetch, ...candidate.outboundFetch },
     rateLimits: { ...DEFAULTS.rateLimits, ...candidate.rateLimits },
     storage: { ...DEFAULTS.storage, ...candidate.storage, explicitType: candidate.storage?.type !== undefined },
@@ -147,9 +176,8 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     if (isPublic && client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'a public client (token_endpoint_auth_method "none") has no secret');
     if (!isPublic && !client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'is required for a confidential client (or set token_endpoint_auth_method to "none")');
   });
-  if (config.production) refuseInsecureProduction(config);
-  if (config.production && config.selfService.signup && !config.mail.smtp) {
-    throw new ConfigError('selfService.signup', 'sign-up needs mail to verify addresses: set mail.smtp (or PORTCULLIS_SMTP_URL for the standalone server)', 'ERR_CONFIG_INSECURE');
-  }
+  const insecure = config.production ? insecureProductionSettings(config) : [];
+  const problems = [...insecure, ...clientPolicyViolations(config)];
+  if (problems.length) throw ConfigError.of(problems, insecure.length ? 'ERR_CONFIG_INSECURE' : 'ERR_CONFIG_INVALID');
   return deepFreeze(config);
 }

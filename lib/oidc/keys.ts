@@ -41,21 +41,46 @@ export function generateCookieKey(): string {
 
 const validateJwks = new Ajv({ strict: false }).compile(privateJwksSchema);
 
+const NOT_A_JWKS = 'is not a private JWKS ({"keys":[...]} with private keys of kty RSA, EC or OKP)';
+
+/** Whether a `keys.signing` string is the key set itself rather than a path (JSON objects start with `{`). */
+function isInlineJson(value: string): boolean {
+  return value.trimStart().startsWith('{');
+}
+
 /**
- * Reads a private JWKS from a JSON file (the value of `keys.signing` when it is a path, and of
- * `PORTCULLIS_SIGNING_KEYS` for the standalone server).
+ * Reads a private JWKS given as a string: the JSON key set itself (`{"keys":[...]}`), or the path of a JSON file
+ * holding one. This is the value of `keys.signing` when it is a string, and of `PORTCULLIS_SIGNING_KEYS` for the
+ * standalone server. Error messages never contain key material: JSON parser messages quote the input, so they
+ * are replaced by the position of the error; a path is named, an inline key set never is.
  *
- * @throws {ConfigError} at `keys.signing` when the file cannot be read, is not JSON, or is not a private JWKS.
+ * @throws {ConfigError} at `keys.signing` when the file cannot be read, the text is not JSON, or it is not a
+ *   private JWKS.
  */
-export function readSigningKeysFile(path: string): PrivateJwks {
+export function readSigningKeys(value: string): PrivateJwks {
+  const inline = isInlineJson(value);
+  const where = inline ? 'the inline key set' : `the file ${value}`;
+  let text: string;
+  if (inline) {
+    text = value;
+  } else {
+    try {
+      text = readFileSync(value, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new ConfigError('keys.signing', `cannot read a JSON key set from ${where}${code ? ` (${code})` : ''}; give the path of a JWKS file (npx portcullis keys) or the key set itself`);
+    }
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError('keys.signing', `cannot read a JSON key set from ${path}: ${(err as Error).message}`);
+    const position = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new ConfigError('keys.signing', `${where} is not valid JSON${position ? ` (error at character ${position})` : ''}`);
   }
-  if (!validateJwks(parsed)) {
-    throw new ConfigError('keys.signing', `${path} is not a private JWKS ({"keys":[...]} with private keys of kty RSA, EC or OKP)`);
-  }
+  if (!validateJwks(parsed)) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}`);
   return parsed as unknown as PrivateJwks;
 }
+
+/** @deprecated Use {@link readSigningKeys}, which also accepts the key set itself. */
+export const readSigningKeysFile = readSigningKeys;

@@ -82,8 +82,8 @@ function checkRedirectUri(member: string, value: string, native: boolean, produc
 
 /**
  * The registration policy, as oidc-provider's `extraClientMetadata` (`properties` + synchronous `validator`).
- * It applies to `POST /registration` and RFC 7592 updates; statically configured clients are validated by the
- * config schema instead. Insecure or invalid values of the members in {@link POLICED_METADATA} are refused
+ * It applies to `POST /registration` and RFC 7592 updates, and to statically configured clients at start-up
+ * (`loadConfig` calls the validator with no request). Insecure or invalid values of the members in {@link POLICED_METADATA} are refused
  * with `invalid_client_metadata` / `invalid_redirect_uri` and a description naming the member, never silently
  * dropped. When encrypted userinfo is asked for without `userinfo_signed_response_alg`, `RS256` is filled in
  * (OpenID Connect Registration §2: the response is then signed, then encrypted).
@@ -94,8 +94,10 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
   return {
     properties: [...POLICED_METADATA],
     validator(ctx: KoaContextWithOIDC | undefined, key: string, value: unknown, metadata: Record<string, unknown>): void {
+      // Registration and RFC 7592 updates, and start-up checks of configured clients (no request: `ctx` is
+      // undefined). Configured clients loaded lazily during other requests were checked at start-up already.
       const route = ctx?.oidc?.route;
-      if (route !== 'registration' && route !== 'client_update') return;
+      if (ctx && route !== 'registration' && route !== 'client_update') return;
       if (value === undefined) return;
       if (key.endsWith('_encrypted_response_alg') && value === 'RSA1_5') {
         refuse(`${key} RSA1_5 is refused: RSAES-PKCS1-v1_5 key transport is insecure (RFC 8725 §3.2); use RSA-OAEP-256`);

@@ -49,7 +49,7 @@ describe('configuration is validated when the server is built', () => {
 
   test('an invalid redirect URI of a configured client stops createServer', async () => {
     await expect(createServer({ ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', redirect_uris: ['https://a.example/cb#frag'] }] }))
-      .rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'clients[0]' });
+      .rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'clients[0].redirect_uris' });
   });
 
   test('a graphql path that collides with a provider route is refused', async () => {
@@ -106,8 +106,59 @@ describe('production guards (NODE_ENV=production)', () => {
     expect(errorOf(() => loadConfig({ ...base, storage: { url: 'redis://127.0.0.1:6379' } }, {})).path).toBe('storage.type');
   });
 
+  test('every production refusal is reported at once, each with its path and the variable the standalone server reads', () => {
+    const refused = errorOf(() => loadConfig({ issuer: 'http://id.example', selfService: { signup: true } }, prod));
+    expect(refused.code).toBe('ERR_CONFIG_INSECURE');
+    expect(refused.problems.map((p) => p.path)).toEqual(['keys.signing', 'keys.cookies', 'storage.type', 'issuer', 'selfService.signup']);
+    for (const variable of ['PORTCULLIS_SIGNING_KEYS', 'PORTCULLIS_COOKIE_KEYS', 'PORTCULLIS_STORAGE', 'PORTCULLIS_ISSUER', 'PORTCULLIS_SMTP_URL']) {
+      expect(refused.message).toContain(variable);
+    }
+  });
+
   test('a complete production config loads', async () => {
     expect(loadConfig(await secure(), prod).production).toBe(true);
+  });
+});
+
+describe('configured clients meet the registration policy (as POST /registration would refuse them)', () => {
+  const client = (over: Record<string, unknown>) => ({ client_id: 'c', client_secret: 'a-long-enough-client-secret-0123456789', redirect_uris: ['https://rp.example/cb'], ...over });
+  const production = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } });
+  const ROWS: Array<[string, Record<string, unknown>, string, RegExp, boolean]> = [
+    ['an http redirect_uri on a public host', { redirect_uris: ['http://rp.example/cb'] }, 'clients[0].redirect_uris', /must use https/, true],
+    ['a wildcard redirect_uri', { redirect_uris: ['https://*.example.com/cb'] }, 'clients[0].redirect_uris', /wildcard/, true],
+    ['a redirect_uri with a fragment', { redirect_uris: ['https://rp.example/cb#x'] }, 'clients[0].redirect_uris', /fragment/, true],
+    ['a redirect_uri with userinfo', { redirect_uris: ['https://user@rp.example/cb'] }, 'clients[0].redirect_uris', /userinfo/, true],
+    ['a javascript: redirect_uri', { redirect_uris: ['javascript:alert(1)//'] }, 'clients[0].redirect_uris', /javascript|https/, true],
+    ['an http loopback redirect_uri for a web client (production only)', { redirect_uris: ['http://127.0.0.1:8080/cb'] }, 'clients[0].redirect_uris', /native clients in production/, false],
+    ['an http post_logout_redirect_uri on a public host', { post_logout_redirect_uris: ['http://rp.example/bye'] }, 'clients[0].post_logout_redirect_uris', /https/, true],
+  ];
+  test.each(ROWS)('%s is refused at start-up with the dotted path', async (_name, over, path, message, everywhere) => {
+    const secure = await production();
+    const prodErr = errorOf(() => loadConfig({ ...secure, clients: [client(over)] } as PortcullisConfig, { NODE_ENV: 'production' }));
+    expect(prodErr.path).toBe(path);
+    expect(prodErr.message).toMatch(message);
+    if (everywhere) {
+      const devErr = errorOf(() => loadConfig({ ...base, clients: [client(over)] } as PortcullisConfig, {}));
+      expect(devErr.path).toBe(path);
+    } else {
+      expect(loadConfig({ ...base, clients: [client(over)] } as PortcullisConfig, {}).clients).toHaveLength(1);
+    }
+  });
+
+  test('createServer refuses such a client in production too (it starts today)', async () => {
+    const env = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      await expect(createServer({ ...(await production()), clients: [client({ redirect_uris: ['https://*.example.com/cb', 'http://rp.example/cb'] })] }))
+        .rejects.toMatchObject({ path: 'clients[0].redirect_uris' });
+    } finally {
+      process.env.NODE_ENV = env;
+    }
+  });
+
+  test('several bad clients are all listed in one error', async () => {
+    const refused = errorOf(() => loadConfig({ ...base, clients: [client({ redirect_uris: ['http://a.example/cb'] }), { ...client({ post_logout_redirect_uris: ['https://*.a.example/'] }), client_id: 'd' }] } as PortcullisConfig, {}));
+    expect(refused.problems.map((p) => p.path)).toEqual(['clients[0].redirect_uris', 'clients[1].post_logout_redirect_uris']);
   });
 });
 
