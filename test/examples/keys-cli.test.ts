@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rawRequest } from '../helpers/raw-http.js';
 import { freePort } from '../helpers/server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,7 +66,7 @@ describe('npx portcullis keys', () => {
     const cookieKeys = `${cli('cookie-key').stdout.trim()},${cli('cookie-key').stdout.trim()}`;
     const port = await freePort();
     const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH!, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_SIGNING_KEYS: keysFile, PORTCULLIS_COOKIE_KEYS: cookieKeys, PORTCULLIS_STORAGE: 'memory' },
+      env: { PATH: process.env.PATH!, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_SIGNING_KEYS: keysFile, PORTCULLIS_COOKIE_KEYS: cookieKeys, PORTCULLIS_STORAGE: 'memory', PORTCULLIS_PROXY: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -78,7 +79,8 @@ describe('npx portcullis keys', () => {
         child.on('exit', () => { clearTimeout(timer); reject(new Error(`exited; output:\n${output}`)); });
       });
       expect(output).not.toMatch(/ephemeral/);
-      const published = await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json() as { keys: Array<{ kid: string; d?: string }> };
+      // As a TLS-terminating proxy would forward it: the issuer's host, X-Forwarded-Proto https.
+      const published = (await rawRequest(`http://127.0.0.1:${port}`, '/.well-known/jwks.json', { headers: { host: 'id.example', 'x-forwarded-proto': 'https' } })).json<{ keys: Array<{ kid: string; d?: string }> }>();
       const configured = (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
       expect(published.keys.map((k) => k.kid).sort()).toEqual([...configured].sort());
       expect(published.keys.every((k) => k.d === undefined)).toBe(true);

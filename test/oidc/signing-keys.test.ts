@@ -112,7 +112,7 @@ describe('keys from a file', () => {
 
   test.each([
     ['a missing file', () => '/nonexistent/portcullis/jwks.json', 'cannot read a JSON key set'],
-    ['a file that is not JSON', () => { const f = join(mkdtempSync(join(tmpdir(), 'pk-')), 'x'); writeFileSync(f, 'nope'); return f; }, 'cannot read a JSON key set'],
+    ['a file that is not JSON', () => { const f = join(mkdtempSync(join(tmpdir(), 'pk-')), 'x'); writeFileSync(f, 'nope'); return f; }, 'is not valid JSON'],
     ['a public-only key set', () => { const f = join(mkdtempSync(join(tmpdir(), 'pk-')), 'x'); writeFileSync(f, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' }] })); return f; }, 'is not a private JWKS'],
   ])('%s is a ConfigError at keys.signing', async (_name, path, message) => {
     const attempt = createServer({ issuer: 'http://127.0.0.1:1', keys: { signing: path() } });

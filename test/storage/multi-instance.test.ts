@@ -15,6 +15,8 @@ async function twoInstances() {
   const keyPrefix = uniquePrefix('multi');
   const shared = {
     issuer,
+    // Behind a real load balancer both see the issuer's host; here B is also called under its own address.
+    allowedHosts: [`127.0.0.1:${portB}`],
     graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: { points: 20, durationSeconds: 60 } },
     ...demoFixtures(),
     accountLimits: { loginPerAccount: { points: 3, durationSeconds: 60 } },

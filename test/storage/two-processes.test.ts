@@ -52,6 +52,8 @@ async function token(base: string, params: Record<string, string>) {
     const shared = {
       HOST: '127.0.0.1', REDIS_URL: `${REDIS_URL}`, PORTCULLIS_ISSUER: urlA, PORTCULLIS_SIGNING_KEYS: keysFile,
       PORTCULLIS_COOKIE_KEYS: generateCookieKey(), PORTCULLIS_CONFIG: join(dir, 'config.json'),
+      // Behind a real load balancer both see the issuer's host; here B is also called under its own address.
+      PORTCULLIS_ALLOWED_HOSTS: `127.0.0.1:${portB}`,
     };
     writeFileSync(shared.PORTCULLIS_CONFIG, JSON.stringify({ storage: { type: 'redis', url: REDIS_URL, keyPrefix } }));
     children.push(await start({ ...shared, PORT: String(portA) }));
