@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors } from 'oidc-provider';
 import { StorageUnavailableError } from '../lib/errors.js';
-import type { Adapter, AdapterFactory, AdapterPayload, Storage } from './types.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
 
 /** A connected ioredis client: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -86,11 +86,20 @@ local id = redis.call('GET', KEYS[1])
 if not id then return nil end
 return redis.call('HMGET', ARGV[1] .. id .. '}', 'payload', 'consumed')`;
 
+/**
+ * Deletes the members of a grant set that belong to a grant-linked model (ARGV: their key prefixes). The filter
+ * also protects Interactions and Sessions that an older version of this adapter put in the set.
+ */
 const REVOKE_GRANT = `
 local members = redis.call('SMEMBERS', KEYS[1])
-for _, key in ipairs(members) do redis.call('DEL', key) end
+local n = 0
+for _, key in ipairs(members) do
+  for _, p in ipairs(ARGV) do
+    if string.sub(key, 1, #p) == p then redis.call('DEL', key); n = n + 1; break end
+  end
+end
 redis.call('DEL', KEYS[1])
-return #members`;
+return n`;
 
 /** Storage errors that mean "Redis is not there": answered 503, never 500. */
 function isConnectionError(err: unknown): boolean {
@@ -104,7 +113,8 @@ function isConnectionError(err: unknown): boolean {
  *
  * Keys: `<prefix><Model>:{<id>}` is a hash (`payload` JSON, `consumed` epoch seconds) with the entry's expiry;
  * `<prefix><Model>:uid:{<uid>}` and `<prefix><Model>:userCode:{<code>}` point to the id; `<prefix>grant:{<grantId>}`
- * is the set of keys issued from one grant. Each braced part is a Redis Cluster hash tag.
+ * is the set of keys issued from one grant (tokens and codes only, {@link GRANT_LINKED_MODELS}). Each braced part
+ * is a Redis Cluster hash tag.
  *
  * Round trips: one per adapter call on a single node or behind Sentinel (one command or one Lua script, each
  * atomic). On a Cluster the keys of one call live in different slots, so `upsert`, `destroy`, `findByUid`,
@@ -233,9 +243,11 @@ class RedisAdapter implements Adapter {
     const key = this.#key(id);
     const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
     const { consumed, ...rest } = payload;
+    // Only tokens and codes join the grant's set (see GRANT_LINKED_MODELS); an Interaction's grantId is data.
+    const grantId = GRANT_LINKED_MODELS.has(this.#model) ? payload.grantId : undefined;
     if (!this.#s.isCluster) {
       await this.#s.run(() => this.#s.eval(UPSERT, [key], [
-        JSON.stringify(rest), ttl, consumed ?? '', payload.uid ?? '', payload.userCode ?? '', payload.grantId ?? '',
+        JSON.stringify(rest), ttl, consumed ?? '', payload.uid ?? '', payload.userCode ?? '', grantId ?? '',
         this.#modelPrefix, this.#grantPrefix, id,
       ]));
       return;
@@ -249,9 +261,9 @@ class RedisAdapter implements Adapter {
     if (payload.userCode) setIndex('userCode', payload.userCode);
     if (old?.uid && old.uid !== payload.uid) commands.push(['DEL', this.#index('uid', old.uid)]);
     if (old?.userCode && old.userCode !== payload.userCode) commands.push(['DEL', this.#index('userCode', old.userCode)]);
-    if (old?.grantId && old.grantId !== payload.grantId) commands.push(['SREM', this.#grant(old.grantId), key]);
-    if (payload.grantId) {
-      const grantKey = this.#grant(payload.grantId);
+    if (old?.grantId && old.grantId !== grantId) commands.push(['SREM', this.#grant(old.grantId), key]);
+    if (grantId) {
+      const grantKey = this.#grant(grantId);
       commands.push(['SADD', grantKey, key]);
       // The grant's set lives as long as its longest member: GT never shortens it, NX sets a first expiry.
       commands.push(ttl ? ['EXPIRE', grantKey, ttl, 'GT'] : ['PERSIST', grantKey]);
@@ -304,11 +316,13 @@ class RedisAdapter implements Adapter {
 
   async revokeByGrantId(grantId: string): Promise<void> {
     const grantKey = this.#grant(grantId);
+    const linked = [...GRANT_LINKED_MODELS].map((model) => `${this.#s.keyPrefix}${model}:{`);
     if (!this.#s.isCluster) {
-      await this.#s.run(() => this.#s.eval(REVOKE_GRANT, [grantKey], []));
+      await this.#s.run(() => this.#s.eval(REVOKE_GRANT, [grantKey], linked));
       return;
     }
     const members = await this.#s.run(() => this.#s.client.smembers(grantKey));
-    await this.#s.run(() => Promise.all([...members, grantKey].map((key) => this.#s.client.del(key))));
+    const revoked = members.filter((key) => linked.some((p) => key.startsWith(p)));
+    await this.#s.run(() => Promise.all([...revoked, grantKey].map((key) => this.#s.client.del(key))));
   }
 }
