@@ -211,8 +211,8 @@ async function answerStorageOutages(ctx: { status: number; body: unknown; set(k:
  * object that is then encoded into the redirect, form or web message, synchronously, so setting `iss` there
  * puts it into every mode. JWT response modes (JARM, not enabled here) carry `iss` inside the JWT instead.
  */
-function issuerInEveryResponse(ctx: KoaContextWithOIDC, out: Record<string, unknown>): void {
-  if (out.iss === undefined && !String(ctx.oidc.responseMode ?? '').includes('jwt')) out.iss = ctx.oidc.provider.issuer;
+function issuerInEveryResponse(ctx: KoaContextWithOIDC, out?: Record<string, unknown>): void {
+  if (out && out.iss === undefined && !String(ctx.oidc.responseMode ?? '').includes('jwt')) out.iss = ctx.oidc.provider.issuer;
 }
 
 /** Internal marker of {@link allowOfflineAccessWithoutPromptConsent}; never taken from the client. */
