@@ -1,6 +1,6 @@
 import { errors } from 'oidc-provider';
 import { StorageUnavailableError } from '../lib/errors.js';
-import type { Adapter, AdapterFactory, AdapterPayload, Storage } from './types.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
 
 /**
  * Entries are copied through JSON, exactly as the Redis adapter stores them, so both adapters hand back the same
@@ -77,7 +77,7 @@ export class MemoryStorage implements Storage {
     const model = key.slice(0, key.indexOf(':'));
     if (payload.uid) this.#uid.set(`${model}:${payload.uid}`, key);
     if (payload.userCode) this.#userCode.set(`${model}:${payload.userCode}`, key);
-    if (payload.grantId) {
+    if (payload.grantId && GRANT_LINKED_MODELS.has(model)) {
       let keys = this.#grant.get(payload.grantId);
       if (!keys) this.#grant.set(payload.grantId, (keys = new Set()));
       keys.add(key);

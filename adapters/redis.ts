@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors } from 'oidc-provider';
-import { StorageUnavailableError } from '../lib/errors.js';
-import type { Adapter, AdapterFactory, AdapterPayload, Storage } from './types.js';
+import { ConfigError, StorageConnectError, StorageUnavailableError } from '../lib/errors.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
 
 /** A connected ioredis client: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -30,6 +30,9 @@ export function failFastRedisOptions(commandTimeoutMs = 2000): RedisOptions {
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     lazyConnect: false,
+    // ioredis arms this timer on disconnect() even when the socket is already closed (a refused or failed
+    // connection), and the timer then holds the process for its length: keep it short so a failed start exits.
+    disconnectTimeout: 200,
   };
 }
 
@@ -86,11 +89,47 @@ local id = redis.call('GET', KEYS[1])
 if not id then return nil end
 return redis.call('HMGET', ARGV[1] .. id .. '}', 'payload', 'consumed')`;
 
+/**
+ * Deletes the members of a grant set that belong to a grant-linked model (ARGV: their key prefixes). The filter
+ * also protects Interactions and Sessions that an older version of this adapter put in the set.
+ */
 const REVOKE_GRANT = `
 local members = redis.call('SMEMBERS', KEYS[1])
-for _, key in ipairs(members) do redis.call('DEL', key) end
+local n = 0
+for _, key in ipairs(members) do
+  for _, p in ipairs(ARGV) do
+    if string.sub(key, 1, #p) == p then redis.call('DEL', key); n = n + 1; break end
+  end
+end
 redis.call('DEL', KEYS[1])
-return #members`;
+return n`;
+
+/**
+ * `url` with its password replaced by `***`, for messages and logs (the user name stays). A string that does not
+ * parse as a URL is not echoed at all.
+ */
+export function redactRedisUrl(url: string): string {
+  if (!URL.canParse(url)) return '(an unparsable URL)';
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.href;
+}
+
+/** What a start-up failure of ioredis means, in words; `fatal` ones are not retried at start-up. */
+function startFailure(err: (Error & { code?: string; hostname?: string; address?: string; port?: number }) | undefined, timeoutMs: number): { reason: string; fatal: boolean } {
+  const message = String(err?.message ?? '');
+  const code = err?.code ?? '';
+  if (!err) return { reason: `no answer within ${timeoutMs} ms (timed out)`, fatal: false };
+  if (/^WRONGPASS/.test(message)) return { reason: 'authentication failed (WRONGPASS: wrong user name or password)', fatal: true };
+  if (/^NOAUTH/.test(message)) return { reason: 'authentication required (NOAUTH: the server needs a password; put it in the URL as redis://:PASSWORD@host:port)', fatal: true };
+  if (/^(ERR|WRONGPASS).*(AUTH|password)/i.test(message)) return { reason: `authentication failed (${message.split('.')[0]})`, fatal: true };
+  if (code === 'ECONNREFUSED') return { reason: `connection refused (ECONNREFUSED${err.address ? `: nothing listens on ${err.address}:${err.port}` : ''})`, fatal: false };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return { reason: `DNS lookup of ${JSON.stringify(err.hostname ?? '')} failed (${code})`, fatal: false };
+  if (code === 'ETIMEDOUT' || /ETIMEDOUT|timed? ?out/i.test(message)) return { reason: `connection timed out (ETIMEDOUT) within ${timeoutMs} ms`, fatal: false };
+  if (/Unknown RESP type|Protocol error/i.test(message)) return { reason: 'the server does not speak the Redis protocol (is this the Redis port?)', fatal: true };
+  if (/^ERR DB index/i.test(message)) return { reason: message, fatal: false }; // reported by connect() as a configuration error
+  return { reason: code ? `${code}: ${message}` : message, fatal: false };
+}
 
 /** Storage errors that mean "Redis is not there": answered 503, never 500. */
 function isConnectionError(err: unknown): boolean {
@@ -104,7 +143,8 @@ function isConnectionError(err: unknown): boolean {
  *
  * Keys: `<prefix><Model>:{<id>}` is a hash (`payload` JSON, `consumed` epoch seconds) with the entry's expiry;
  * `<prefix><Model>:uid:{<uid>}` and `<prefix><Model>:userCode:{<code>}` point to the id; `<prefix>grant:{<grantId>}`
- * is the set of keys issued from one grant. Each braced part is a Redis Cluster hash tag.
+ * is the set of keys issued from one grant (tokens and codes only, {@link GRANT_LINKED_MODELS}). Each braced part
+ * is a Redis Cluster hash tag.
  *
  * Round trips: one per adapter call on a single node or behind Sentinel (one command or one Lua script, each
  * atomic). On a Cluster the keys of one call live in different slots, so `upsert`, `destroy`, `findByUid`,
@@ -115,12 +155,14 @@ export class RedisStorage implements Storage {
   readonly client: RedisClient;
   readonly keyPrefix: string;
   readonly #ownsClient: boolean;
+  readonly #url: string | undefined;
   #wasReady = false;
 
   constructor(options: RedisStorageOptions) {
     if (!options.client === !options.url) throw new TypeError('RedisStorage needs exactly one of `client` or `url`');
     this.client = options.client ?? new Redis(options.url!, failFastRedisOptions(options.commandTimeoutMs));
     this.#ownsClient = !options.client;
+    this.#url = options.url;
     this.keyPrefix = options.keyPrefix ?? 'portcullis:';
     // Connection errors surface on the commands that fail; don't crash the process on the emitter.
     this.client.on('error', () => {});
@@ -134,24 +176,80 @@ export class RedisStorage implements Storage {
 
   /**
    * Resolves once the client is connected (the first connection only; later outages fail fast instead of waiting).
-   * @throws {StorageUnavailableError} when Redis does not answer within `timeoutMs`.
+   * Authentication failures and a peer that is not Redis fail at once; refused connections and DNS failures are
+   * retried until `timeoutMs` (Redis may be starting next to us), then reported with the last error.
+   * @throws {StorageConnectError} naming the redacted URL and the reason, with the ioredis error as `cause`.
    */
   async ready(timeoutMs = 5000): Promise<void> {
     if (this.client.status === 'ready') return;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      let last: Error | undefined;
+      const done = (err?: Error) => {
+        clearTimeout(timer);
         this.client.off('ready', onReady);
-        reject(new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', `Redis did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const onReady = () => { clearTimeout(timer); resolve(); };
-      this.client.once('ready', onReady);
+        this.client.off('error', onError);
+        if (err) reject(err); else resolve();
+      };
+      const fail = () => done(new StorageConnectError(this.location, startFailure(last, timeoutMs).reason, last));
+      const onReady = () => done();
+      const onError = (err: Error) => {
+        last = err;
+        if (startFailure(err, timeoutMs).fatal) fail();
+      };
+      const timer = setTimeout(fail, timeoutMs);
+      this.client.on('ready', onReady);
+      this.client.on('error', onError);
     });
+  }
+
+  /**
+   * Opens the storage at start-up: waits for the first connection, then checks that the database index of the
+   * URL exists (ioredis only reports a failed `SELECT` as an event and then works on database 0). On failure a
+   * client created from `url` is disconnected, so nothing keeps the process alive.
+   * @throws {StorageConnectError} when Redis cannot be reached or refuses the credentials.
+   * @throws {ConfigError} `storage.url` when the database index is out of range.
+   */
+  async connect(timeoutMs = 5000): Promise<void> {
+    try {
+      await this.ready(timeoutMs);
+      const db = this.client instanceof Redis ? Number(this.client.options.db ?? 0) : 0;
+      if (db !== 0) await this.#checkDatabase(db);
+      this.#wasReady = true;
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  async #checkDatabase(db: number): Promise<void> {
+    try {
+      await this.client.call('SELECT', db);
+    } catch (err) {
+      if (!/DB index/i.test(String((err as Error).message))) throw new StorageConnectError(this.location, startFailure(err as Error, 0).reason, err);
+      const count = await this.client.call('CONFIG', 'GET', 'databases').then((r) => Number((r as string[])[1]), () => NaN);
+      const range = Number.isInteger(count) && count > 0 ? `; this server has ${count} (0–${count - 1})` : '';
+      throw new ConfigError('storage.url', `database index ${db} of ${this.location} does not exist (${(err as Error).message})${range}`, 'ERR_CONFIG_INVALID', { cause: err });
+    }
+  }
+
+  /** Where this storage connects, for messages: the URL with its password redacted, or host:port/db of a client passed in. */
+  get location(): string {
+    if (this.#url) return redactRedisUrl(this.#url);
+    if (this.client instanceof Redis) {
+      const { host, port, db } = this.client.options;
+      return `${host ?? '127.0.0.1'}:${port ?? 6379}/${db ?? 0}`;
+    }
+    return 'the Redis Cluster client passed in';
   }
 
   /** Runs a storage call, turning outages into {@link StorageUnavailableError} (503). */
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (!this.#wasReady) {
-      await this.ready();
+      try {
+        await this.ready();
+      } catch (err) {
+        throw Object.assign(new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later'), { cause: err });
+      }
       this.#wasReady = true;
     }
     try {
@@ -233,9 +331,11 @@ class RedisAdapter implements Adapter {
     const key = this.#key(id);
     const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
     const { consumed, ...rest } = payload;
+    // Only tokens and codes join the grant's set (see GRANT_LINKED_MODELS); an Interaction's grantId is data.
+    const grantId = GRANT_LINKED_MODELS.has(this.#model) ? payload.grantId : undefined;
     if (!this.#s.isCluster) {
       await this.#s.run(() => this.#s.eval(UPSERT, [key], [
-        JSON.stringify(rest), ttl, consumed ?? '', payload.uid ?? '', payload.userCode ?? '', payload.grantId ?? '',
+        JSON.stringify(rest), ttl, consumed ?? '', payload.uid ?? '', payload.userCode ?? '', grantId ?? '',
         this.#modelPrefix, this.#grantPrefix, id,
       ]));
       return;
@@ -249,9 +349,9 @@ class RedisAdapter implements Adapter {
     if (payload.userCode) setIndex('userCode', payload.userCode);
     if (old?.uid && old.uid !== payload.uid) commands.push(['DEL', this.#index('uid', old.uid)]);
     if (old?.userCode && old.userCode !== payload.userCode) commands.push(['DEL', this.#index('userCode', old.userCode)]);
-    if (old?.grantId && old.grantId !== payload.grantId) commands.push(['SREM', this.#grant(old.grantId), key]);
-    if (payload.grantId) {
-      const grantKey = this.#grant(payload.grantId);
+    if (old?.grantId && old.grantId !== grantId) commands.push(['SREM', this.#grant(old.grantId), key]);
+    if (grantId) {
+      const grantKey = this.#grant(grantId);
       commands.push(['SADD', grantKey, key]);
       // The grant's set lives as long as its longest member: GT never shortens it, NX sets a first expiry.
       commands.push(ttl ? ['EXPIRE', grantKey, ttl, 'GT'] : ['PERSIST', grantKey]);
@@ -304,11 +404,13 @@ class RedisAdapter implements Adapter {
 
   async revokeByGrantId(grantId: string): Promise<void> {
     const grantKey = this.#grant(grantId);
+    const linked = [...GRANT_LINKED_MODELS].map((model) => `${this.#s.keyPrefix}${model}:{`);
     if (!this.#s.isCluster) {
-      await this.#s.run(() => this.#s.eval(REVOKE_GRANT, [grantKey], []));
+      await this.#s.run(() => this.#s.eval(REVOKE_GRANT, [grantKey], linked));
       return;
     }
     const members = await this.#s.run(() => this.#s.client.smembers(grantKey));
-    await this.#s.run(() => Promise.all([...members, grantKey].map((key) => this.#s.client.del(key))));
+    const revoked = members.filter((key) => linked.some((p) => key.startsWith(p)));
+    await this.#s.run(() => Promise.all([...revoked, grantKey].map((key) => this.#s.client.del(key))));
   }
 }

@@ -14,8 +14,8 @@ export class PortcullisError extends Error {
   readonly status: number;
   readonly expose: boolean;
 
-  constructor(code: PortcullisErrorCode, message: string, status = 500) {
-    super(message);
+  constructor(code: PortcullisErrorCode, message: string, status = 500, options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
     this.code = code;
     this.status = status;
@@ -38,11 +38,10 @@ export class ConfigError extends PortcullisError {
   readonly path: string;
   readonly problems: readonly ConfigProblem[];
 
-  constructor(path: string, message: string, code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE' = 'ERR_CONFIG_INVALID', options: { cause?: unknown } = {}) {
-    super(code, `Invalid configuration at "${path}": ${message}`);
+  constructor(path: string, message: string, code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE' = 'ERR_CONFIG_INVALID', options?: ErrorOptions) {
+    super(code, `Invalid configuration at "${path}": ${message}`, 500, options);
     this.path = path;
     this.problems = Object.freeze([{ path, message }]);
-    if (options.cause !== undefined) Object.defineProperty(this, 'cause', { value: options.cause, enumerable: false, configurable: true, writable: true });
   }
 
   /**
@@ -71,5 +70,24 @@ export class StorageUnavailableError extends PortcullisError {
   constructor(code: 'ERR_STORAGE_FULL' | 'ERR_STORAGE_UNAVAILABLE', description: string) {
     super(code, 'temporarily_unavailable', 503);
     this.error_description = description;
+  }
+}
+
+/**
+ * Thrown by `createServer` (and `RedisStorage.connect`) when the Redis storage cannot be opened at
+ * start-up. `message` names the URL, password redacted, and the reason (connection refused, DNS lookup failed,
+ * authentication failed, timed out, not a Redis server); `cause` is the underlying ioredis or socket error.
+ * Nothing is left running: the client is disconnected before this is thrown.
+ */
+export class StorageConnectError extends PortcullisError {
+  /** The Redis URL with its password replaced by `***` (or `host:port/db` of a client passed in). */
+  readonly url: string;
+  /** The reason in words, e.g. `connection refused (ECONNREFUSED)`. */
+  readonly reason: string;
+
+  constructor(url: string, reason: string, cause?: unknown) {
+    super('ERR_STORAGE_UNAVAILABLE', `Redis storage at ${url} is unavailable: ${reason}`, 503, cause === undefined ? undefined : { cause });
+    this.url = url;
+    this.reason = reason;
   }
 }

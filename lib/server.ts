@@ -115,7 +115,10 @@ function checkGraphqlPath(path: string): void {
  * await server.listen(3000);
  * ```
  * @throws {ConfigError} `ERR_CONFIG_INVALID` (dotted option path and what was expected) or
- *   `ERR_CONFIG_INSECURE` (production without keys, with demo fixtures, …).
+ *   `ERR_CONFIG_INSECURE` (production without keys, with demo fixtures, …); `storage.url` when its database
+ *   index does not exist.
+ * @throws {StorageConnectError} `ERR_STORAGE_UNAVAILABLE` when Redis cannot be opened: the redacted URL and why.
+ *   Whatever fails, what was opened is closed before the promise rejects, so the process can exit.
  */
 export async function createServer(input: PortcullisConfig): Promise<PortcullisServer> {
   const config = loadConfig(input);
@@ -128,103 +131,111 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
   const { storage, limiterBackend } = await createStorage(config.storage);
-  const accounts = config.accountStore ?? (storage instanceof RedisStorage
-    ? await RedisAccountStore.fromSeed(storage, config.accounts)
-    : await MemoryAccountStore.fromSeed(config.accounts));
-  const consents = new ConsentStore(storage.adapter);
-  const scopes = new ScopePolicy(config.scopes);
-  const initialAccessTokens = new InitialAccessTokens(storage.adapter);
-  const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend });
-  provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
-  const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
-  const accountSessions = new AccountSessions(storage.adapter, logger);
-  accountSessions.attach(provider);
-  const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
-  const mailer = createMailer(config.mail, config.production, logger);
-  if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
-  const flows = accountFlows({
-    config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
-  });
-
-  // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
-  pinProviderToIssuer(provider as never, config.issuer);
-  const providerCallback = provider.callback();
-  async function oidcProvider(ctx: Context, next: Next) {
-    if (!isProviderPath(ctx.path)) return next();
-    // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
-    ctx.respond = false;
-    await providerCallback(ctx.req, ctx.res);
-  }
-
-  const graphqlPaths = config.graphql ? [config.graphql.path!, `${config.graphql.path!}${CSRF_TOKEN_SUFFIX}`] : [];
-  const isOwnPath = (path: string) => isAuthorizationServerPath(path) || graphqlPaths.includes(path);
-  const stack: Middleware[] = [
-    requestLog(logger),
-    handleErrors,
-    issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }, isOwnPath, isHealthPath),
-    healthEndpoints(storage),
-    interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration?.allowRemoteLogos }),
-    flows.routes,
-  ];
   let apollo: ApolloServer<GraphqlContext> | undefined;
-  if (config.graphql) {
-    const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend });
-    apollo = started.apollo;
-    const graphql = compose([
-      ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
-      bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
-      started.gate,
-      started.middleware,
-    ]);
-    stack.push(async function graphqlEndpoint(ctx: Context, next: Next) {
-      if (!graphqlPaths.includes(ctx.path)) return next();
-      return graphql(ctx, next);
+  try {
+    const accounts = config.accountStore ?? (storage instanceof RedisStorage
+      ? await RedisAccountStore.fromSeed(storage, config.accounts)
+      : await MemoryAccountStore.fromSeed(config.accounts));
+    const consents = new ConsentStore(storage.adapter);
+    const scopes = new ScopePolicy(config.scopes);
+    const initialAccessTokens = new InitialAccessTokens(storage.adapter);
+    const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend });
+    provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
+    const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
+    const accountSessions = new AccountSessions(storage.adapter, logger);
+    accountSessions.attach(provider);
+    const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
+    const mailer = createMailer(config.mail, config.production, logger);
+    if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
+    const flows = accountFlows({
+      config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
     });
-  }
-  stack.push(oidcProvider);
-  const middleware = compose(stack);
 
-  const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
-  app.silent = true;
-  app.on('error', (err: Error) => logger.error({ err }, 'request failed'));
-  app.use(middleware);
+    // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
+    pinProviderToIssuer(provider as never, config.issuer);
+    const providerCallback = provider.callback();
+    async function oidcProvider(ctx: Context, next: Next) {
+      if (!isProviderPath(ctx.path)) return next();
+      // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
+      ctx.respond = false;
+      await providerCallback(ctx.req, ctx.res);
+    }
 
-  let httpServer: Server | undefined;
-  let closed = false;
-
-  return {
-    app,
-    provider,
-    apollo,
-    config,
-    accounts,
-    logger,
-    storage,
-    limiterBackend,
-    middleware: () => middleware,
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        const server = app.listen(port, host);
-        server.once('listening', () => { httpServer = server; resolve(server); });
-        server.once('error', reject);
+    const graphqlPaths = config.graphql ? [config.graphql.path!, `${config.graphql.path!}${CSRF_TOKEN_SUFFIX}`] : [];
+    const isOwnPath = (path: string) => isAuthorizationServerPath(path) || graphqlPaths.includes(path);
+    const stack: Middleware[] = [
+      requestLog(logger),
+      handleErrors,
+      issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }, isOwnPath, isHealthPath),
+      healthEndpoints(storage),
+      interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration?.allowRemoteLogos }),
+      flows.routes,
+    ];
+    if (config.graphql) {
+      const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend });
+      apollo = started.apollo;
+      const graphql = compose([
+        ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
+        bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
+        started.gate,
+        started.middleware,
+      ]);
+      stack.push(async function graphqlEndpoint(ctx: Context, next: Next) {
+        if (!graphqlPaths.includes(ctx.path)) return next();
+        return graphql(ctx, next);
       });
-    },
-    revokeConsent: (accountId, clientId) => consents.revoke(accountId, clientId),
-    revokeSessions: (accountId) => accountSessions.revokeAll(accountId),
-    async mintInitialAccessToken(options) {
-      if (!registrationEnabled(config)) throw new ConfigError('registration.enabled', 'dynamic client registration is off: set registration.enabled or registration.initialAccessToken');
-      return initialAccessTokens.mint(provider, options);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (httpServer) {
-        const server = httpServer;
-        await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
-      }
-      await apollo?.stop();
-      await accountSessions.settled();
-      await storage.close();
-    },
-  };
+    }
+    stack.push(oidcProvider);
+    const middleware = compose(stack);
+
+    const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
+    app.silent = true;
+    app.on('error', (err: Error) => logger.error({ err }, 'request failed'));
+    app.use(middleware);
+
+    let httpServer: Server | undefined;
+    let closed = false;
+
+    return {
+      app,
+      provider,
+      apollo,
+      config,
+      accounts,
+      logger,
+      storage,
+      limiterBackend,
+      middleware: () => middleware,
+      listen(port, host) {
+        return new Promise((resolve, reject) => {
+          const server = app.listen(port, host);
+          server.once('listening', () => { httpServer = server; resolve(server); });
+          server.once('error', reject);
+        });
+      },
+      revokeConsent: (accountId, clientId) => consents.revoke(accountId, clientId),
+      revokeSessions: (accountId) => accountSessions.revokeAll(accountId),
+      async mintInitialAccessToken(options) {
+        if (!registrationEnabled(config)) throw new ConfigError('registration.enabled', 'dynamic client registration is off: set registration.enabled or registration.initialAccessToken');
+        return initialAccessTokens.mint(provider, options);
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        if (httpServer) {
+          const server = httpServer;
+          await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+        }
+        await apollo?.stop();
+        await accountSessions.settled();
+        await storage.close();
+      },
+    };
+  } catch (err) {
+    // A failed start-up must not leave anything running: the ioredis client would reconnect forever and keep
+    // the process alive (bad configuration found after the storage opened, a client that fails validation, …).
+    await apollo?.stop().catch(() => undefined);
+    await storage.close();
+    throw err;
+  }
 }

@@ -12,13 +12,17 @@ export interface StorageBundle {
 }
 
 /**
- * Builds the configured storage. For Redis it waits for the first connection.
- * @throws {StorageUnavailableError} `ERR_STORAGE_UNAVAILABLE` when Redis does not answer at start-up.
+ * Builds the configured storage. For Redis it waits for the first connection (5 s at most) and checks the
+ * database index; on failure a client it created is disconnected before it throws, so a failed start-up leaves
+ * nothing that keeps the process alive.
+ * @throws {StorageConnectError} `ERR_STORAGE_UNAVAILABLE` naming the URL (password redacted) and the reason:
+ *   connection refused, DNS lookup failed, authentication failed (WRONGPASS / NOAUTH), timed out, not Redis.
+ * @throws {ConfigError} `storage.url` when the URL's database index does not exist on the server.
  */
 export async function createStorage(config: ResolvedConfig['storage']): Promise<StorageBundle> {
   if (config.type === 'redis') {
     const storage = new RedisStorage({ url: config.url, client: config.client, keyPrefix: config.keyPrefix });
-    await storage.ready();
+    await storage.connect();
     const limiterBackend: LimiterBackend = (name, spec) => new RateLimiterRedis({
       storeClient: storage.client,
       keyPrefix: `${config.keyPrefix}rl:${name}`,

@@ -203,6 +203,18 @@ async function answerStorageOutages(ctx: { status: number; body: unknown; set(k:
   }
 }
 
+/**
+ * RFC 9207 §2: every authorization response carries `iss`. oidc-provider adds it to error responses and to
+ * successful ones without an ID token, but leaves it out when an `id_token` is in the response (implicit and
+ * hybrid), counting on the token's `iss` claim; a client that checks the parameter (RFC 9207 §2.4) before it
+ * parses the token would then refuse the response. The `authorization.success` event receives the very
+ * object that is then encoded into the redirect, form or web message, synchronously, so setting `iss` there
+ * puts it into every mode. JWT response modes (JARM, not enabled here) carry `iss` inside the JWT instead.
+ */
+function issuerInEveryResponse(ctx: KoaContextWithOIDC, out?: Record<string, unknown>): void {
+  if (out && out.iss === undefined && !String(ctx.oidc.responseMode ?? '').includes('jwt')) out.iss = ctx.oidc.provider.issuer;
+}
+
 /** Internal marker of {@link allowOfflineAccessWithoutPromptConsent}; never taken from the client. */
 export const OFFLINE_MARKER = 'portcullis_offline';
 
@@ -238,6 +250,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const initialAccessTokens = deps.initialAccessTokens ?? new InitialAccessTokens(deps.storage.adapter);
   const provider = new Provider(deps.config.issuer, providerConfiguration({ ...deps, initialAccessTokens }));
   provider.proxy = deps.config.proxy;
+  provider.on('authorization.success', issuerInEveryResponse);
   provider.use(answerStorageOutages as never);
   provider.use(endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [ROUTES.token, ROUTES.introspection, ROUTES.revocation], registration: ROUTES.registration }) as never);
   provider.use(initialAccessTokens.settle(ROUTES.registration) as never);

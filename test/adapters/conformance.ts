@@ -1,4 +1,6 @@
-import type { Storage } from '../../adapters/types.js';
+// @ts-expect-error oidc-provider's development adapter has no type declarations; it is the reference here.
+import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
+import { GRANT_LINKED_MODELS, type Storage } from '../../adapters/types.js';
 
 /**
  * The storage conformance suite: every adapter must pass it unchanged. `make` returns a fresh, empty storage.
@@ -78,17 +80,32 @@ export function adapterConformance(name: string, make: () => Promise<Storage>): 
       expect(results.filter((r) => r.status === 'rejected')).toHaveLength(7);
     });
 
-    test('revokeByGrantId removes every token of the grant and nothing else', async () => {
-      const models = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'ClientCredentials', 'PreAuthorizedCode'];
+    test('revokeByGrantId removes exactly the models oidc-provider\'s own adapter removes, and nothing else', async () => {
+      // Every model that can carry a grantId, as oidc-provider stores them (Interaction has the client's current
+      // grantId while a user switches accounts: revoking it broke prompt=login).
+      const models = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest',
+        'PreAuthorizedCode', 'ClientCredentials', 'Interaction', 'Session', 'Grant', 'PushedAuthorizationRequest', 'ReplayDetection'];
+      const reference = createMemoryAdapter();
       for (const [i, model] of models.entries()) {
-        await storage.adapter(model).upsert(`t${i}`, { grantId: 'victim' }, 60);
-        await storage.adapter(model).upsert(`k${i}`, { grantId: 'keeper' }, 60);
+        for (const adapter of [storage.adapter(model), reference(model)]) {
+          await adapter.upsert(`t${i}`, { jti: `t${i}`, uid: `u${i}`, grantId: 'victim' }, 60);
+          await adapter.upsert(`k${i}`, { jti: `k${i}`, grantId: 'keeper' }, 60);
+        }
       }
       await storage.adapter('AccessToken').revokeByGrantId('victim');
-      for (const [i, model] of models.entries()) {
-        expect(await storage.adapter(model).find(`t${i}`)).toBeUndefined();
-        expect(await storage.adapter(model).find(`k${i}`)).toBeDefined();
-      }
+      await reference('AccessToken').revokeByGrantId('victim');
+      const survivors = async (find: (model: string) => { find(id: string): Promise<unknown> }) => {
+        const left: string[] = [];
+        for (const [i, model] of models.entries()) if (await find(model).find(`t${i}`)) left.push(model);
+        return left;
+      };
+      const expected = await survivors(reference);
+      expect(expected).toEqual(['ClientCredentials', 'Interaction', 'Session', 'Grant', 'PushedAuthorizationRequest', 'ReplayDetection']);
+      expect(await survivors(storage.adapter)).toEqual(expected);
+      expect((await storage.adapter('Interaction').findByUid(`u${models.indexOf('Interaction')}`))?.grantId).toBe('victim');
+      for (const [i, model] of models.entries()) expect(await storage.adapter(model).find(`k${i}`)).toBeDefined();
+      // The grant-linked models are the exported list, in step with oidc-provider's.
+      expect([...GRANT_LINKED_MODELS].sort()).toEqual(models.filter((m) => !expected.includes(m)).sort());
     });
 
     test('ping resolves while the storage is up', async () => {

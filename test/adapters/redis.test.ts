@@ -34,6 +34,24 @@ if (available) {
       }
     });
 
+    test('revokeByGrantId spares an Interaction that an older version put in the grant set', async () => {
+      const keyPrefix = uniquePrefix('legacy-grant');
+      prefixes.push(keyPrefix);
+      const storage = new RedisStorage({ url: REDIS_URL, keyPrefix });
+      try {
+        await storage.adapter('Interaction').upsert('i1', { uid: 'iu', grantId: 'g' }, 60);
+        await storage.adapter('AccessToken').upsert('a1', { grantId: 'g' }, 60);
+        expect(await storage.client.smembers(`${keyPrefix}grant:{g}`)).toEqual([`${keyPrefix}AccessToken:{a1}`]);
+        await storage.client.sadd(`${keyPrefix}grant:{g}`, `${keyPrefix}Interaction:{i1}`);
+        await storage.adapter('AccessToken').revokeByGrantId('g');
+        expect(await storage.adapter('AccessToken').find('a1')).toBeUndefined();
+        expect(await storage.adapter('Interaction').find('i1')).toMatchObject({ uid: 'iu', grantId: 'g' });
+        expect(await storage.client.exists(`${keyPrefix}grant:{g}`)).toBe(0);
+      } finally {
+        await storage.close();
+      }
+    });
+
     test('a payload survives the JSON round trip exactly (arrays, nested objects, numbers)', async () => {
       const keyPrefix = uniquePrefix('json');
       prefixes.push(keyPrefix);
