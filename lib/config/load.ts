@@ -117,7 +117,10 @@ function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
         policy.validator(undefined, key, metadata[key], metadata);
       } catch (err) {
         const description = (err as { error_description?: string }).error_description ?? (err as Error).message;
-        problems.push({ path: `clients[${i}].${key}`, message: `client ${JSON.stringify(client.client_id)}: ${description}` });
+        // Descriptions start with the member they are about (which may not be the member being checked).
+        const member = /^([a-z_]+)\b/.exec(description)?.[1];
+        const at = member && member in metadata ? member : key;
+        problems.push({ path: `clients[${i}].${at}`, message: `client ${JSON.stringify(client.client_id)}: ${description}` });
       }
     }
   });

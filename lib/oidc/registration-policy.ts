@@ -187,7 +187,8 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
       const route = ctx?.oidc?.route;
       if (ctx && route !== 'registration' && route !== 'client_update') return;
       // oidc-provider calls the validator once per listed member, in order: the first call checks the request.
-      if (ctx && key === POLICED_METADATA[0]) checkRequest(route!, (ctx.oidc.body ?? {}) as Record<string, unknown>);
+      // Configured clients (no ctx) are checked as a whole too: consistent grant and response types.
+      if (key === POLICED_METADATA[0]) checkRequest(route ?? 'configuration', ctx ? (ctx.oidc.body ?? {}) as Record<string, unknown> : metadata);
       if (value === undefined) return;
       if (key.endsWith('_encrypted_response_alg') && value === 'RSA1_5') {
         refuse(`${key} RSA1_5 is refused: RSAES-PKCS1-v1_5 key transport is insecure (RFC 8725 §3.2); use RSA-OAEP-256`);

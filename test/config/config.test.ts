@@ -131,6 +131,8 @@ describe('configured clients meet the registration policy (as POST /registration
     ['a javascript: redirect_uri', { redirect_uris: ['javascript:alert(1)//'] }, 'clients[0].redirect_uris', /javascript|https/, true],
     ['an http loopback redirect_uri for a web client (production only)', { redirect_uris: ['http://127.0.0.1:8080/cb'] }, 'clients[0].redirect_uris', /native clients in production/, false],
     ['an http post_logout_redirect_uri on a public host', { post_logout_redirect_uris: ['http://rp.example/bye'] }, 'clients[0].post_logout_redirect_uris', /https/, true],
+    ['implicit in grant_types with no response type that uses it (registration refuses it, never drops it)', { grant_types: ['authorization_code', 'implicit'] }, 'clients[0].grant_types', /implicit/, true],
+    ['a code response type without the authorization_code grant', { grant_types: ['implicit'], response_types: ['code', 'id_token'] }, 'clients[0].grant_types', /authorization_code/, true],
   ];
   test.each(ROWS)('%s is refused at start-up with the dotted path', async (_name, over, path, message, everywhere) => {
     const secure = await production();

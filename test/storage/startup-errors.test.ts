@@ -117,11 +117,12 @@ function startInChild(config: Record<string, unknown>): Promise<Outcome> {
   test('a client that fails validation after Redis opened: ConfigError naming it, and the process exits by itself', async () => {
     const outcome = await startInChild({
       storage: { type: 'redis', url: `redis://:${PASSWORD}@127.0.0.1:${protectedPort}`, keyPrefix: 'portcullis-test:startup:' },
-      clients: [{ client_id: 'bad-implicit', redirect_uris: ['http://rp.example/cb'], grant_types: ['implicit'], response_types: ['id_token'], token_endpoint_auth_method: 'none' }],
+      // Passes the config checks (so Redis opens) and fails oidc-provider's own client validation.
+      clients: [{ client_id: 'bad-scope', redirect_uris: ['https://rp.example/cb'], scope: 'openid no-such-scope', token_endpoint_auth_method: 'none' }],
     });
     const result = outcome.result as Exclude<Outcome['result'], 'STARTED'>;
     expect(result).toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'clients[0]' });
-    expect(result.message).toContain('bad-implicit');
+    expect(result.message).toContain('bad-scope');
     expect(outcome.exitMs).toBeLessThan(2000);
     expect(outcome.exitCode).toBe(0);
   }, 25000);
