@@ -10,10 +10,11 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * The default structured JSON logger (pino) with secrets redacted. Level from `LOG_LEVEL` (default `info`;
- * `silent` under jest unless `LOG_LEVEL` is set).
+ * The default structured JSON logger (pino) with secrets redacted, writing to stdout asynchronously (pino's
+ * non-blocking SonicBoom destination: a log line never blocks a response; pino flushes it at process exit).
+ * Level from `LOG_LEVEL` (default `info`; `silent` under jest unless `LOG_LEVEL` is set).
  */
 export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {
   const level = env.LOG_LEVEL ?? (env.JEST_WORKER_ID ? 'silent' : 'info');
-  return pino({ name: 'portcullis', level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  return pino({ name: 'portcullis', level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, pino.destination({ dest: 1, sync: false }));
 }

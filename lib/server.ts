@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
-import Koa, { type Context, type Middleware, type Next } from 'koa';
-import compose from 'koa-compose';
+import Koa, { type Context, type Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Storage } from '../adapters/types.js';
 import type { AccountStore } from './accounts/account-store.js';
@@ -23,7 +22,8 @@ import { bearerAuth, CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from './graphql/
 import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js';
 import { CsrfGuard } from './http/csrf.js';
 import { handleErrors } from './http/error-handler.js';
-import { healthEndpoints, HEALTH_PATHS } from './http/health.js';
+import { healthEndpoints } from './http/health.js';
+import { isReservedPath, routeTable, type RouteParts } from './http/routes.js';
 import { issuerHostGuard, pinProviderToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
@@ -32,7 +32,7 @@ import { createLogger, type Logger } from './logger.js';
 import { ConsentStore } from './oidc/consent-store.js';
 import { interactionRoutes } from './oidc/interactions.js';
 import { DEFAULT_SIGNING_ALGORITHMS, generateCookieKey, generateSigningKeys } from './oidc/keys.js';
-import { createProvider, registrationEnabled, ROUTES } from './oidc/provider.js';
+import { createProvider, registrationEnabled } from './oidc/provider.js';
 import { InitialAccessTokens, type MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
 import { ScopePolicy } from './oidc/scope-policy.js';
 
@@ -79,28 +79,8 @@ export interface PortcullisServer {
   close(): Promise<void>;
 }
 
-const DISCOVERY_PATHS = new Set(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
-const PROVIDER_PREFIXES = Object.values(ROUTES);
-
-/** Whether a request path belongs to oidc-provider (its routes and their sub-paths, discovery). */
-function isProviderPath(path: string): boolean {
-  return DISCOVERY_PATHS.has(path) || PROVIDER_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
-}
-
-const PAGE_PREFIXES = ['/interaction', '/account'];
-
-function isHealthPath(path: string): boolean {
-  return (Object.values(HEALTH_PATHS) as string[]).includes(path);
-}
-
-/** Whether a path belongs to the authorization server: provider endpoints, discovery, our pages, health. */
-function isAuthorizationServerPath(path: string): boolean {
-  return isProviderPath(path) || isHealthPath(path) || path.startsWith('/.well-known/')
-    || PAGE_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
-}
-
 function checkGraphqlPath(path: string): void {
-  if (isAuthorizationServerPath(path)) {
+  if (isReservedPath(path)) {
     throw new ConfigError('graphql.path', `${path} collides with an authorization server route`);
   }
 }
@@ -154,39 +134,37 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     pinProviderToIssuer(provider as never, config.issuer);
     const providerCallback = provider.callback();
-    async function oidcProvider(ctx: Context, next: Next) {
-      if (!isProviderPath(ctx.path)) return next();
+    async function oidcProvider(ctx: Context) {
       // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
       ctx.respond = false;
       await providerCallback(ctx.req, ctx.res);
     }
 
-    const graphqlPaths = config.graphql ? [config.graphql.path!, `${config.graphql.path!}${CSRF_TOKEN_SUFFIX}`] : [];
-    const isOwnPath = (path: string) => isAuthorizationServerPath(path) || graphqlPaths.includes(path);
-    const stack: Middleware[] = [
-      requestLog(logger),
-      handleErrors,
-      issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }, isOwnPath, isHealthPath),
-      healthEndpoints(storage),
-      interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration?.allowRemoteLogos }),
-      flows.routes,
-    ];
+    let graphql: RouteParts['graphql'];
     if (config.graphql) {
       const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend });
       apollo = started.apollo;
-      const graphql = compose([
-        ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
-        bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
-        started.gate,
-        started.middleware,
-      ]);
-      stack.push(async function graphqlEndpoint(ctx: Context, next: Next) {
-        if (!graphqlPaths.includes(ctx.path)) return next();
-        return graphql(ctx, next);
-      });
+      graphql = {
+        paths: [config.graphql.path!, `${config.graphql.path!}${CSRF_TOKEN_SUFFIX}`],
+        chain: [
+          ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
+          bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
+          started.gate,
+          started.middleware,
+        ],
+      };
     }
-    stack.push(oidcProvider);
-    const middleware = compose(stack);
+    // The whole Koa stack, per route, is in lib/http/routes.ts.
+    const middleware = routeTable({
+      requestLog: requestLog(logger),
+      handleErrors,
+      requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
+      health: healthEndpoints(storage),
+      oidcProvider,
+      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration?.allowRemoteLogos }),
+      accountPages: flows.routes,
+      graphql,
+    });
 
     const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
     app.silent = true;

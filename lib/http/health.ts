@@ -1,8 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Storage } from '../../adapters/types.js';
 
-/** Paths of the health endpoints. */
-export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
+import { HEALTH_PATHS } from './routes.js';
+
+export { HEALTH_PATHS };
 
 /**
  * `GET /healthz`: 200 while the process serves requests. `GET /readyz`: 200 when the storage answers, else 503

@@ -102,16 +102,15 @@ function refuse(ctx: Context, status: number, error: string, description: string
  * - with an https issuer, `Strict-Transport-Security` is set on every response;
  * - the request's URL members are then pinned to the issuer ({@link pinRequestToIssuer}).
  *
- * `isOwnPath` tells which paths are Portcullis'; others pass untouched (a host app mounting the middleware keeps
- * its own Host policy). `isExemptPath` (health probes) are served under any Host and protocol.
+ * The route table (lib/http/routes.ts) places it on Portcullis' own routes only: a host app mounting the
+ * middleware keeps its own Host policy for its paths, and health probes are served under any Host and protocol.
  */
-export function issuerHostGuard(options: IssuerHostOptions, isOwnPath: (path: string) => boolean, isExemptPath: (path: string) => boolean) {
+export function issuerHostGuard(options: IssuerHostOptions) {
   const issuer = new URL(options.issuer);
   const https = issuer.protocol === 'https:';
   const allowed = new Set([issuer.host, ...options.allowedHosts.map((h) => normalizeHost(h, issuer.protocol) ?? h.toLowerCase())]);
 
   return async function requireIssuerHost(ctx: Context, next: Next) {
-    if (!isOwnPath(ctx.path) || isExemptPath(ctx.path)) return next();
     const target = ctx.req.url ?? '/';
     if (!target.startsWith('/')) {
       // Absolute-form request-target (RFC 9112 §3.2.2): Koa and oidc-provider would build URLs from it.

@@ -9,6 +9,7 @@ import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
+import { PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
 import { endpointRateLimits } from '../limits/endpoint-limits.js';
 import type { LimiterBackend } from '../limits/limiter.js';
@@ -20,23 +21,8 @@ import {
   refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange, revokeOnCodeReplay,
 } from './authorization-rules.js';
 
-/** Paths of the provider's endpoints (SPEC: Endpoints, area A). */
-export const ROUTES = Object.freeze({
-  authorization: '/authorization',
-  token: '/token',
-  userinfo: '/userinfo',
-  registration: '/registration',
-  jwks: '/.well-known/jwks.json',
-  end_session: '/session/end',
-  revocation: '/token/revocation',
-  introspection: '/token/introspection',
-  pushed_authorization_request: '/request',
-  code_verification: '/device',
-  device_authorization: '/device/auth',
-  backchannel_authentication: '/backchannel',
-  challenge: '/challenge',
-  credential: '/credential',
-});
+/** Paths of the provider's endpoints (SPEC: Endpoints, area A); defined in the route table. */
+export const ROUTES = PROVIDER_ROUTES;
 
 export interface ProviderDeps {
   config: ResolvedConfig;
@@ -251,16 +237,19 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const provider = new Provider(deps.config.issuer, providerConfiguration({ ...deps, initialAccessTokens }));
   provider.proxy = deps.config.proxy;
   provider.on('authorization.success', issuerInEveryResponse);
-  provider.use(answerStorageOutages as never);
-  provider.use(endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [ROUTES.token, ROUTES.introspection, ROUTES.revocation], registration: ROUTES.registration }) as never);
-  provider.use(initialAccessTokens.settle(ROUTES.registration) as never);
+  // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
+  provider.use(providerPreMiddleware({
+    answerStorageOutages: answerStorageOutages as never,
+    endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [ROUTES.token, ROUTES.introspection, ROUTES.revocation], registration: ROUTES.registration }) as never,
+    settleInitialAccessToken: initialAccessTokens.settle(ROUTES.registration) as never,
+    offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never,
+    explainPlainTokenResponseType: explainPlainTokenResponseType(ROUTES.authorization) as never,
+    refuseScopeBeyondApproval: refuseScopeBeyondApprovalAtCodeExchange(provider, ROUTES.token) as never,
+    revokeOnCodeReplay: revokeOnCodeReplay(provider, ROUTES.token) as never,
+    oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
+  }) as never);
   const configuredToken = deps.config.registration?.initialAccessToken;
   if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);
-  provider.use(allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never);
-  provider.use(explainPlainTokenResponseType(ROUTES.authorization) as never);
-  provider.use(refuseScopeBeyondApprovalAtCodeExchange(provider, ROUTES.token) as never);
-  provider.use(revokeOnCodeReplay(provider, ROUTES.token) as never);
-  if (!deps.config.openid) provider.use(oauthOnlyDiscovery() as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {
       await provider.Client.validate(metadata as never);
