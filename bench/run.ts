@@ -462,13 +462,16 @@ async function redisScenarios(): Promise<void> {
 
 // --- memory
 interface Mem { rss: number; heapUsed: number }
-interface MemoryResult { baseline: number; afterLoad: number; final: number; heap: { baseline: number; afterLoad: number; final: number }; waited: number; samples: Array<[number, number]>; requests: number; failures: number; bytesP: number[]; bytesB: number[] }
+interface MemoryResult { baseline: number; afterLoad: number; final: number; heap: { baseline: number; afterLoad: number; final: number }; waited: number; samples: Array<[number, number]>; requests: number; failures: number; notes: string[]; bytesP: number[]; bytesB: number[] }
 let memoryResult: MemoryResult | undefined;
 
 async function memoryScenarios(): Promise<void> {
   console.log(`\nMemory: ${MEMORY_LOAD_SECONDS} s of mixed load on Portcullis (memory storage, ${SHORT_TTL_SECONDS} s code and token lifetimes)`);
   const s = await start('Portcullis (memory, short TTL)', { kind: 'portcullis', storage: 'memory', prefix: '', shortTtl: true });
   const client = await clientFor(s, 'RS256');
+  // Codes live only SHORT_TTL_SECONDS here: mint per 10 s chunk at a modest first guess (3 connections), not
+  // the throughput scenarios' 5000/s, or minting takes so long that the first codes expire before their turn.
+  expectedRps.set(`${s.label}/${client.id}/3`, 1000);
   const chunk = async (seconds: number) => {
     const { token } = await s.call<{ token: string }>('accessToken', { clientId: client.id });
     const runs = await Promise.all([
@@ -484,8 +487,9 @@ async function memoryScenarios(): Promise<void> {
   const mem = async (slot: keyof typeof heap) => { const m = await s.call<Mem>('memory'); heap[slot] = m.heapUsed; return m.rss; };
   const baseline = await mem('baseline');
   let requests = 0, failures = 0;
+  const notes = new Set<string>();
   for (let t = 0; t < MEMORY_LOAD_SECONDS; t += 10) {
-    for (const r of await chunk(Math.min(10, MEMORY_LOAD_SECONDS - t))) { requests += r.rps * Math.min(10, MEMORY_LOAD_SECONDS - t); failures += r.non2xx + r.errors; }
+    for (const r of await chunk(Math.min(10, MEMORY_LOAD_SECONDS - t))) { requests += r.rps * Math.min(10, MEMORY_LOAD_SECONDS - t); failures += r.non2xx + r.errors; if (r.note) notes.add(r.note); }
   }
   const afterLoad = await mem('afterLoad');
   console.log(`  baseline RSS ${mb(baseline)}, after load ${mb(afterLoad)}; waiting for expiry (lifetimes ${SHORT_TTL_SECONDS} s, expired entries swept every 60 s)`);
@@ -497,7 +501,8 @@ async function memoryScenarios(): Promise<void> {
     final = await mem('final');
     const waited = (Date.now() - t0) / 1000;
     samples.push([waited, final]);
-    if (waited > SHORT_TTL_SECONDS && final <= baseline * 1.1) break;
+    // expired entries leave the memory adapter at its next sweep (every 60 s): judge only after one has run
+    if (waited > SHORT_TTL_SECONDS + 60 && final <= baseline * 1.1) break;
   }
   const waited = (Date.now() - t0) / 1000;
   console.log(`  after ${waited.toFixed(0)} s: RSS ${mb(final)} (${((final / baseline - 1) * 100).toFixed(1)} % over baseline); heap used ${mb(heap.baseline)} → ${mb(heap.afterLoad)} → ${mb(heap.final)}`);
@@ -514,7 +519,7 @@ async function memoryScenarios(): Promise<void> {
   }
   console.log(`  bytes per live access token (${N} minted, heap delta after GC): Portcullis ${figure(bytesP).median.toFixed(0)}, bare Map adapter ${figure(bytesB).median.toFixed(0)}`);
   await p.stop(); await b.stop();
-  memoryResult = { baseline, afterLoad, final, heap, waited, samples, requests, failures, bytesP, bytesB };
+  memoryResult = { baseline, afterLoad, final, heap, waited, samples, requests, failures, notes: [...notes], bytesP, bytesB };
 }
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -592,7 +597,7 @@ function report(started: Date, seconds: number): string {
     lines.push('## Memory', '',
       `${MEMORY_LOAD_SECONDS} s of mixed load (/token, /userinfo, GraphQL cached and unique documents, 3 connections each; about`,
       `${m.requests.toFixed(0)} requests, ${m.failures} failed) on Portcullis with memory storage and ${SHORT_TTL_SECONDS} s code, access and ID token`,
-      'lifetimes; RSS after a forced GC in the server process.', '',
+      `lifetimes; RSS after a forced GC in the server process.${m.notes.length ? ` Failures: ${m.notes.join('; ')}.` : ''}`, '',
       `- Baseline RSS (after a warm-up): ${mb(m.baseline)}`,
       `- Right after the load: ${mb(m.afterLoad)} (${((m.afterLoad / m.baseline - 1) * 100).toFixed(1)} %)`,
       `- After ${m.waited.toFixed(0)} s: ${mb(m.final)} (${((m.final / m.baseline - 1) * 100).toFixed(1)} %): ${ok ? 'back within 10 % of the baseline' : 'NOT back within 10 % of the baseline'}`,
