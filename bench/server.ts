@@ -1,0 +1,187 @@
+/**
+ * One server of the benchmarks, run as a child process of `bench/run.ts` (pinned to cpu 0 with taskset when it
+ * exists). `BENCH_SPEC` (JSON {@link ServerSpec}) says which: Portcullis (`createServer` with the demo fixtures
+ * and the example catalog), bare oidc-provider with the bench adapters, or bare Apollo Server 5 on Koa.
+ *
+ * The parent talks to it over the IPC channel only (never over an HTTP route): it asks for pre-minted
+ * authorization codes and access tokens, made directly through the provider's models, and for memory figures.
+ */
+import type { AddressInfo } from 'node:net';
+import { createServer as netServer } from 'node:net';
+import type { Server } from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import { koaMiddleware } from '@as-integrations/koa';
+import { bodyParser } from '@koa/bodyparser';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { Redis } from 'ioredis';
+import Koa from 'koa';
+import Provider, { type Configuration } from 'oidc-provider';
+import { createServer, createLogger, generateSigningKeys, DEFAULT_SIGNING_ALGORITHMS, generateCookieKey } from '../lib/index.js';
+import { SCOPE_CLAIMS } from '../config/defaults.js';
+import { catalogResolvers, typeDefs } from '../examples/catalog/schema.js';
+import { DEMO, demoFixtures } from '../examples/demo-fixtures.js';
+import { bareMemoryAdapter, bareRedisAdapter } from './bare-adapters.js';
+
+import { CODE_CHALLENGE, SCOPE, SHORT_TTL_SECONDS, type Request, type ServerSpec } from './protocol.js';
+
+const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}') as ServerSpec;
+const ACCOUNT = 'alice';
+
+async function freePort(): Promise<number> {
+  const s = netServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+const port = await freePort();
+const issuer = `http://127.0.0.1:${port}`;
+let provider: Provider | undefined;
+let close: () => Promise<void>;
+
+if (spec.kind === 'portcullis') {
+  const many = { points: 1_000_000_000, durationSeconds: 60 };
+  const server = await createServer({
+    issuer, ...demoFixtures(),
+    // Every rule of the GraphQL endpoint stays on; only the operation rate limit is raised so that the load
+    // generator (one IP, one subject) measures speed rather than 429s.
+    graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: many },
+    storage: spec.storage === 'redis' ? { type: 'redis', url: 'redis://127.0.0.1:6379', keyPrefix: spec.prefix } : { type: 'memory' },
+    rateLimits: { clientAuthFailures: many, registrations: many },
+    accountLimits: { loginPerAccount: many, loginPerIp: many, mailPerAddress: many, mailPerIp: many },
+    ...(spec.shortTtl ? { ttl: { authorizationCode: SHORT_TTL_SECONDS, accessToken: SHORT_TTL_SECONDS, idToken: SHORT_TTL_SECONDS } } : {}),
+    // Logs as in production (level info, JSON lines); the parent sends this process' stdout to /dev/null.
+    logger: createLogger({ LOG_LEVEL: 'info' }),
+  });
+  provider = server.provider;
+  const http = await server.listen(port, '127.0.0.1');
+  close = async () => { closeAll(http); await server.close(); };
+} else if (spec.kind === 'oidc') {
+  const redis = spec.storage === 'redis' ? new Redis('redis://127.0.0.1:6379') : undefined;
+  const configuration: Configuration = {
+    adapter: (redis ? bareRedisAdapter(redis, spec.prefix) : bareMemoryAdapter()) as unknown as Configuration['adapter'],
+    clients: [{
+      client_id: DEMO.client.id, client_secret: DEMO.client.secret, redirect_uris: [DEMO.client.redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post',
+    }],
+    jwks: await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS) as Configuration['jwks'],
+    cookies: { keys: [generateCookieKey()] },
+    claims: { ...SCOPE_CLAIMS } as unknown as Configuration['claims'],
+    conformIdTokenClaims: false,
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: DEMO.initialAccessToken },
+    },
+    ...(spec.shortTtl ? { ttl: { AuthorizationCode: SHORT_TTL_SECONDS, AccessToken: SHORT_TTL_SECONDS, IdToken: SHORT_TTL_SECONDS } } : {}),
+    async findAccount(_ctx, sub) {
+      if (sub !== ACCOUNT) return undefined;
+      return {
+        accountId: sub,
+        async claims() {
+          return { sub, email: DEMO.alice.email, email_verified: true, given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell', birthdate: '1852-05-04' };
+        },
+      };
+    },
+  };
+  provider = new Provider(issuer, configuration);
+  // like Portcullis (app.silent): a request aborted when a load run ends is not printed
+  (provider as unknown as { silent: boolean }).silent = true;
+  const http = provider.listen(port, '127.0.0.1');
+  await new Promise((r) => http.once('listening', r));
+  close = async () => { closeAll(http); redis?.disconnect(); };
+} else {
+  // The same schema as Portcullis serves (its directive declared so the SDL parses), no rules, no auth.
+  const directives = 'directive @requiresScopes(scopes: [String!]!) on FIELD_DEFINITION | OBJECT | INTERFACE\n';
+  const apollo = new ApolloServer({ schema: makeExecutableSchema({ typeDefs: directives + typeDefs, resolvers: catalogResolvers() as never }) });
+  await apollo.start();
+  const app = new Koa();
+  app.use(bodyParser({ jsonLimit: '10mb' }));
+  app.use(koaMiddleware(apollo) as never);
+  const http = app.listen(port, '127.0.0.1');
+  await new Promise((r) => http.once('listening', r));
+  close = async () => { closeAll(http); await apollo.stop(); };
+}
+
+function closeAll(http: Server): void {
+  http.close();
+  http.closeAllConnections();
+}
+
+function oidc(): Provider {
+  if (!provider) throw new Error(`${spec.kind} has no oidc-provider`);
+  return provider;
+}
+
+const grantIds = new Map<string, string>();
+async function grantFor(clientId: string): Promise<string> {
+  let id = grantIds.get(clientId);
+  if (!id) {
+    const grant = new (oidc().Grant)({ accountId: ACCOUNT, clientId });
+    grant.addOIDCScope(SCOPE);
+    id = await grant.save();
+    grantIds.set(clientId, id);
+  }
+  return id;
+}
+
+/** Codes made through the provider's own model, exactly as the authorization endpoint would store them. */
+async function mintCodes(clientId: string, n: number): Promise<string[]> {
+  const grantId = await grantFor(clientId);
+  const codes: string[] = [];
+  const authTime = Math.floor(Date.now() / 1000);
+  for (let i = 0; i < n; i += 500) {
+    const batch = Array.from({ length: Math.min(500, n - i) }, () => new (oidc().AuthorizationCode)({
+      accountId: ACCOUNT, clientId, grantId, scope: SCOPE, redirectUri: DEMO.client.redirectUri, authTime,
+      codeChallenge: CODE_CHALLENGE, codeChallengeMethod: 'S256',
+    } as never).save());
+    codes.push(...await Promise.all(batch));
+  }
+  return codes;
+}
+
+async function accessToken(clientId: string): Promise<string> {
+  const grantId = await grantFor(clientId);
+  return new (oidc().AccessToken)({ accountId: ACCOUNT, clientId, grantId, scope: SCOPE, gty: 'authorization_code' } as never).save();
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+function collect(): void {
+  if (!gc) throw new Error('start the bench server with --expose-gc');
+  gc(); gc();
+}
+
+/** Heap growth per opaque access token held by the storage adapter, bytes. */
+async function bytesPerToken(n: number): Promise<number> {
+  const grantId = await grantFor(DEMO.client.id);
+  collect();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < n; i += 500) {
+    await Promise.all(Array.from({ length: Math.min(500, n - i) }, () => new (oidc().AccessToken)({
+      accountId: ACCOUNT, clientId: DEMO.client.id, grantId, scope: SCOPE, gty: 'authorization_code',
+    } as never).save()));
+  }
+  collect();
+  return (process.memoryUsage().heapUsed - before) / n;
+}
+
+process.on('message', (raw) => {
+  const msg = raw as Request;
+  const answer = (body: Record<string, unknown>) => process.send!({ id: msg.id, ...body });
+  const run = async () => {
+    switch (msg.op) {
+      case 'mintCodes': return answer({ codes: await mintCodes(msg.clientId, msg.n) });
+      case 'accessToken': return answer({ token: await accessToken(msg.clientId) });
+      case 'memory': collect(); return answer({ rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed });
+      case 'bytesPerToken': return answer({ bytes: await bytesPerToken(msg.n) });
+      case 'exit':
+        await close();
+        answer({});
+        // a plain exit so that --cpu-prof writes its profile
+        setTimeout(() => process.exit(0), 50);
+    }
+  };
+  run().catch((err: Error) => answer({ error: err.stack ?? String(err) }));
+});
+process.on('disconnect', () => process.exit(0));
+process.send!({ op: 'ready', port, issuer });
