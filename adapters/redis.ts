@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors } from 'oidc-provider';
 import { ConfigError, StorageConnectError, StorageUnavailableError } from '../lib/errors.js';
@@ -268,9 +269,25 @@ export class RedisStorage implements Storage {
     return Promise.all(commands.map(([cmd, ...args]) => this.client.call(cmd, ...args)));
   }
 
+  /**
+   * Runs a Lua script in one round trip: `EVALSHA` with the script's SHA-1, and `EVAL` (which loads it) only when
+   * Redis answers `NOSCRIPT` (first use, or after a restart or `SCRIPT FLUSH`).
+   */
   async eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    return this.client.eval(script, keys.length, ...keys, ...args);
+    let sha = this.#scriptShas.get(script);
+    if (!sha) {
+      sha = createHash('sha1').update(script).digest('hex');
+      this.#scriptShas.set(script, sha);
+    }
+    try {
+      return await this.client.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err as Error).message?.startsWith('NOSCRIPT')) throw err;
+      return this.client.eval(script, keys.length, ...keys, ...args);
+    }
   }
+
+  readonly #scriptShas = new Map<string, string>();
 
   async ping(): Promise<void> {
     await this.run(() => this.client.ping());

@@ -52,6 +52,29 @@ if (available) {
       }
     });
 
+    test('scripts run as EVALSHA (the script text is not resent) and reload themselves after SCRIPT FLUSH', async () => {
+      const keyPrefix = uniquePrefix('evalsha');
+      prefixes.push(keyPrefix);
+      const storage = new RedisStorage({ url: REDIS_URL, keyPrefix });
+      const sent: string[] = [];
+      try {
+        await storage.ready();
+        const original = storage.client.sendCommand.bind(storage.client);
+        storage.client.sendCommand = ((command: { name: string }, ...rest: unknown[]) => { sent.push(command.name); return original(command as never, ...(rest as [])); }) as typeof storage.client.sendCommand;
+        await storage.adapter('Session').upsert('s1', { uid: 'su1', accountId: 'a' }, 60);
+        sent.length = 0;
+        await storage.adapter('Session').upsert('s1', { uid: 'su1', accountId: 'b' }, 60);
+        expect(sent).toEqual(['evalsha']);
+        await storage.client.script('FLUSH');
+        sent.length = 0;
+        await storage.adapter('Session').upsert('s1', { uid: 'su1', accountId: 'c' }, 60);
+        expect(sent).toEqual(['evalsha', 'eval']);
+        expect(await storage.adapter('Session').findByUid('su1')).toMatchObject({ accountId: 'c' });
+      } finally {
+        await storage.close();
+      }
+    });
+
     test('a payload survives the JSON round trip exactly (arrays, nested objects, numbers)', async () => {
       const keyPrefix = uniquePrefix('json');
       prefixes.push(keyPrefix);
