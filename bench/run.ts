@@ -372,6 +372,8 @@ async function countRedis(prefix: string, work: () => Promise<void>): Promise<{ 
       last = e.time;
     }
   }
+  // BENCH_REDIS_TRACE=1 prints each command (name and keys) to see which call costs what.
+  if (process.env.BENCH_REDIS_TRACE) for (const e of mine) console.log(`    ${e.source} ${e.args.slice(0, 3).map((a) => a.length > 80 ? `${a.slice(0, 40)}…` : a).join(' ')}`);
   const byCommand: Record<string, number> = {};
   for (const e of mine) byCommand[e.args[0]!.toUpperCase()] = (byCommand[e.args[0]!.toUpperCase()] ?? 0) + 1;
   return { commands: mine.length, roundTrips, scripted, byCommand };

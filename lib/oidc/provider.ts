@@ -53,7 +53,20 @@ function clientMetadata(config: ResolvedConfig) {
  * redirect_uri matching, PKCE) stays with it; this function only chooses secure settings and wires our stores.
  */
 export function providerConfiguration(deps: ProviderDeps): Configuration {
-  const { config, storage, accounts, consents, scopes } = deps;
+  const { config, storage, consents, scopes } = deps;
+  // oidc-provider asks for the same account several times while answering one request (claims for the ID token,
+  // the grant, userinfo): one store lookup per account and request. Keyed by the Node request, which every
+  // context oidc-provider creates for that request shares.
+  const perRequest = new WeakMap<object, Map<string, ReturnType<AccountStore['findById']>>>();
+  const accounts = {
+    findById(ctx: { req: object }, id: string) {
+      let seen = perRequest.get(ctx.req);
+      if (!seen) perRequest.set(ctx.req, seen = new Map());
+      let found = seen.get(id);
+      if (!found) seen.set(id, found = deps.accounts.findById(id));
+      return found;
+    },
+  };
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
 
   return {
@@ -120,8 +133,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     interactions: {
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
-    async findAccount(_ctx, sub) {
-      const account = await accounts.findById(sub);
+    async findAccount(ctx, sub) {
+      const account = await accounts.findById(ctx, sub);
       if (!account) return undefined;
       return {
         accountId: account.id,
@@ -139,7 +152,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       if (!accountId) return grant;
       const remembered = await consents.find(accountId, clientId);
       if (!remembered) return grant;
-      const account = await accounts.findById(accountId);
+      const account = await accounts.findById(ctx, accountId);
       if (!account) return grant;
       // A fresh Grant per session, copied from the remembered consent (never one shared Grant per account and
       // client: a replayed code revokes its whole Grant).
