@@ -24,7 +24,7 @@ import { CsrfGuard } from './http/csrf.js';
 import { handleErrors } from './http/error-handler.js';
 import { healthEndpoints } from './http/health.js';
 import { isReservedPath, routeTable, type RouteParts } from './http/routes.js';
-import { issuerHostGuard, pinProviderToIssuer } from './http/issuer-host.js';
+import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
 import type { LimiterBackend } from './limits/limiter.js';
@@ -132,7 +132,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     });
 
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
-    pinProviderToIssuer(provider as never, config.issuer);
+    pinAppToIssuer(provider as never, config.issuer);
     const providerCallback = provider.callback();
     async function oidcProvider(ctx: Context) {
       // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
@@ -169,6 +169,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
     app.silent = true;
     app.on('error', (err: Error) => logger.error({ err }, 'request failed'));
+    pinAppToIssuer(app, config.issuer);
     app.use(middleware);
 
     let httpServer: Server | undefined;

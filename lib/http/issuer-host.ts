@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import { setPageSecurityHeaders } from './security-headers.js';
 import { errorPage } from '../oidc/views.js';
@@ -62,18 +62,24 @@ export function pinRequestToIssuer(request: object, issuer: URL): void {
   });
 }
 
+/** Koa apps whose request prototype is pinned (their contexts need no per-request pinning). */
+const pinnedApps = new WeakSet<object>();
+
 /**
- * Makes every context an oidc-provider instance creates (it creates several per request, e.g. for cookies and
- * `interactionResult`) use issuer-derived URLs: see {@link pinRequestToIssuer}.
+ * Pins a Koa app's request prototype (`app.request`, from which every context's request is created) to the
+ * issuer: once, at start-up, so no request pays for it. Used for oidc-provider's own Koa app (it creates several
+ * contexts per request, e.g. for cookies and `interactionResult`) and for Portcullis' standalone app.
  */
-export function pinProviderToIssuer(provider: { createContext(req: IncomingMessage, res: ServerResponse): { request: object } }, issuer: string): void {
-  const url = new URL(issuer);
-  const createContext = provider.createContext.bind(provider);
-  provider.createContext = function createIssuerContext(req, res) {
-    const ctx = createContext(req, res);
-    pinRequestToIssuer(ctx.request, url);
-    return ctx;
-  };
+export function pinAppToIssuer(app: { request: object }, issuer: string): void {
+  pinRequestToIssuer(app.request, new URL(issuer));
+  pinnedApps.add(app);
+}
+
+/** The protocol a request arrived over as Koa would see it: TLS socket, or `X-Forwarded-Proto` with `proxy`. */
+function arrivalProtocol(req: IncomingMessage, proxy: boolean): string {
+  if ((req.socket as { encrypted?: boolean }).encrypted) return 'https';
+  if (!proxy) return 'http';
+  return firstValue(req.headers['x-forwarded-proto'])?.toLowerCase() ?? 'http';
 }
 
 /** The fix named when an https issuer sees plain http (README "Production behind TLS"). */
@@ -109,6 +115,8 @@ export function issuerHostGuard(options: IssuerHostOptions) {
   const issuer = new URL(options.issuer);
   const https = issuer.protocol === 'https:';
   const allowed = new Set([issuer.host, ...options.allowedHosts.map((h) => normalizeHost(h, issuer.protocol) ?? h.toLowerCase())]);
+  // Almost every request spells its Host exactly like this; only other spellings are parsed.
+  const exact = new Set([issuer.host, ...options.allowedHosts]);
 
   return async function requireIssuerHost(ctx: Context, next: Next) {
     const target = ctx.req.url ?? '/';
@@ -123,16 +131,19 @@ export function issuerHostGuard(options: IssuerHostOptions) {
       ctx.request.originalUrl = ctx.req.url;
     }
     const raw = requestedHost(ctx.req, options.proxy);
-    const host = raw === undefined ? undefined : normalizeHost(raw, issuer.protocol);
-    if (raw !== undefined && host === undefined) return refuse(ctx, 400, 'invalid_request', 'The Host header is malformed.');
-    if (host === undefined || !allowed.has(host)) {
-      return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.host}; the request named another host. Operators: add the name to \`allowedHosts\` if it is yours.`);
+    if (raw === undefined || !exact.has(raw)) {
+      const host = raw === undefined ? undefined : normalizeHost(raw, issuer.protocol);
+      if (raw !== undefined && host === undefined) return refuse(ctx, 400, 'invalid_request', 'The Host header is malformed.');
+      if (host === undefined || !allowed.has(host)) {
+        return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.host}; the request named another host. Operators: add the name to \`allowedHosts\` if it is yours.`);
+      }
     }
     if (https) {
       ctx.set('Strict-Transport-Security', HSTS_VALUE);
-      if (options.production && ctx.protocol !== 'https') return refuse(ctx, 400, 'invalid_request', PLAIN_HTTP_DESCRIPTION);
+      if (options.production && arrivalProtocol(ctx.req, options.proxy) !== 'https') return refuse(ctx, 400, 'invalid_request', PLAIN_HTTP_DESCRIPTION);
     }
-    pinRequestToIssuer(ctx.request, issuer);
+    // Mounted in a host app: pin this request; our own app's requests are pinned through its prototype.
+    if (!pinnedApps.has(ctx.app)) pinRequestToIssuer(ctx.request, issuer);
     return next();
   };
 }
