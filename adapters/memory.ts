@@ -3,14 +3,24 @@ import { StorageUnavailableError } from '../lib/errors.js';
 import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
 
 /**
- * Entries are copied through JSON, exactly as the Redis adapter stores them, so both adapters hand back the same
- * plain objects (undefined members dropped) and a caller's later mutation never reaches the store.
+ * Entries are kept as JSON text, exactly as the Redis adapter stores them: both adapters hand back the same plain
+ * objects (undefined members dropped), each read is a fresh copy (a caller's later mutation never reaches the
+ * store), and a write serialises once. The index members and `consumed` are kept beside the text.
  */
-function copy(payload: AdapterPayload): AdapterPayload {
-  return JSON.parse(JSON.stringify(payload)) as AdapterPayload;
+interface Entry {
+  json: string;
+  uid?: string;
+  userCode?: string;
+  grantId?: string;
+  consumed?: number;
+  expiresAt: number /* epoch ms, Infinity = never */;
 }
 
-interface Entry { payload: AdapterPayload; expiresAt: number /* epoch ms, Infinity = never */ }
+function decode(entry: Entry): AdapterPayload {
+  const payload = JSON.parse(entry.json) as AdapterPayload;
+  if (entry.consumed !== undefined) payload.consumed = entry.consumed;
+  return payload;
+}
 
 export interface MemoryStorageOptions {
   /** Maximum number of live entries; 0 = unbounded. When full, writes throw {@link StorageUnavailableError} (503). */
@@ -56,14 +66,21 @@ export class MemoryStorage implements Storage {
     for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.delete(key);
   }
 
-  get(key: string): AdapterPayload | undefined {
+  /** The live entry at `key` (an expired one is deleted on the way). */
+  #live(key: string): Entry | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= Date.now()) {
       this.delete(key);
       return undefined;
     }
-    return entry.payload;
+    return entry;
+  }
+
+  /** A fresh copy of the payload at `key`, or undefined when missing or expired. */
+  get(key: string): AdapterPayload | undefined {
+    const entry = this.#live(key);
+    return entry && decode(entry);
   }
 
   set(key: string, payload: AdapterPayload, expiresIn?: number): void {
@@ -73,7 +90,11 @@ export class MemoryStorage implements Storage {
     }
     this.delete(key);
     const expiresAt = expiresIn ? Date.now() + expiresIn * 1000 : Infinity;
-    this.#entries.set(key, { payload: copy(payload), expiresAt });
+    const { consumed, ...rest } = payload;
+    this.#entries.set(key, {
+      json: JSON.stringify(rest), uid: payload.uid, userCode: payload.userCode, grantId: payload.grantId,
+      consumed, expiresAt,
+    });
     const model = key.slice(0, key.indexOf(':'));
     if (payload.uid) this.#uid.set(`${model}:${payload.uid}`, key);
     if (payload.userCode) this.#userCode.set(`${model}:${payload.userCode}`, key);
@@ -89,7 +110,7 @@ export class MemoryStorage implements Storage {
     if (!entry) return;
     this.#entries.delete(key);
     const model = key.slice(0, key.indexOf(':'));
-    const { uid, userCode, grantId } = entry.payload;
+    const { uid, userCode, grantId } = entry;
     if (uid && this.#uid.get(`${model}:${uid}`) === key) this.#uid.delete(`${model}:${uid}`);
     if (userCode && this.#userCode.get(`${model}:${userCode}`) === key) this.#userCode.delete(`${model}:${userCode}`);
     if (grantId) {
@@ -113,9 +134,9 @@ export class MemoryStorage implements Storage {
 
   /** Atomic in one event-loop turn: marks `key` consumed unless it is missing or already consumed. */
   consume(key: string): boolean {
-    const payload = this.get(key);
-    if (!payload || payload.consumed) return false;
-    payload.consumed = Math.floor(Date.now() / 1000);
+    const entry = this.#live(key);
+    if (!entry || entry.consumed) return false;
+    entry.consumed = Math.floor(Date.now() / 1000);
     return true;
   }
 }
@@ -128,8 +149,7 @@ class MemoryAdapter implements Adapter {
   }
 
   #read(key: string | undefined): AdapterPayload | undefined {
-    const payload = key === undefined ? undefined : this.storage.get(key);
-    return payload && copy(payload);
+    return key === undefined ? undefined : this.storage.get(key);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
