@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { createLimiter, type LimiterBackend } from '../limits/limiter.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields } from './authorization.js';
+import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
 import { resolveGraphqlOptions, type ResolvedGraphqlOptions } from './options.js';
@@ -61,11 +62,17 @@ export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { is
     }
   }
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
+  // Parsed, validated and measured once, by the gate; Apollo takes the documents from here (its documentStore).
+  const documents = new DocumentCache();
+  // Contexts of requests whose every operation the gate checked (cost with their variables included).
+  const gateChecked = new WeakSet<GraphqlContext>();
   const plugins: ApolloServerPlugin<GraphqlContext>[] = [
     ApolloServerPluginLandingPageDisabled(),
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
     ApolloServerPluginInlineTraceDisabled(),
-    operationLimitsPlugin({ schema, maxCost: options.limits.maxCost, cost: options.limits, limiter }),
+    operationLimitsPlugin({
+      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => gateChecked.has(context),
+    }),
   ];
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
@@ -77,12 +84,17 @@ export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { is
     persistedQueries: false,
     allowBatchedHttpRequests: options.maxBatchSize > 0,
     parseOptions: { maxTokens: options.limits.maxTokens },
+    documentStore: documents,
     formatError: formatGraphqlError,
     plugins,
   });
   await apollo.start();
   const middleware = koaMiddleware(apollo, {
-    context: async ({ ctx }) => ({ auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip }),
+    context: async ({ ctx }) => {
+      const context: GraphqlContext = { auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip };
+      if (ctx.state.graphqlDocumentsChecked === true) gateChecked.add(context);
+      return context;
+    },
   }) as unknown as Middleware;
-  return { apollo, middleware, gate: documentGate(schema, options), schema, options };
+  return { apollo, middleware, gate: documentGate(schema, options, documents), schema, options };
 }
