@@ -147,25 +147,41 @@ async function profile(duration: number): Promise<void> {
   const { url, child } = await startChild('portcullis', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   await check(url);
   await load(url, 'cached', 2);
+  // Profile timestamps are CLOCK_MONOTONIC microseconds, as process.hrtime: keep the samples of the measured run.
+  const from = Number(process.hrtime.bigint() / 1000n);
   const r = await load(url, 'cached', duration);
+  const to = Number(process.hrtime.bigint() / 1000n);
   console.log(`profiled run: ${r.requests.average.toFixed(0)} req/s`);
   await stopChild(child);
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
-  interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }
-  const prof = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[] };
+  interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
+  const prof = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  for (const id of prof.samples) {
+  const selfTime = new Map<string, number>();
+  const byModule = new Map<string, number>();
+  let t = prof.startTime;
+  let total = 0;
+  prof.samples.forEach((id, i) => {
+    t += prof.timeDeltas[i]!;
+    if (t < from || t > to) return;
     const { functionName, url: where, lineNumber } = byId.get(id)!.callFrame;
-    const short = where.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/').replace(/^file:\/\//, '');
+    if (functionName === '(idle)') return; // CPU 0 waiting (shared machine): not the server's work
+    total++;
+    const short = where.includes('/node_modules/') ? where.replace(/^.*node_modules\//, '')
+      : where.replace(/^.*\/dist(-before)?\//, 'dist/').replace(/^file:\/\//, '');
     const key = `${functionName || '(anonymous)'} ${short}${short ? `:${lineNumber + 1}` : ''}`;
-    self.set(key, (self.get(key) ?? 0) + 1);
-  }
-  const total = prof.samples.length;
-  console.log(`profile ${join(dir, file)}: ${total} samples; top self time:`);
-  for (const [key, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
-    console.log(`${((100 * n) / total).toFixed(1).padStart(5)} %  ${key}`);
-  }
+    selfTime.set(key, (selfTime.get(key) ?? 0) + 1);
+    const module = !short ? '(native/V8)' : short.startsWith('dist/') ? short.split('/').slice(0, -1).join('/')
+      : short.startsWith('node:') ? 'node:' : short.startsWith('@') ? short.split('/').slice(0, 2).join('/') : short.split('/')[0]!;
+    byModule.set(module, (byModule.get(module) ?? 0) + 1);
+  });
+  const pct = (n: number) => `${((100 * n) / total).toFixed(1).padStart(5)} %`;
+  console.log(`profile ${join(dir, file)}: ${total} busy samples in the measured run; top self time:`);
+  for (const [key, n] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(n)}  ${key}`);
+  console.log('Portcullis functions (dist/lib), self time:');
+  for (const [key, n] of [...selfTime].filter(([k]) => k.includes(' dist/lib/')).sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${pct(n)}  ${key}`);
+  console.log('self time by package / folder:');
+  for (const [key, n] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(n)}  ${key}`);
 }
 
 if (args[0] === 'serve') {
