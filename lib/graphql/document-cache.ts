@@ -92,7 +92,7 @@ export class DocumentCache implements DocumentStore {
   }
 
   /** Apollo's documentStore write: ignored, only documents the gate checked are served from here. */
-  async set(): Promise<void> {}
+  async set(_key: string, _document: DocumentNode): Promise<void> {}
 
   /** Apollo's documentStore delete. */
   async delete(key: string): Promise<boolean> {
