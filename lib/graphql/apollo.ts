@@ -26,6 +26,12 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
   return { ...formatted, message, extensions };
 }
 
+/**
+ * Marks the context of a request whose every operation the document gate checked, cost with its variables
+ * included. A property, not a WeakSet entry: Apollo hands plugins a shallow copy of the context.
+ */
+const GATE_CHECKED = Symbol('portcullis.documentsChecked');
+
 /** Builds the executable schema: host SDL plus the authorization directives, `@requiresScopes` enforced. */
 export function buildSchema(config: GraphqlConfig): GraphQLSchema {
   const typeDefs = [AUTHORIZATION_TYPE_DEFS, ...(Array.isArray(config.typeDefs) ? config.typeDefs : [config.typeDefs])];
@@ -64,14 +70,12 @@ export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { is
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
   // Parsed, validated and measured once, by the gate; Apollo takes the documents from here (its documentStore).
   const documents = new DocumentCache();
-  // Contexts of requests whose every operation the gate checked (cost with their variables included).
-  const gateChecked = new WeakSet<GraphqlContext>();
   const plugins: ApolloServerPlugin<GraphqlContext>[] = [
     ApolloServerPluginLandingPageDisabled(),
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
     ApolloServerPluginInlineTraceDisabled(),
     operationLimitsPlugin({
-      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => gateChecked.has(context),
+      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] === true,
     }),
   ];
   const apollo = new ApolloServer<GraphqlContext>({
@@ -92,7 +96,7 @@ export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { is
   const middleware = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       const context: GraphqlContext = { auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip };
-      if (ctx.state.graphqlDocumentsChecked === true) gateChecked.add(context);
+      if (ctx.state.graphqlDocumentsChecked === true) (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] = true;
       return context;
     },
   }) as unknown as Middleware;
