@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { createLimiter, type LimiterBackend } from '../limits/limiter.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields } from './authorization.js';
+import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
 import { resolveGraphqlOptions, type ResolvedGraphqlOptions } from './options.js';
@@ -24,6 +25,12 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
   const message = formatted.message.replace(SUGGESTION, '') || formatted.message;
   return { ...formatted, message, extensions };
 }
+
+/**
+ * Marks the context of a request whose every operation the document gate checked, cost with its variables
+ * included. A property, not a WeakSet entry: Apollo hands plugins a shallow copy of the context.
+ */
+const GATE_CHECKED = Symbol('portcullis.documentsChecked');
 
 /** Builds the executable schema: host SDL plus the authorization directives, `@requiresScopes` enforced. */
 export function buildSchema(config: GraphqlConfig): GraphQLSchema {
@@ -61,11 +68,15 @@ export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { is
     }
   }
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
+  // Parsed, validated and measured once, by the gate; Apollo takes the documents from here (its documentStore).
+  const documents = new DocumentCache();
   const plugins: ApolloServerPlugin<GraphqlContext>[] = [
     ApolloServerPluginLandingPageDisabled(),
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
     ApolloServerPluginInlineTraceDisabled(),
-    operationLimitsPlugin({ schema, maxCost: options.limits.maxCost, cost: options.limits, limiter }),
+    operationLimitsPlugin({
+      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] === true,
+    }),
   ];
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
@@ -77,12 +88,17 @@ export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { is
     persistedQueries: false,
     allowBatchedHttpRequests: options.maxBatchSize > 0,
     parseOptions: { maxTokens: options.limits.maxTokens },
+    documentStore: documents,
     formatError: formatGraphqlError,
     plugins,
   });
   await apollo.start();
   const middleware = koaMiddleware(apollo, {
-    context: async ({ ctx }) => ({ auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip }),
+    context: async ({ ctx }) => {
+      const context: GraphqlContext = { auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip };
+      if (ctx.state.graphqlDocumentsChecked === true) (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] = true;
+      return context;
+    },
   }) as unknown as Middleware;
-  return { apollo, middleware, gate: documentGate(schema, options), schema, options };
+  return { apollo, middleware, gate: documentGate(schema, options, documents), schema, options };
 }

@@ -13,6 +13,9 @@ import {
   createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost,
 } from './rules/index.js';
 import type { GraphqlRequestItem } from './transport.js';
+import { DocumentCache, type CheckedDocument, type OperationAnalysis } from './document-cache.js';
+import { rootFieldPoints } from './plugins/operation-limits.js';
+import { fragmentsOf } from './rules/fragments.js';
 
 /** The limit rules of the options, in the order their errors are reported. */
 export function limitRules(limits: ResolvedGraphqlOptions['limits']): ValidationRule[] {
@@ -28,6 +31,9 @@ export function limitRules(limits: ResolvedGraphqlOptions['limits']): Validation
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Text that any document asking for `__schema` or `__type` contains (a quick pre-check before walking it). */
+const INTROSPECTION_TEXT = /__schema|__type\b/;
 
 /** Whether `auth` may introspect under `options.introspection`. */
 export function mayIntrospect(options: ResolvedGraphqlOptions['introspection'], auth: AuthInfo | null): boolean {
@@ -61,17 +67,19 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  *    validated further (400 `MAX_…_EXCEEDED` with `extensions.limit`);
  * 6. graphql-js validation (`specifiedRules` and {@link KnownOperationTypesRule}): 400
  *    `GRAPHQL_VALIDATION_FAILED`, errors of the same message reported once, at most `MAX_REPORTED_ERRORS`;
- *    documents that pass 5 and 6 are remembered (bounded cache) and not re-checked;
+ *    documents that pass 3 to 6 are remembered in `documents` (a bounded LRU keyed by the query text, shared
+ *    with Apollo as its `documentStore`, so Apollo neither parses nor validates them again) and not re-checked;
  * 7. the operation to run, by `operationName` (400 `OPERATION_RESOLUTION_FAILURE`); a subscription is refused
  *    (400 `SUBSCRIPTIONS_NOT_SUPPORTED`: this endpoint has no streaming transport); over GET only queries
  *    (405 with `Allow: POST`, checked before 5 and 6);
  * 8. the variables, coerced as the executor will (400 `BAD_USER_INPUT`), and the cost of the operation with
- *    those values — defaults and coercion included (400 `MAX_COST_EXCEEDED`).
+ *    those values — defaults and coercion included (400 `MAX_COST_EXCEEDED`). The resolved operation, its
+ *    cost when it declares no variables and its rate-limit points are measured once per document.
+ * When every request passed, `ctx.state.graphqlDocumentsChecked` is set for the operation-limits plugin.
  */
-export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions): Middleware {
+export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions, documents: DocumentCache = new DocumentCache()): Middleware {
   const rules = limitRules(options.limits);
   const trusted = options.trustedDocuments ? new Set(options.trustedDocuments.map(sha256)) : undefined;
-  const passed = new Map<string, { document: DocumentNode; introspects: boolean }>();
   const { maxQueryBytes, maxTokens, maxCost } = options.limits;
 
   const selectionsRule = createMaxRecursiveSelectionsRule(options.limits.maxRecursiveSelections);
@@ -80,10 +88,31 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
    * one (as graphql-armor's `ignoreIntrospection`): the standard introspection query is deeper and wider than
    * any sane data query, and whether it may run at all is decided per caller below.
    */
-  function limitErrors(document: DocumentNode) {
-    if (!options.introspection.enabled || !usesIntrospection(document)) return validate(schema, document, rules);
+  function limitErrors(document: DocumentNode, introspects: boolean) {
+    if (!options.introspection.enabled || !introspects) return validate(schema, document, rules);
     const dataOnly = withoutIntrospection(document);
     return [...validate(schema, document, [selectionsRule]), ...validate(schema, dataOnly, rules.slice(1))];
+  }
+
+  /** The operation `operationName` selects in a checked document, measured once and kept with the document. */
+  function analyse(entry: CheckedDocument, operationName: string | undefined): OperationAnalysis | string {
+    const known = entry.operations.get(operationName);
+    if (known) return known;
+    const operation = resolveOperation(entry.document, operationName);
+    if (typeof operation === 'string') return operation; // not kept: operationName is the client's, unbounded
+    const measuredOperation = entry.measured === entry.document ? operation : getOperationAST(entry.measured, operationName) ?? operation;
+    const hasVariables = (operation.variableDefinitions?.length ?? 0) > 0;
+    const rootType = operation.operation === 'mutation' ? schema.getMutationType()?.name
+      : operation.operation === 'subscription' ? schema.getSubscriptionType()?.name : schema.getQueryType()?.name;
+    const analysis: OperationAnalysis = {
+      operation,
+      measuredOperation,
+      hasVariables,
+      staticCost: hasVariables ? undefined : operationCost(schema, entry.measured, measuredOperation, {}, options.limits),
+      points: rootFieldPoints(measuredOperation.selectionSet, fragmentsOf(entry.measured), rootType ?? 'Query', options.limits),
+    };
+    entry.operations.set(operationName, analysis);
+    return analysis;
   }
 
   return async function checkDocuments(ctx: Context, next: Next) {
@@ -93,13 +122,18 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
       if (Buffer.byteLength(item.query) > maxQueryBytes) {
         return sendGraphqlError(ctx, 413, 'QUERY_TOO_LARGE', `The query is larger than the limit of ${maxQueryBytes} bytes.`, { limit: maxQueryBytes });
       }
-      const hash = sha256(item.query);
-      if (trusted && !trusted.has(hash)) {
-        return sendGraphqlError(ctx, 400, 'UNTRUSTED_DOCUMENT', 'Only trusted documents are accepted here.');
-      }
-      const known = passed.get(hash);
-      let document = known?.document;
-      if (!document) {
+      // A document seen before passed the trusted-documents, parsing, limit and validation checks: a lookup.
+      let entry = documents.lookup(item.query);
+      let document: DocumentNode;
+      let introspects: boolean;
+      let hash = '';
+      if (entry) {
+        ({ document, introspects } = entry);
+      } else {
+        hash = sha256(item.query);
+        if (trusted && !trusted.has(hash)) {
+          return sendGraphqlError(ctx, 400, 'UNTRUSTED_DOCUMENT', 'Only trusted documents are accepted here.');
+        }
         try {
           document = parse(item.query, { maxTokens });
         } catch (err) {
@@ -109,8 +143,9 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
           if (err instanceof GraphQLError) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_PARSE_FAILED', [err]);
           throw err;
         }
+        // Field names are plain tokens (no escapes): without these letters there is no introspection field.
+        introspects = INTROSPECTION_TEXT.test(item.query) && usesIntrospection(document);
       }
-      const introspects = known ? known.introspects : usesIntrospection(document);
       if (introspects && !mayIntrospect(options.introspection, ctx.state.auth as AuthInfo | null)) {
         return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', options.introspection.enabled
           ? `Introspection needs an access token with scope ${options.introspection.requiredScope}.`
@@ -124,31 +159,44 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
           return sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `GET runs queries only; send this ${chosen.operation} as a POST.`);
         }
       }
-      if (!known) {
+      if (!entry) {
         // What runs is the document without the legacy `__Directive` members: validate that one.
         if (introspects) document = stripLegacyIntrospection(document);
-        const errors = limitErrors(document);
+        const errors = limitErrors(document, introspects);
         if (errors.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', errors);
         const invalid = validate(schema, document, VALIDATION_RULES, { maxErrors: 100 });
         if (invalid.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', invalid);
-        if (passed.size >= 1000) passed.delete(passed.keys().next().value!);
-        passed.set(hash, { document, introspects });
+        // Older tools' introspection query names the legacy members: Apollo is handed the stripped document.
+        const printed = introspects && /\bon(Operation|Fragment|Field)\b/.test(item.query) ? print(document) : undefined;
+        entry = {
+          text: item.query,
+          hash: printed === undefined ? hash : sha256(printed),
+          document,
+          introspects,
+          measured: introspects ? withoutIntrospection(document) : document,
+          rewritten: printed,
+          operations: new Map(),
+        };
+        documents.remember(entry);
       }
-      const operation = resolveOperation(document, item.operationName);
+      const operation = analyse(entry, item.operationName);
       if (typeof operation === 'string') return sendGraphqlError(ctx, 400, 'OPERATION_RESOLUTION_FAILURE', operation);
-      if (operation.operation === 'subscription') {
+      if (operation.operation.operation === 'subscription') {
         return sendGraphqlError(ctx, 400, 'SUBSCRIPTIONS_NOT_SUPPORTED', 'Subscriptions are not supported over HTTP at this endpoint: send a query or a mutation.');
       }
-      const variables = coerceVariables(schema, operation, item.variables);
-      if (variables.errors) return sendGraphqlErrors(ctx, 400, 'BAD_USER_INPUT', variables.errors);
-      // Introspection was allowed for this caller above; only the data part is measured (as in the limits).
-      const measured = introspects ? withoutIntrospection(document) : document;
-      const measuredOperation = measured === document ? operation : getOperationAST(measured, item.operationName) ?? operation;
-      if (operationCost(schema, measured, measuredOperation, variables.coerced, options.limits) > maxCost) {
+      // Without variable definitions the executor's variables are `{}` whatever was sent: the cost is fixed.
+      let cost = operation.staticCost;
+      if (operation.hasVariables) {
+        const variables = coerceVariables(schema, operation.operation, item.variables);
+        if (variables.errors) return sendGraphqlErrors(ctx, 400, 'BAD_USER_INPUT', variables.errors);
+        // Introspection was allowed for this caller above; only the data part is measured (as in the limits).
+        cost = operationCost(schema, entry.measured, operation.measuredOperation, variables.coerced, options.limits);
+      }
+      if (cost! > maxCost) {
         return sendGraphqlError(ctx, 400, 'MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, { limit: maxCost });
       }
-      if (introspects && /\bon(Operation|Fragment|Field)\b/.test(item.query)) {
-        item.query = print(document);
+      if (entry.rewritten !== undefined) {
+        item.query = entry.rewritten;
         rewritten = true;
       }
     }
@@ -163,6 +211,9 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
         ctx.request.body = { ...(ctx.request.body as Record<string, unknown>), query: items[0]!.query };
       }
     }
+    // Every operation of this request passed, its cost measured with its own variables: the operation-limits
+    // plugin does not measure it again.
+    ctx.state.graphqlDocumentsChecked = true;
     return next();
   };
 }

@@ -136,6 +136,24 @@ describe('what must keep working', () => {
     expect(vars.json).toEqual({ data: { product: { name: 'Office Chair' } } });
   });
 
+  test('a document checked once is still measured per request: its variables and its operationName', async () => {
+    const query = 'query Cached($n: Int) { products(first: $n) { related(first: $n) { id } } }';
+    expect((await post(query, { n: 1 })()).status).toBe(200);
+    const costly = await post(query, { n: 1000 })();
+    expect([costly.status, costly.json?.errors?.[0]?.extensions?.code]).toEqual([400, 'MAX_COST_EXCEEDED']);
+    const badInput = await post(query, { n: 'many' })();
+    expect([badInput.status, badInput.json?.errors?.[0]?.extensions?.code]).toEqual([400, 'BAD_USER_INPUT']);
+    expect((await post(query, { n: 1 })()).status).toBe(200);
+    const two = 'query A { products(first: 1) { id } } query B { product(id: 1) { id } }';
+    const named = (operationName?: string) => postJson(() => strict, { query: two, operationName })();
+    expect((await named('A')).json).toEqual({ data: { products: [{ id: 1 }] } });
+    for (const operationName of ['C', undefined]) {
+      const res = await named(operationName);
+      expect([res.status, res.json?.errors?.[0]?.extensions?.code]).toEqual([400, 'OPERATION_RESOLUTION_FAILURE']);
+    }
+    expect((await named('B')).json).toEqual({ data: { product: { id: 1 } } });
+  });
+
   test('the fragment bomb is refused by the limits in milliseconds (no graphql-depth-limit walk)', async () => {
     const res = await post(fragmentBomb(30))();
     expect(res.json?.errors?.map((e) => e.extensions?.code)).toEqual(['MAX_RECURSIVE_SELECTIONS_EXCEEDED', 'MAX_ROOT_FIELDS_EXCEEDED', 'MAX_COST_EXCEEDED']);

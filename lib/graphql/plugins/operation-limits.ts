@@ -6,6 +6,7 @@ import { usesIntrospection, withoutIntrospection } from '../introspection.js';
 import { limitError } from '../rules/limit-error.js';
 import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
 import { fragmentsOf } from '../rules/fragments.js';
+import type { DocumentCache } from '../document-cache.js';
 
 /**
  * Points one operation spends: each root field selection (every alias separately, through fragments, memoised)
@@ -46,13 +47,18 @@ export interface OperationLimitsOptions {
   cost: CostOptions;
   /** Budget of executed root fields; `undefined` turns rate limiting off. */
   limiter?: Limiter;
+  /** The document gate's checked documents (Apollo's documentStore): their analysis is reused. */
+  documents?: DocumentCache;
+  /** Whether the document gate checked this request's operations, cost included (see `documentGate`). */
+  gateChecked?: (context: GraphqlContext) => boolean;
 }
 
 /**
  * Apollo plugin that runs once the operation is known (`didResolveOperation`, before execution, for every
  * transport and every operation of a batch):
- * - re-computes the cost with the variables the executor will use (`first: $n`, defaults and coercion
- *   applied), 400 `MAX_COST_EXCEEDED`;
+ * - unless the document gate already did for this request (`gateChecked`, a document from `documents`),
+ *   computes the cost with the variables the executor will use (`first: $n`, defaults and coercion applied),
+ *   400 `MAX_COST_EXCEEDED`;
  * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<subject>|client:<clientId>` for a
  *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted.
  */
@@ -64,19 +70,30 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
           // No operation (several and no or an unknown operationName): Apollo answers 400
           // OPERATION_RESOLUTION_FAILURE itself once execution finds none; nothing to measure or spend.
           if (!rc.operation) return;
-          // Introspection was allowed for this caller by the document gate; only the data part is measured.
-          const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
-          const operation = getOperationAST(document, rc.operationName) ?? rc.operation;
-          // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
-          const variables = coerceVariables(options.schema, rc.operation, rc.request.variables);
-          if (variables.errors) return;
-          const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
-          if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
+          // A document the gate checked for this very request: its cost with these variables was measured there
+          // and its points once per document. Anything else (no gate in front, an entry evicted meanwhile) is
+          // measured here.
+          const checked = options.gateChecked?.(rc.contextValue) ? options.documents?.of(rc.document) : undefined;
+          let points: number | undefined;
+          if (checked) {
+            for (const analysis of checked.operations.values()) if (analysis.operation === rc.operation) points = analysis.points;
+          }
+          if (points === undefined) {
+            // Introspection was allowed for this caller by the document gate; only the data part is measured.
+            const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
+            const operation = getOperationAST(document, rc.operationName) ?? rc.operation;
+            // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
+            const variables = coerceVariables(options.schema, rc.operation, rc.request.variables);
+            if (variables.errors) return;
+            const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
+            if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
+            if (!options.limiter) return;
+            const fragments = fragmentsOf(document);
+            const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
+              : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
+            points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
+          }
           if (!options.limiter) return;
-          const fragments = fragmentsOf(document);
-          const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
-            : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
-          const points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
           if (points === 0) return;
           const { auth, ip } = rc.contextValue;
           const key = auth ? `sub:${auth.subject}|client:${auth.clientId}` : `ip:${ip ?? 'unknown'}`;
