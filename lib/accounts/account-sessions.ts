@@ -1,9 +1,7 @@
 import type Provider from 'oidc-provider';
-import type { Adapter, AdapterFactory } from '../../adapters/types.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory } from '../../adapters/types.js';
 import type { Logger } from '../logger.js';
 
-/** Models bound to a Grant (oidc-provider's grant-linked models); `revokeByGrantId` is called on each. */
-const GRANT_LINKED_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest'];
 
 interface IndexEntry { id: string; exp: number /* epoch seconds */ }
 interface IndexPayload { [key: string]: unknown; sessions: IndexEntry[]; grants: IndexEntry[] }
@@ -65,6 +63,7 @@ export class AccountSessions {
     const grants = this.#adapter('Grant');
     for (const { id } of payload.sessions) await sessions.destroy(id);
     for (const { id } of payload.grants) {
+      // Each grant-linked model's adapter (the one list, adapters/types.ts), as oidc-provider's own revocation does.
       for (const model of GRANT_LINKED_MODELS) await this.#adapter(model).revokeByGrantId(id);
       await grants.destroy(id);
     }
