@@ -21,8 +21,15 @@ function tooMany(ctx: KoaContextWithOIDC, retryAfterSeconds: number, what: strin
  * spent its budget of failed client authentications (RFC 6749 §5.2 `invalid_client`) at `paths.clientAuth`, or
  * of registration attempts at `paths.registration`. Uses the shared {@link createLimiter}.
  */
+/** Most addresses remembered as blocked by one process (a flood of addresses cannot grow it further). */
+const MAX_BLOCKED_ADDRESSES = 10_000;
+
 export function endpointRateLimits(limits: EndpointLimits, backend: LimiterBackend | undefined, paths: { clientAuth: string[]; registration: string }) {
   const failures = createLimiter('client-auth-failures', limits.clientAuthFailures, backend);
+  // Addresses whose failures reached the budget, and until when (epoch ms). Successful requests then cost no
+  // storage read: the counter is only written on a failure, whose answer says whether the budget is spent. With
+  // several instances sharing Redis, an instance learns of a block at its own next failure from that address.
+  const blockedUntil = new Map<string, number>();
   const registrations = createLimiter('registrations', limits.registrations, backend);
   const clientAuthPaths = new Set(paths.clientAuth);
   return async function rateLimitClientAuthAndRegistration(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
@@ -33,10 +40,19 @@ export function endpointRateLimits(limits: EndpointLimits, backend: LimiterBacke
       return next();
     }
     if (!clientAuthPaths.has(ctx.path)) return next();
-    // Spending 0 points reads the counter: refused once the failures so far reach the budget.
-    const current = await failures.consume(ctx.ip, 0);
-    if (!current.allowed || current.remaining <= 0) return tooMany(ctx, current.retryAfterSeconds, 'failed client authentications');
+    const until = blockedUntil.get(ctx.ip);
+    if (until !== undefined) {
+      const left = until - Date.now();
+      if (left > 0) return tooMany(ctx, Math.ceil(left / 1000), 'failed client authentications');
+      blockedUntil.delete(ctx.ip);
+    }
     await next();
-    if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') await failures.consume(ctx.ip);
+    if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') {
+      const spent = await failures.consume(ctx.ip);
+      if (!spent.allowed || spent.remaining <= 0) {
+        if (blockedUntil.size >= MAX_BLOCKED_ADDRESSES) blockedUntil.delete(blockedUntil.keys().next().value!);
+        blockedUntil.set(ctx.ip, Date.now() + spent.retryAfterSeconds * 1000);
+      }
+    }
   };
 }
