@@ -52,7 +52,8 @@ if (spec.kind === 'portcullis') {
     accountLimits: { loginPerAccount: many, loginPerIp: many, mailPerAddress: many, mailPerIp: many },
     ...(spec.shortTtl ? { ttl: { authorizationCode: SHORT_TTL_SECONDS, accessToken: SHORT_TTL_SECONDS, idToken: SHORT_TTL_SECONDS } } : {}),
     // Logs as in production (level info, JSON lines); the parent sends this process' stdout to /dev/null.
-    logger: createLogger({ LOG_LEVEL: 'info' }),
+    // BENCH_LOG_LEVEL=silent measures what the request log costs (compare two runs).
+    logger: createLogger({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }),
   });
   provider = server.provider;
   const http = await server.listen(port, '127.0.0.1');
