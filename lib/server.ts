@@ -121,6 +121,9 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const initialAccessTokens = new InitialAccessTokens(storage.adapter);
     const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend });
     provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
+    // Errors outside oidc-provider's route handlers (e.g. a client aborting a request body) go to our logger, not
+    // to Koa's default handler, which prints stack traces to stderr.
+    (provider as unknown as Koa).on('error', (err: Error) => logger.warn({ err: { name: err.name, message: err.message, code: (err as { code?: string }).code } }, 'oidc-provider request error'));
     const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
     const accountSessions = new AccountSessions(storage.adapter, logger);
     accountSessions.attach(provider);
