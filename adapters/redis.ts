@@ -157,6 +157,8 @@ export class RedisStorage implements Storage {
   readonly keyPrefix: string;
   readonly #ownsClient: boolean;
   readonly #url: string | undefined;
+  /** SHA-1 of each Lua script sent, for `EVALSHA`. */
+  readonly #scriptShas = new Map<string, string>();
   #wasReady = false;
 
   constructor(options: RedisStorageOptions) {
@@ -287,7 +289,6 @@ export class RedisStorage implements Storage {
     }
   }
 
-  readonly #scriptShas = new Map<string, string>();
 
   async ping(): Promise<void> {
     await this.run(() => this.client.ping());

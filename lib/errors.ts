@@ -91,3 +91,12 @@ export class StorageConnectError extends PortcullisError {
     this.reason = reason;
   }
 }
+
+/**
+ * Describes a `JSON.parse` failure without its message, which quotes the input (a key set, client secrets):
+ * `not valid JSON (error at character N)` when the parser gave a position, else `not valid JSON`.
+ */
+export function jsonSyntaxErrorWithoutInput(err: unknown): string {
+  const position = /position (\d+)/.exec((err as Error | undefined)?.message ?? '')?.[1];
+  return `not valid JSON${position ? ` (error at character ${position})` : ''}`;
+}

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, type PortcullisConfig } from '../../lib/index.js';
 import { catalogResolvers, typeDefs } from '../catalog/schema.js';
 import { demoFixtures } from '../demo-fixtures.js';
+import { jsonSyntaxErrorWithoutInput } from '../../lib/errors.js';
 
 /** Settings of the standalone server, read from the environment. */
 export interface StandaloneSettings {
@@ -44,8 +45,7 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
       fromFile = JSON.parse(readFileSync(env.PORTCULLIS_CONFIG, 'utf8')) as Partial<PortcullisConfig>;
     } catch (err) {
       // JSON parser messages quote the file's text, which may hold client secrets: name the position only.
-      const e = err as NodeJS.ErrnoException;
-      const reason = e.code ? e.code : `not valid JSON${/position (\d+)/.exec(e.message)?.[1] ? ` (error at character ${/position (\d+)/.exec(e.message)![1]})` : ''}`;
+      const reason = (err as NodeJS.ErrnoException).code ?? jsonSyntaxErrorWithoutInput(err);
       throw new ConfigError('PORTCULLIS_CONFIG', `cannot read JSON from ${env.PORTCULLIS_CONFIG}: ${reason}`);
     }
   }

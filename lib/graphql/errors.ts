@@ -31,10 +31,15 @@ export const MAX_REPORTED_ERRORS = 10;
 
 /** Writes a GraphQL-over-HTTP style error body: `{ errors: [{ message, extensions: { code } }] }`. */
 export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTransportErrorCode, message: string, extra: Record<string, unknown> = {}): void {
+  writeErrors(ctx, status, [{ message, extensions: { code, ...extra } }]);
+}
+
+/** The GraphQL-over-HTTP error envelope `{ errors }`, never cached. */
+function writeErrors(ctx: Context, status: number, errors: readonly unknown[]): void {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = { errors: [{ message, extensions: { code, ...extra } }] };
+  ctx.body = { errors };
 }
 
 /**
@@ -57,8 +62,5 @@ export function sendGraphqlErrors(ctx: Context, status: number, code: GraphqlTra
     out.push({ message, ...(error.locations?.length ? { locations: [error.locations[0]] } : {}), extensions });
     if (out.length === MAX_REPORTED_ERRORS) break;
   }
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { errors: out };
+  writeErrors(ctx, status, out);
 }

@@ -3,8 +3,6 @@ import type { Storage } from '../../adapters/types.js';
 
 import { HEALTH_PATHS } from './routes.js';
 
-export { HEALTH_PATHS };
-
 /**
  * `GET /healthz`: 200 while the process serves requests. `GET /readyz`: 200 when the storage answers, else 503
  * (take the instance out of a load balancer). Bodies are small JSON documents; nothing is cached.

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
-import { setPageSecurityHeaders } from './security-headers.js';
-import { errorPage } from '../oidc/views.js';
+import { writeError as refuse } from './error-handler.js';
 
 /** `Strict-Transport-Security` sent with every response when the issuer is https (RFC 6797 §6.1): one year. */
 export const HSTS_VALUE = 'max-age=31536000';
@@ -86,17 +85,6 @@ function arrivalProtocol(req: IncomingMessage, proxy: boolean): string {
 export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https issuer but this request arrived over plain http. '
   + 'If a TLS-terminating proxy or load balancer is in front of it, set the option `proxy: true` '
   + '(PORTCULLIS_PROXY=true for the standalone server) so that X-Forwarded-Proto is trusted; otherwise connect over https.';
-
-function refuse(ctx: Context, status: number, error: string, description: string): void {
-  ctx.status = status;
-  ctx.set('Cache-Control', 'no-store');
-  if (ctx.accepts('json', 'html') === 'html') {
-    ctx.type = 'html';
-    ctx.body = errorPage(setPageSecurityHeaders(ctx), error, description);
-  } else {
-    ctx.body = { error, error_description: description };
-  }
-}
 
 /**
  * Ties every request Portcullis serves to its configured issuer (RFC 9110 §7.4, RFC 9449 §11.1):

@@ -10,7 +10,7 @@ import compose from 'koa-compose';
  * | route | middleware |
  * |---|---|
  * | health (`/healthz`, `/readyz`) | requestLog → health (any Host: load balancers probe by address) |
- * | provider endpoints, discovery, JWKS | requestLog → handleErrors → requireIssuerHost → oidcProvider (→ provider pre-middleware, {@link PROVIDER_PRE_MIDDLEWARE}) |
+ * | provider endpoints, discovery, JWKS | requestLog → handleErrors → requireIssuerHost → oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
  * | login/consent pages (`/interaction/…`) | requestLog → handleErrors → requireIssuerHost → interaction pages |
  * | account pages (`/account/…`) | requestLog → handleErrors → requireIssuerHost → account pages (their CSRF check inside) |
  * | GraphQL (`graphql.path`, `<path>/csrf-token`) | requestLog → handleErrors → requireIssuerHost → transport guard → bearer auth → document gate → Apollo |
@@ -48,13 +48,13 @@ function firstSegment(path: string): string {
   return end === -1 ? path : path.slice(0, end);
 }
 
+/** First path segments the authorization server owns (provider endpoints and their sub-paths, pages). */
+const PROVIDER_SEGMENTS = [...new Set([...Object.values(PROVIDER_ROUTES).map(firstSegment), '/.well-known'])];
+
 /** Whether a path is reserved by the authorization server (a GraphQL path there would be shadowed). */
 export function isReservedPath(path: string): boolean {
-  const reserved = new Set<string>([
-    ...Object.values(PROVIDER_ROUTES).map(firstSegment), '/.well-known',
-    ...Object.values(PAGE_PREFIXES), ...Object.values(HEALTH_PATHS),
-  ]);
-  return reserved.has(firstSegment(path)) || reserved.has(path);
+  const segment = firstSegment(path);
+  return [...PROVIDER_SEGMENTS, ...Object.values(PAGE_PREFIXES), ...Object.values(HEALTH_PATHS)].includes(segment);
 }
 
 /** The named middleware {@link routeTable} places; built by `createServer`. */
@@ -91,8 +91,7 @@ export function routeTable(parts: RouteParts): Middleware {
 
   // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation, and pages.
   const bySegment = new Map<string, Middleware>();
-  for (const path of Object.values(PROVIDER_ROUTES)) bySegment.set(firstSegment(path), provider);
-  bySegment.set('/.well-known', provider);
+  for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
   bySegment.set(PAGE_PREFIXES.interaction, guarded(parts.interactionPages));
   bySegment.set(PAGE_PREFIXES.account, guarded(parts.accountPages));
 

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { PrivateJwks } from '../config/types.js';
 import { privateJwksSchema } from '../config/schema.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, jsonSyntaxErrorWithoutInput } from '../errors.js';
 
 /** Algorithms `generateSigningKeys` can produce. RS256 is OpenID Connect's default (Core §15.1). */
 export type SigningAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
@@ -75,8 +75,7 @@ export function readSigningKeys(value: string): PrivateJwks {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    const position = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw new ConfigError('keys.signing', `${where} is not valid JSON${position ? ` (error at character ${position})` : ''}`);
+    throw new ConfigError('keys.signing', `${where} is ${jsonSyntaxErrorWithoutInput(err)}`);
   }
   if (!validateJwks(parsed)) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}`);
   return parsed as unknown as PrivateJwks;

@@ -21,9 +21,6 @@ import {
   refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange, revokeOnCodeReplay,
 } from './authorization-rules.js';
 
-/** Paths of the provider's endpoints (SPEC: Endpoints, area A); defined in the route table. */
-export const ROUTES = PROVIDER_ROUTES;
-
 export interface ProviderDeps {
   config: ResolvedConfig;
   storage: Storage;
@@ -78,7 +75,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       long: { httpOnly: true, sameSite: 'lax', signed: true },
       short: { httpOnly: true, sameSite: 'lax', signed: true },
     },
-    routes: ROUTES,
+    routes: PROVIDER_ROUTES,
     scopes: scopes.all,
     claims: { ...SCOPE_CLAIMS, sid: null, iss: null } as Configuration['claims'],
     // The spec puts the claims of the granted scopes in the ID token too (OIDC Core §5.4 allows it when no
@@ -253,12 +250,12 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
   provider.use(providerPreMiddleware({
     answerStorageOutages: answerStorageOutages as never,
-    endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [ROUTES.token, ROUTES.introspection, ROUTES.revocation], registration: ROUTES.registration }) as never,
-    settleInitialAccessToken: initialAccessTokens.settle(ROUTES.registration) as never,
-    offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(ROUTES.authorization) as never,
-    explainPlainTokenResponseType: explainPlainTokenResponseType(ROUTES.authorization) as never,
-    refuseScopeBeyondApproval: refuseScopeBeyondApprovalAtCodeExchange(provider, ROUTES.token) as never,
-    revokeOnCodeReplay: revokeOnCodeReplay(provider, ROUTES.token) as never,
+    endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [PROVIDER_ROUTES.token, PROVIDER_ROUTES.introspection, PROVIDER_ROUTES.revocation], registration: PROVIDER_ROUTES.registration }) as never,
+    settleInitialAccessToken: initialAccessTokens.settle(PROVIDER_ROUTES.registration) as never,
+    offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
+    explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,
+    refuseScopeBeyondApproval: refuseScopeBeyondApprovalAtCodeExchange(provider, PROVIDER_ROUTES.token) as never,
+    revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
   }) as never);
   const configuredToken = deps.config.registration?.initialAccessToken;
