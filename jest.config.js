@@ -7,4 +7,5 @@ export default {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/helpers/skipped-reporter.cjs'],
 };

@@ -7,6 +7,7 @@ import { RedisStorage } from '../../adapters/redis.js';
 import { adapterConformance } from './conformance.js';
 import { freePort } from '../helpers/server.js';
 import { uniquePrefix } from '../helpers/redis.js';
+import { suiteIf } from '../helpers/skip.js';
 
 /**
  * The same conformance suite against a real three-node Redis Cluster started by the test (redis-server
@@ -47,7 +48,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-(hasRedis ? describe : describe.skip)('Redis Cluster', () => {
+suiteIf(hasRedis, 'no redis-server/redis-cli binaries to start a cluster')('Redis Cluster', () => {
   adapterConformance('redis cluster', async () => new RedisStorage({ client, keyPrefix: uniquePrefix('cluster') }));
 
   test('a grant spread over slots is revoked whole', async () => {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { suiteIf } from './skip.js';
 
 /**
  * Debian's Chromium for the in-browser tests (`.ci/run` installs it). Without it the browser suites are skipped
@@ -10,8 +11,8 @@ export const chromiumAvailable = existsSync(CHROMIUM);
 if (!chromiumAvailable && process.env.CI) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests cannot run`);
 if (!chromiumAvailable) console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install chromium)`);
 
-/** `describe` when Chromium is there, `describe.skip` otherwise. */
-export const browserSuite = chromiumAvailable ? describe : describe.skip;
+/** `describe` when Chromium is there, otherwise a skipped suite whose title says why. */
+export const browserSuite = suiteIf(chromiumAvailable, `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
 /** Headless Chromium with the flags this machine's closed network needs. */
 export function launchChromium(): Promise<Browser> {

@@ -2,6 +2,7 @@ import { createLimiter } from '../../lib/limits/limiter.js';
 import { createStorage } from '../../lib/storage.js';
 import { loadConfig } from '../../lib/config/load.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
+import { suiteIf } from '../helpers/skip.js';
 
 const available = await redisAvailable();
 
@@ -10,7 +11,7 @@ async function bundle(keyPrefix: string) {
   return createStorage(config.storage);
 }
 
-(available ? describe : describe.skip)('rate-limit counters in Redis', () => {
+suiteIf(available, 'no Redis at REDIS_URL')('rate-limit counters in Redis', () => {
   test('two instances share one budget; refusal says when to retry; reset clears it', async () => {
     const keyPrefix = uniquePrefix('limits');
     const [a, b] = [await bundle(keyPrefix), await bundle(keyPrefix)];

@@ -5,6 +5,7 @@ import { browse, oidc, relyingParty, startAuthorization } from '../helpers/flow.
 import { TestBrowser } from '../helpers/browser.js';
 import { freePort } from '../helpers/server.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
+import { suiteIf } from '../helpers/skip.js';
 
 const available = await redisAvailable();
 
@@ -46,7 +47,7 @@ async function graphql(base: string, token: string, query: string) {
   return { status: res.status, body: await res.json() as { data?: Record<string, unknown> } };
 }
 
-(available ? describe : describe.skip)('two instances sharing one Redis', () => {
+suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', () => {
   let env: Awaited<ReturnType<typeof twoInstances>>;
   beforeAll(async () => { env = await twoInstances(); });
   afterAll(() => env?.close());

@@ -5,6 +5,7 @@ import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { browse, relyingParty, signIn, startAuthorization } from '../helpers/flow.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
+import { suiteIf } from '../helpers/skip.js';
 
 /**
  * Redis stopped mid-flow and started again: requests fail fast with 503 and a clear error (no hang, no 500, no
@@ -41,7 +42,7 @@ async function get(url: string, init: RequestInit = {}) {
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-(hasRedisServer ? describe : describe.skip)('Redis outage', () => {
+suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('Redis outage', () => {
   let redisPort: number;
   let redis: ChildProcess;
   let srv: RunningServer;

@@ -3,6 +3,7 @@ import { createServer as createTcpServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { REDIS_URL, redisAvailable } from '../helpers/redis.js';
 import { freePort } from '../helpers/server.js';
+import { suiteIf } from '../helpers/skip.js';
 
 /**
  * A Redis storage that cannot be opened at start-up: `createServer` rejects with the URL (password redacted) and
@@ -48,7 +49,7 @@ function startInChild(config: Record<string, unknown>): Promise<Outcome> {
   });
 }
 
-(available && hasRedisServer ? describe : describe.skip)('createServer with a Redis storage that cannot be opened', () => {
+suiteIf(available && hasRedisServer, 'needs Redis and the redis-server binary')('createServer with a Redis storage that cannot be opened', () => {
   let protectedPort: number;
   let protectedRedis: ChildProcess;
   let refusedPort: number;

@@ -8,6 +8,7 @@ import { TestBrowser } from '../helpers/browser.js';
 import { browse, relyingParty, startAuthorization } from '../helpers/flow.js';
 import { deletePrefix, REDIS_URL, redisAvailable } from '../helpers/redis.js';
 import { freePort } from '../helpers/server.js';
+import { suiteIf } from '../helpers/skip.js';
 
 /**
  * Two `npm start` processes (the built standalone server) on different PORTs with the same REDIS_URL,
@@ -36,7 +37,7 @@ async function token(base: string, params: Record<string, string>) {
   return { status: res.status, body: await res.json() as Record<string, string> };
 }
 
-(available ? describe : describe.skip)('two standalone processes sharing Redis and keys', () => {
+suiteIf(available, 'no Redis at REDIS_URL')('two standalone processes sharing Redis and keys', () => {
   const children: ChildProcess[] = [];
   const keyPrefix = `portcullis-two-proc-${process.pid}:`;
   let urlA: string;
