@@ -12,7 +12,7 @@
  */
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { TokenPairingError, verifyAccessTokenForUser } from '../lib/index.js';
+import { TokenPairingError, verifyAccessTokenForUser } from '../lib/rp/index.js';
 
 export interface RelyingPartyOptions {
   issuer: string;

@@ -1,18 +1,25 @@
 /**
  * Portcullis: a secure-by-default OAuth 2.0 authorization server with OpenID Connect, plus a hardened GraphQL
  * API, on one Koa app.
+ *
+ * This entry point (`portcullis`) holds the server, its configuration types, the errors it throws and what a host
+ * needs to plug in its own accounts, storage or mail. The other entry points:
+ * - `portcullis/redis`: the Redis storage and account store (ioredis);
+ * - `portcullis/rp`: the relying-party helper that checks an access token belongs to a signed-in user;
+ * - `portcullis/graphql`: the validation rules, cost function and authorization directives, for hosts that run
+ *   their own Apollo Server.
  * @packageDocumentation
  */
 export { createServer, type PortcullisServer } from './server.js';
 export type {
   PortcullisConfig, ClientConfig, SeedAccount, ScopeDefinition, TtlConfig, KeysConfig, GraphqlConfig,
-  StorageConfig, PrivateJwks, ResolvedConfig,
+  StorageConfig, PrivateJwks, ResolvedConfig, SelfServiceConfig, MailConfig, AccountLimitsConfig, LimitConfig,
+  OutboundFetchConfig, RateLimitsConfig, RateLimitSpec, GraphqlIntrospectionConfig, GraphqlTransportsConfig, GraphqlLimitsConfig,
 } from './config/types.js';
+export type { LimitSpec, LimiterBackend } from './limits/limiter.js';
 export { loadConfig } from './config/load.js';
-export { PortcullisError, ConfigError, StorageConnectError, StorageUnavailableError, type PortcullisErrorCode } from './errors.js';
-export type { Account, AccountStore } from './accounts/account-store.js';
-export type { NewAccount } from './accounts/account-store.js';
-export type { SelfServiceConfig, MailConfig, AccountLimitsConfig, LimitConfig } from './config/types.js';
+export { PortcullisError, ConfigError, StorageConnectError, StorageUnavailableError, type PortcullisErrorCode, type ConfigProblem } from './errors.js';
+export type { Account, AccountStore, NewAccount } from './accounts/account-store.js';
 export type { Mailer, MailMessage } from './accounts/mailer.js';
 export { MemoryAccountStore } from './accounts/memory-account-store.js';
 export { hashPassword, verifyPassword } from './accounts/password.js';
@@ -20,20 +27,7 @@ export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';
 export { hasScope } from './graphql/auth-context.js';
 export { generateSigningKeys, generateCookieKey, readSigningKeys, readSigningKeysFile, DEFAULT_SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 export { createGuardedFetch, checkOutboundUrl, isPublicAddress, OutboundFetchError, type GuardedFetch, type GuardedFetchOptions, type OutboundRefusal } from './http/guarded-fetch.js';
-export type { MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
-export type { OutboundFetchConfig, RateLimitsConfig, RateLimitSpec } from './config/types.js';
-export { visibleTo, forbidden, findPrivateLookingFields, AUTHORIZATION_TYPE_DEFS } from './graphql/authorization.js';
-export {
-  createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
-  createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost, type CostOptions, type LimitErrorCode,
-} from './graphql/rules/index.js';
+export type { MintInitialAccessTokenOptions, InitialAccessTokens } from './oidc/initial-access-tokens.js';
 export { MemoryStorage, type MemoryStorageOptions } from '../adapters/memory.js';
 export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapters/types.js';
-export { OPTION_DOCS, DEFAULTS } from '../config/defaults.js';
-export { createLogger, type Logger } from './logger.js';
-export { createLimiter, type Limiter, type LimitResult, type LimitSpec } from './limits/limiter.js';
-export {
-  verifyAccessTokenForUser, TokenPairingError, type TokenPairingErrorCode, type VerifyAccessTokenOptions, type VerifiedUser,
-} from './rp/verify-access-token.js';
-export { RedisStorage, failFastRedisOptions, type RedisClient, type RedisStorageOptions } from '../adapters/redis.js';
-export { RedisAccountStore } from '../adapters/redis-account-store.js';
+export type { Logger } from './logger.js';

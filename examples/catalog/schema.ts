@@ -1,4 +1,4 @@
-import { hasScope, visibleTo, type GraphqlContext } from '../../lib/index.js';
+import { hasScope, visibleTo, type GraphqlContext } from '../../lib/graphql/index.js';
 
 /**
  * The example catalog schema of the spec (area B): products with `id`, `name` and `listed`. No type exposes

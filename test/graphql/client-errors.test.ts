@@ -2,7 +2,7 @@ import { buildSchema, parse, specifiedRules, validate } from 'graphql';
 import { KnownOperationTypesRule } from '../../lib/graphql/rules/index.js';
 import { catalogGraphql, startServer, type RunningServer } from '../helpers/server.js';
 import { opsResolvers, opsTypeDefs } from './ops-schema.js';
-import { AUTHORIZATION_TYPE_DEFS } from '../../lib/index.js';
+import { AUTHORIZATION_TYPE_DEFS } from '../../lib/graphql/index.js';
 
 /**
  * Issue 10, GraphQL correctness: every client mistake is a 4xx with a specific `extensions.code` and a message

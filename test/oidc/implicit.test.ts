@@ -181,7 +181,7 @@ describe('relying-party helper: a token posted with user data is checked before 
 
   test('a confidential client sees a token of another client as inactive too (introspection allowed for own tokens only)', async () => {
     const aliceSpaToken = await implicitToken(DEMO.alice);
-    const { verifyAccessTokenForUser } = await import('../../lib/index.js');
+    const { verifyAccessTokenForUser } = await import('../../lib/rp/index.js');
     await expect(verifyAccessTokenForUser({
       issuer: srv.issuer, clientId: DEMO.client.id, clientSecret: DEMO.client.secret, accessToken: aliceSpaToken, claimed: { sub: 'alice' },
     })).rejects.toMatchObject({ code: 'ERR_TOKEN_INACTIVE' });
