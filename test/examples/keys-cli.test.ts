@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,26 @@ describe('npx portcullis keys', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(message);
+  });
+
+  test('--out writes the JWKS with mode 0600, creating the directory; an existing file is kept unless --force', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-keys-'));
+    const file = join(dir, 'secrets', 'jwks.json');
+    const first = cli('keys', '--out', file);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toMatch(/wrote 3 private signing key\(s\) to .*jwks\.json \(mode 0600\)/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'secrets')).mode & 0o777).toBe(0o700);
+    const kid = (JSON.parse(readFileSync(file, 'utf8')) as { keys: Array<{ kid: string }> }).keys[0]!.kid;
+    const again = cli('keys', '--out', file);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists: keep it .* or pass --force/);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { keys: Array<{ kid: string }> }).keys[0]!.kid).toBe(kid);
+    chmodSync(file, 0o644);
+    expect(cli('keys', '--out', file, '--force', '--alg', 'ES256').code).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { keys: Array<{ alg: string }> }).keys.map((k) => k.alg)).toEqual(['ES256']);
   });
 
   test('cookie-key prints a 32-byte random secret', () => {

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * `portcullis` command line (package.json `bin`):
+ *
+ * - `portcullis keys [--alg RS256,ES256,EdDSA] [--out <file>] [--force]`: a new private JWKS (see {@link keysCommand});
+ * - `portcullis cookie-key`: a random secret for `keys.cookies` / `PORTCULLIS_COOKIE_KEYS`;
+ * - `portcullis doctor [--config <file>] [--url <issuer>]`: checks a configuration and a deployment; exit status
+ *   1 when a problem is found (see {@link diagnose}).
+ *
+ * Exit status 2 for a usage mistake.
+ */
+import { generateCookieKey } from '../oidc/keys.js';
+import { readConfigFile } from './config-file.js';
+import { diagnose, formatFindings } from './doctor.js';
+import { UsageError, parseOptions, type CommandIo } from './io.js';
+import { keysCommand } from './keys.js';
+import { ConfigError } from '../errors.js';
+
+export const USAGE = `usage:
+  portcullis keys [--alg RS256,ES256,EdDSA] [--out FILE] [--force]
+                        print a new private JWKS, or write it to FILE with mode 0600
+  portcullis cookie-key print a new cookie-signing secret
+  portcullis doctor [--config FILE.json|FILE.js] [--url https://id.example.com]
+                        check a configuration and a running deployment; exit 1 on a problem`;
+
+/** Runs one command line; resolves to the exit status. */
+export async function run(argv: string[], io: CommandIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'keys':
+        return await keysCommand(rest, io);
+      case 'cookie-key':
+        if (rest.length) throw new UsageError(`unknown argument ${rest[0]}`);
+        io.stdout(`${generateCookieKey()}\n`);
+        return 0;
+      case 'doctor': {
+        const opts = parseOptions(rest, ['--config', '--url']);
+        if (!opts.config && !opts.url) throw new UsageError('doctor needs --config, --url or both');
+        const config = typeof opts.config === 'string' ? await readConfigFile(opts.config) : undefined;
+        const findings = await diagnose({ config, url: typeof opts.url === 'string' ? opts.url : undefined });
+        io.stdout(`${formatFindings(findings)}\n`);
+        return findings.some((f) => f.level === 'problem') ? 1 : 0;
+      }
+      case undefined: case '--help': case '-h': case 'help':
+        io.stderr(`${USAGE}\n`);
+        return 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      io.stderr(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+const io: CommandIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+process.exitCode = await run(process.argv.slice(2), io);

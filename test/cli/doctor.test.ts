@@ -1,0 +1,203 @@
+/**
+ * `portcullis doctor`, run as the built CLI: configuration checks, a deployment behind a real TLS-terminating proxy
+ * (with and without `proxy: true`), fake deployments with a skewed clock or endpoints on another origin, and Redis
+ * without persistence.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer, generateCookieKey, generateSigningKeys, type PortcullisServer } from '../../lib/index.js';
+import { freePort } from '../helpers/server.js';
+import { suiteIf } from '../helpers/skip.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'dist/lib/cli/main.js');
+const dir = mkdtempSync(join(tmpdir(), 'portcullis-doctor-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run { code: number | null; stdout: string; stderr: string; ids: string[] }
+/** Runs the CLI asynchronously (the servers under test live in this process). */
+async function doctor(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, 'doctor', ...args], { env: { ...process.env, NODE_OPTIONS: '', ...env } });
+  let stdout = '', stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const ids = [...stdout.matchAll(/^(✗|!) \[([a-z-]+)\]/gm)].map((m) => `${m[1] === '✗' ? 'problem' : 'warning'}:${m[2]}`);
+  return { code, stdout, stderr, ids };
+}
+function configFile(name: string, config: object): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+const CLIENT = { client_id: 'rp', client_secret: 'a-secret-that-is-long-enough-0123456789', redirect_uris: ['https://rp.example/cb'] };
+
+describe('configuration checks', () => {
+  test.each([
+    ['production without keys, storage or https', { issuer: 'http://id.example.com' }, { NODE_ENV: 'production' },
+      ['problem:config-invalid', 'problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral', 'warning:memory-storage']],
+    ['production with introspection and GET queries on', { issuer: 'https://id.example.com', proxy: true, storage: { type: 'memory' }, graphql: { typeDefs: 'type Query { a: Int }', introspection: { enabled: true }, transports: { get: true } } }, { NODE_ENV: 'production' },
+      ['problem:config-invalid', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral', 'warning:memory-storage', 'problem:graphql-introspection', 'problem:graphql-get']],
+    ['development, https issuer without proxy', { issuer: 'https://id.example.com' }, { NODE_ENV: 'development' },
+      ['warning:proxy-unset', 'warning:keys-ephemeral', 'warning:cookie-keys-ephemeral']],
+    ['a key without kid', { issuer: 'http://localhost:3000', keys: { signing: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }] }, cookies: ['c'.repeat(32)] } }, { NODE_ENV: 'development' },
+      ['problem:keys-without-kid']],
+  ])('%s', async (_name, config, env, expected) => {
+    const run = await doctor(['--config', configFile('c.json', config)], env);
+    expect(run.ids.filter((id) => id !== 'problem:config-invalid' || expected.includes(id)).filter((v, i, a) => a.indexOf(v) === i)).toEqual(expected);
+    expect(run.code).toBe(expected.some((id) => id.startsWith('problem:')) ? 1 : 0);
+    expect(run.stdout).toMatch(/fix: /);
+  });
+
+  test('a clean development configuration: exit 0, no problem', async () => {
+    const keys = join(dir, 'jwks.json');
+    writeFileSync(keys, JSON.stringify(await generateSigningKeys()));
+    const run = await doctor(['--config', configFile('ok.json', { issuer: 'http://localhost:3000', keys: { signing: keys, cookies: [generateCookieKey()] } })], { NODE_ENV: 'development' });
+    expect(run.ids).toEqual([]);
+    expect(run.stdout).toMatch(/✓ \[config-valid\]/);
+    expect(run.code).toBe(0);
+  });
+
+  test.each([
+    [['--bogus'], /unknown argument --bogus/],
+    [[], /doctor needs --config, --url or both/],
+    [['--config', join(dir, 'missing.json')], /cannot read .*missing\.json: ENOENT/],
+  ])('usage mistake %j: exit 2 with a message', async (args, message) => {
+    const run = await doctor(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+});
+
+describe('a deployment behind a TLS-terminating proxy', () => {
+  let cert: string;
+  let proxy: Server;
+  let proxyPort: number;
+  let upstreamPort: number;
+  let server: PortcullisServer | undefined;
+  let issuer: string;
+  let configPath: string;
+
+  beforeAll(async () => {
+    const key = join(dir, 'tls.key');
+    cert = join(dir, 'tls.crt');
+    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
+    upstreamPort = await freePort();
+    // The proxy: TLS here, plain http to the server, X-Forwarded-Proto/For added, Host passed through.
+    proxy = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      const upstream = httpRequest({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: { ...req.headers, 'x-forwarded-proto': 'https', 'x-forwarded-for': req.socket.remoteAddress } }, (up) => {
+        res.writeHead(up.statusCode!, up.headers);
+        up.pipe(res);
+      });
+      upstream.on('error', () => { res.writeHead(502).end(); });
+      req.pipe(upstream);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    proxyPort = (proxy.address() as AddressInfo).port;
+    issuer = `https://127.0.0.1:${proxyPort}`;
+    const signing = join(dir, 'proxy-jwks.json');
+    writeFileSync(signing, JSON.stringify(await generateSigningKeys()));
+    configPath = configFile('deployment.json', { issuer, storage: { type: 'memory' }, keys: { signing, cookies: [generateCookieKey()] }, clients: [CLIENT] });
+  });
+  afterAll(async () => {
+    proxy?.close();
+    proxy?.closeAllConnections();
+  });
+  afterEach(async () => { await server?.close(); server = undefined; });
+
+  async function start(proxySetting: boolean) {
+    const env = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      const config = JSON.parse(readFileSync(configPath, 'utf8'));
+      server = await createServer({ ...config, proxy: proxySetting });
+    } finally {
+      process.env.NODE_ENV = env;
+    }
+    await server.listen(upstreamPort, '127.0.0.1');
+  }
+
+  test('proxy unset: doctor names the TLS proxy misconfiguration and exits 1', async () => {
+    await start(false);
+    const run = await doctor(['--url', issuer], { NODE_EXTRA_CA_CERTS: cert });
+    expect(run.ids).toContain('problem:proxy-unset');
+    expect(run.stdout).toMatch(/fix: set proxy: true \(PORTCULLIS_PROXY=true\)/);
+    expect(run.code).toBe(1);
+  });
+
+  test('proxy set: discovery, keys, HSTS, Secure cookies and the clock all check out (exit 0)', async () => {
+    await start(true);
+    const withProxy = configFile('deployment-proxy.json', { ...JSON.parse(readFileSync(configPath, 'utf8')), proxy: true });
+    const run = await doctor(['--url', issuer, '--config', withProxy], { NODE_EXTRA_CA_CERTS: cert, NODE_ENV: 'production' });
+    expect(run.ids).toEqual(['warning:memory-storage']);
+    for (const id of ['config-valid', 'hsts', 'clock', 'discovery-origin', 'jwks', 'cookies-secure']) expect(run.stdout).toMatch(new RegExp(`✓ \\[${id}\\]`));
+    expect(run.code).toBe(0);
+  });
+});
+
+describe('fake deployments', () => {
+  let fake: Server;
+  let base: string;
+  let answer: { status: number; headers: Record<string, string>; body: object };
+  beforeAll(async () => {
+    fake = createHttpServer((req, res) => {
+      if (req.url === '/jwks') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [{ kty: 'EC' }] }));
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+    });
+    fake.listen(0, '127.0.0.1');
+    await once(fake, 'listening');
+    base = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  });
+  afterAll(() => { fake.close(); });
+
+  test.each([
+    ['a clock 10 minutes fast', () => ({ status: 200, headers: { date: new Date(Date.now() + 600_000).toUTCString() }, body: { issuer: base, jwks_uri: `${base}/jwks` } }), ['problem:clock-skew', 'problem:keys-without-kid']],
+    ['endpoints on another origin', () => ({ status: 200, headers: {}, body: { issuer: base, token_endpoint: 'http://internal:8080/token', jwks_uri: `${base}/jwks` } }), ['problem:discovery-origin', 'problem:keys-without-kid']],
+    ['another issuer', () => ({ status: 200, headers: {}, body: { issuer: 'https://elsewhere.example' } }), ['problem:issuer-mismatch']],
+    ['a Host the server refuses', () => ({ status: 421, headers: {}, body: { error: 'invalid_request' } }), ['problem:host-not-allowed']],
+    ['no discovery document', () => ({ status: 500, headers: {}, body: {} }), ['problem:discovery-failed']],
+  ])('%s', async (_name, make, expected) => {
+    answer = make();
+    const run = await doctor(['--url', base]);
+    expect(run.ids).toEqual(expected);
+    expect(run.code).toBe(1);
+  });
+
+  test('nothing listening: exit 1 naming the URL', async () => {
+    const run = await doctor(['--url', `http://127.0.0.1:${await freePort()}`]);
+    expect(run.ids).toEqual(['problem:unreachable']);
+    expect(run.code).toBe(1);
+  });
+});
+
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('Redis persistence', () => {
+  let redis: ChildProcess;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 50 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i++) await new Promise((r) => setTimeout(r, 100));
+  });
+  afterAll(() => { redis.kill(); });
+
+  test('a Redis with neither AOF nor RDB snapshots is a problem; with AOF on it is fine', async () => {
+    const config = { issuer: 'http://localhost:3000', storage: { type: 'redis', url: `redis://127.0.0.1:${port}` } };
+    let run = await doctor(['--config', configFile('redis.json', config)], { NODE_ENV: 'development' });
+    expect(run.ids).toContain('problem:redis-no-persistence');
+    spawnSync('redis-cli', ['-p', String(port), 'config', 'set', 'appendonly', 'yes']);
+    run = await doctor(['--config', configFile('redis.json', config)], { NODE_ENV: 'development' });
+    expect(run.ids).not.toContain('problem:redis-no-persistence');
+    expect(run.stdout).toMatch(/✓ \[redis-persistence\] .*AOF/);
+  });
+});
