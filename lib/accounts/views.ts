@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../http/html.js';
-import { layout } from '../oidc/views.js';
+import { layout } from '../http/pages.js';
 
 /** A form field of an account page. */
 export interface Field {

@@ -1,7 +1,7 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { html, raw } from '../http/html.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
-import { layout } from './views.js';
+import { layout } from '../http/pages.js';
 
 /** The `<form id="op.logoutForm">` oidc-provider passes in: its own action and CSRF (`xsrf`) field, nothing else. */
 const PROVIDER_FORM = /^<form id="op\.logoutForm" method="post" action="[^"<>]+"><input type="hidden" name="xsrf" value="[\w-]+"\/><\/form>$/;

@@ -1,20 +1,5 @@
-import { html, raw, type SafeHtml } from '../http/html.js';
-
-const STYLE = `body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;padding:40px 16px;color:#1d2330}
-main{max-width:380px;margin:0 auto;background:#fff;border-radius:8px;padding:28px;box-shadow:0 1px 4px rgba(0,0,0,.15)}
-h1{font-size:1.3em;margin:0 0 16px}label{display:block;margin:12px 0 4px;font-weight:600}
-input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:8px;border:1px solid #9aa3b2;border-radius:4px;font-size:1em}
-button{margin-top:18px;padding:9px 18px;border:0;border-radius:4px;font-size:1em;cursor:pointer;background:#2457c5;color:#fff}
-button.secondary{background:#e4e7ec;color:#1d2330;margin-left:8px}.error{background:#fdecea;color:#8a1c12;padding:10px;border-radius:4px}
-ul{padding-left:20px}li{margin:6px 0}code{background:#eef0f3;padding:1px 4px;border-radius:3px}`;
-
-/** The page frame shared by every Portcullis page: inline style under the CSP `nonce`, no external assets. */
-export function layout(nonce: string, title: string, body: SafeHtml): string {
-  return html`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><style nonce="${nonce}">${raw(STYLE)}</style></head>
-<body><main>${body}</main></body></html>`.value;
-}
+import { html } from '../http/html.js';
+import { layout } from '../http/pages.js';
 
 export interface LoginView {
   nonce: string;

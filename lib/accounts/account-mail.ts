@@ -1,0 +1,65 @@
+import type { Logger } from '../logger.js';
+import type { Account } from './account-store.js';
+import { confirmAddressMail, type LinkMail, type MailContent } from './mail-templates.js';
+import type { Mailer } from './mailer.js';
+import { ACCOUNT_PATHS } from './paths.js';
+import type { TokenPurpose, TokenRecord, VerificationTokens } from './verification-tokens.js';
+
+/** What {@link AccountMail} needs. */
+export interface AccountMailDeps {
+  /** `undefined` when no mail can be sent (production without `mail.smtp`). */
+  mailer: Mailer | undefined;
+  tokens: VerificationTokens;
+  /** The issuer URL; links in mails are absolute under it. */
+  issuer: string;
+  /** `selfService.verificationTtl` (verify and change links) and `selfService.resetTtl`, in seconds. */
+  verificationTtl: number;
+  resetTtl: number;
+  logger: Logger;
+}
+
+/**
+ * Sends the account mails: issues the single-use token of a link mail, builds its absolute link and delivers
+ * in the background, so how long SMTP takes does not tell an attacker whether a mail was sent. A failed
+ * delivery is logged, never shown.
+ */
+export class AccountMail {
+  readonly #deps: AccountMailDeps;
+
+  constructor(deps: AccountMailDeps) {
+    this.#deps = deps;
+  }
+
+  /** Whether a mailer is configured (the pages that need mail are off without one). */
+  get enabled(): boolean {
+    return this.#deps.mailer !== undefined;
+  }
+
+  /** The absolute URL of an account page. */
+  pageUrl(path: string): string {
+    return new URL(path, this.#deps.issuer).href;
+  }
+
+  /** Delivers `content` to `to` in the background. Expects a mailer (callers check {@link enabled}). */
+  deliver(to: string, content: MailContent, link?: string): void {
+    const message = { to, link, ...content };
+    this.#deps.mailer!.send(message)
+      .catch((err: unknown) => this.#deps.logger.error({ err, to, subject: content.subject }, 'account mail could not be sent'));
+  }
+
+  /**
+   * Issues a token for `record` under `purpose` (valid for the purpose's TTL) and mails the link built by
+   * `template` to `record.email`. Reset links open the new-password page; the others the confirmation page.
+   */
+  async sendLink(purpose: TokenPurpose, record: Omit<TokenRecord, 'purpose'>, template: (link: LinkMail) => MailContent): Promise<void> {
+    const ttlSeconds = purpose === 'reset-password' ? this.#deps.resetTtl : this.#deps.verificationTtl;
+    const token = await this.#deps.tokens.issue({ ...record, purpose }, ttlSeconds);
+    const url = this.pageUrl(`${purpose === 'reset-password' ? ACCOUNT_PATHS.resetConfirm : ACCOUNT_PATHS.verify}?token=${token}`);
+    this.deliver(record.email, template({ url, ttlSeconds }), url);
+  }
+
+  /** Mails `account` a link confirming its address; `returnTo` is offered once the link is used. */
+  sendVerification(account: Account, returnTo?: string): Promise<void> {
+    return this.sendLink('verify-email', { accountId: account.id, email: account.email, returnTo }, confirmAddressMail);
+  }
+}

@@ -1,0 +1,53 @@
+import type { Account } from '../account-store.js';
+import { isEmailAddress } from '../input-rules.js';
+import { resetPasswordMail } from '../mail-templates.js';
+import { returnToFor } from '../paths.js';
+import { invalid, rateLimited, type AccountServices, type Invalid, type MailSent, type RateLimited } from './services.js';
+
+/** A "mail me a link" form (resend confirmation, password reset). */
+export interface MailRequestInput {
+  /** Client IP (`ctx.ip`), for the mail rate limit. */
+  ip: string;
+  /** The address typed in, trimmed. */
+  email: string;
+  /** The pending login's interaction uid, if the visitor came from a login page. */
+  interaction?: unknown;
+}
+
+export type MailRequestResult = Invalid | RateLimited | MailSent;
+
+/** The shared front of the "mail me a link" requests: a valid address, then the mail limit per IP and address. */
+async function admit({ limits }: AccountServices, input: MailRequestInput): Promise<Invalid | RateLimited | undefined> {
+  if (!isEmailAddress(input.email)) return invalid('Enter a valid e-mail address.');
+  return rateLimited(await limits.mailRequest(input.ip, input.email));
+}
+
+/** Mails a new confirmation link when the address has an unconfirmed account; answers the same in every case. */
+export async function resendConfirmation(services: AccountServices, input: MailRequestInput): Promise<MailRequestResult> {
+  const refused = await admit(services, input);
+  if (refused) return refused;
+  const account = await services.accounts.findByEmail(input.email);
+  if (account && !account.emailVerified) await services.mail.sendVerification(account, returnToFor(input.interaction));
+  return { kind: 'mail-sent' };
+}
+
+/** Mails a password reset link when the address has an account; answers the same in every case. */
+export async function requestPasswordReset(services: AccountServices, input: MailRequestInput): Promise<MailRequestResult> {
+  const refused = await admit(services, input);
+  if (refused) return refused;
+  const account = await services.accounts.findByEmail(input.email);
+  if (account) {
+    await services.mail.sendLink('reset-password', { accountId: account.id, email: account.email, returnTo: returnToFor(input.interaction) }, resetPasswordMail);
+  }
+  return { kind: 'mail-sent' };
+}
+
+/**
+ * After a right password for an unconfirmed account (login with `selfService.requireVerifiedEmail`): mails a new
+ * confirmation link, within the mail limit per IP and address; silently nothing without mail or over the limit.
+ */
+export async function resendConfirmationAtLogin(services: AccountServices, ip: string, account: Account, interactionUid?: string): Promise<void> {
+  if (!services.mail.enabled) return;
+  const limit = await services.limits.mailRequest(ip, account.email);
+  if (limit.allowed) await services.mail.sendVerification(account, returnToFor(interactionUid));
+}

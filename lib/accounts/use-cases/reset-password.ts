@@ -1,0 +1,37 @@
+import { resetConfirmsAddress } from '../hijacking-policy.js';
+import { passwordProblem } from '../input-rules.js';
+import { passwordChangedMail } from '../mail-templates.js';
+import { invalid, type AccountServices, type Invalid, type InvalidLink } from './services.js';
+
+export type ResetPasswordResult =
+  | InvalidLink
+  | Invalid
+  /** The password is changed and every session ended; `returnTo` is the pending login, if any. */
+  | { kind: 'password-changed'; returnTo?: string };
+
+/** Whether a reset link can still be used (to show the new-password form; the link is not used up). */
+export async function resetLinkUsable({ tokens }: AccountServices, token: string): Promise<boolean> {
+  return (await tokens.peek(token, 'reset-password')) !== undefined;
+}
+
+/**
+ * Sets a new password with a reset link. The link is used up only once the password is acceptable. Then every
+ * session and grant of the account is revoked, the login limit of the account is cleared, the address counts as
+ * confirmed (hijacking-policy.ts) and the owner gets a notice.
+ */
+export async function resetPassword(services: AccountServices, token: string, password: string): Promise<ResetPasswordResult> {
+  const { tokens, accounts, sessions, limits, logger, mail } = services;
+  if (!(await tokens.peek(token, 'reset-password'))) return { kind: 'invalid-link' };
+  const weak = passwordProblem(password, services.passwordMinLength);
+  if (weak) return invalid(weak);
+  const record = await tokens.consume(token, 'reset-password');
+  const account = record && (await accounts.findById(record.accountId));
+  if (!record || !account) return { kind: 'invalid-link' };
+  await accounts.setPassword(account.id, password);
+  if (resetConfirmsAddress(account, record)) await accounts.markEmailVerified(account.id);
+  const revoked = await sessions.revokeAll(account.id);
+  await limits.loginSucceeded(account.email);
+  logger.info({ accountId: account.id, ...revoked }, 'password reset; sessions and grants revoked');
+  mail.deliver(account.email, passwordChangedMail());
+  return { kind: 'password-changed', returnTo: record.returnTo };
+}

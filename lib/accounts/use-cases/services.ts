@@ -1,0 +1,45 @@
+import type { LimitResult } from '../../limits/limiter.js';
+import type { Logger } from '../../logger.js';
+import type { AccountLimits } from '../account-limits.js';
+import type { AccountMail } from '../account-mail.js';
+import type { AccountSessions } from '../account-sessions.js';
+import type { AccountStore } from '../account-store.js';
+import type { VerificationTokens } from '../verification-tokens.js';
+
+/**
+ * What the account use cases work with; built once by `accountFlows`. The use cases know nothing of Koa: they
+ * take plain input (already cut to the field limits by the HTTP actions) and return a result union that the
+ * actions in `lib/accounts/actions/` turn into pages.
+ */
+export interface AccountServices {
+  accounts: AccountStore;
+  tokens: VerificationTokens;
+  mail: AccountMail;
+  limits: AccountLimits;
+  sessions: AccountSessions;
+  logger: Logger;
+  /** `selfService.passwordMinLength`, in characters. */
+  passwordMinLength: number;
+}
+
+/** The input was refused; `message` says what to fix and is shown with the form (status 400). */
+export interface Invalid { kind: 'invalid'; message: string }
+
+/** A rate limit refused the request; answer 429 with `Retry-After: retryAfterSeconds`. */
+export interface RateLimited { kind: 'rate-limited'; retryAfterSeconds: number }
+
+/** The link is unknown, expired, used, for another purpose, or its account is gone. */
+export interface InvalidLink { kind: 'invalid-link' }
+
+/**
+ * Done, and a mail may have gone out. Deliberately the same whether or not an account has the address (no
+ * account enumeration): the mail tells the owner instead.
+ */
+export interface MailSent { kind: 'mail-sent'; returnTo?: string }
+
+export const invalid = (message: string): Invalid => ({ kind: 'invalid', message });
+
+/** A refused limit as a {@link RateLimited} result, or `undefined` when the limit allows the request. */
+export function rateLimited(limit: LimitResult): RateLimited | undefined {
+  return limit.allowed ? undefined : { kind: 'rate-limited', retryAfterSeconds: limit.retryAfterSeconds };
+}

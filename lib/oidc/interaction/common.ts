@@ -1,0 +1,95 @@
+import type { Context, Middleware, Next } from 'koa';
+import type Provider from 'oidc-provider';
+import type { AccountLimits } from '../../accounts/account-limits.js';
+import type { AccountFlows } from '../../accounts/account-routes.js';
+import type { AccountStore } from '../../accounts/account-store.js';
+import type { CsrfGuard } from '../../http/csrf.js';
+import { csrfCheck, renderPage } from '../../http/pages.js';
+import type { ConsentStore } from '../consent-store.js';
+import type { ScopePolicy } from '../scope-policy.js';
+import { errorPage } from '../views.js';
+
+export interface InteractionDeps {
+  provider: Provider;
+  accounts: AccountStore;
+  consents: ConsentStore;
+  scopes: ScopePolicy;
+  csrfSecret: string;
+  /** Sign-up and reset links, verification mail (lib/accounts/account-routes.ts). */
+  flows: AccountFlows;
+  /** Login rate limits per account and per client IP. */
+  limits: AccountLimits;
+  /** `selfService.requireVerifiedEmail`. */
+  requireVerifiedEmail: boolean;
+  /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. @default false */
+  allowRemoteLogos?: boolean;
+}
+
+/** What the interaction actions use: the deps and the CSRF guard built from `csrfSecret`. */
+export type InteractionActionDeps = InteractionDeps & { csrf: CsrfGuard };
+
+/** oidc-provider's view of the pending interaction. */
+export type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The interaction {@link loadInteraction} put on the request. */
+export function detailsOf(ctx: Context): Details {
+  return ctx.state.interaction as Details;
+}
+
+/** The CSRF cookie path and form action base of an interaction's pages. */
+export function interactionPath(details: Details): string {
+  return `/interaction/${details.uid}`;
+}
+
+/** Our error page naming the OAuth `error` code, for a request that cannot go on. */
+export function refuse(ctx: Context, status: number, error: string, description: string): void {
+  renderPage(ctx, status, (nonce) => errorPage(nonce, error, description));
+}
+
+/**
+ * Middleware: loads the interaction bound to this browser (its cookie), checks it is the one in the URL and
+ * puts it on `ctx.state.interaction`; otherwise answers 400. A storage outage (503) is thrown on.
+ */
+export function loadInteraction(provider: Provider): Middleware {
+  return async function loadInteraction(ctx: Context, next: Next) {
+    let details: Details;
+    try {
+      details = await provider.interactionDetails(ctx.req, ctx.res);
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 503) throw err;
+      return refuse(ctx, 400, 'invalid_request', 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.');
+    }
+    if (details.uid !== (ctx as Context & { params: Record<string, string> }).params.uid) {
+      return refuse(ctx, 400, 'invalid_request', 'This sign-in request does not belong to this browser session.');
+    }
+    ctx.state.interaction = details;
+    await next();
+  };
+}
+
+/** Middleware: a form submission goes on only with this interaction's CSRF token; else 403. */
+export function interactionCsrf(csrf: CsrfGuard): Middleware {
+  return csrfCheck(csrf, (ctx) => interactionPath(detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
+    'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.'));
+}
+
+/** Middleware: the interaction must be at prompt `name` (`login` or `consent`); else 400 with `description`. */
+export function requirePrompt(name: 'login' | 'consent', description: string): Middleware {
+  return async function requirePrompt(ctx: Context, next: Next) {
+    if (detailsOf(ctx).prompt.name !== name) return refuse(ctx, 400, 'invalid_request', description);
+    await next();
+  };
+}
+
+/** The client's display name (`client_name`), else its id. */
+export async function clientName(provider: Provider, details: Details): Promise<string> {
+  const client = await provider.Client.find(String(details.params.client_id));
+  return client?.clientName ?? String(details.params.client_id);
+}
+
+/** Ends the interaction with `result` and sends the browser back to oidc-provider (303). */
+export async function finishInteraction(ctx: Context, provider: Provider, result: Parameters<Provider['interactionResult']>[2], merge: boolean): Promise<void> {
+  const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+  ctx.status = 303;
+  ctx.redirect(returnTo);
+}

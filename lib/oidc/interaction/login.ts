@@ -1,0 +1,58 @@
+import type { Context, Middleware } from 'koa';
+import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
+import { loginPage } from '../views.js';
+import {
+  clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
+  type Details, type InteractionActionDeps,
+} from './common.js';
+
+const GENERIC_LOGIN_ERROR = 'The e-mail address or password is incorrect.';
+
+async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, error?: string, email?: string): Promise<PageBuilder> {
+  const scope = interactionPath(details);
+  const csrfToken = deps.csrf.issue(ctx, scope);
+  const name = await clientName(deps.provider, details);
+  return (nonce) => loginPage({
+    nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email,
+    signupUrl: deps.flows.signupUrl(details.uid), resetUrl: deps.flows.resetUrl(details.uid),
+  });
+}
+
+/** The login page of `details` (OpenID Connect Core §3.1.2.3), with an optional error and the e-mail typed in. */
+export async function showLogin(ctx: Context, deps: InteractionActionDeps, details: Details, status = 200, error?: string, email?: string): Promise<void> {
+  renderPage(ctx, status, await loginForm(ctx, deps, details, error, email));
+}
+
+/**
+ * `POST /interaction/:uid/login`: checks the password under the login limits (counted before the check), then
+ * ends the login prompt with `amr: ['pwd']`. Unconfirmed addresses are refused when
+ * `selfService.requireVerifiedEmail`, with a new confirmation mail.
+ */
+export function loginActions(deps: InteractionActionDeps): Middleware[] {
+  return [
+    parseForm,
+    loadInteraction(deps.provider),
+    interactionCsrf(deps.csrf),
+    requirePrompt('login', 'This sign-in step is already complete.'),
+    async function checkPassword(ctx: Context) {
+      const details = detailsOf(ctx);
+      const body = formBody(ctx);
+      const email = typeof body.email === 'string' ? body.email.trim().slice(0, 320) : '';
+      const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
+      const limit = await deps.limits.loginAttempt(ctx.ip, email);
+      if (!limit.allowed) {
+        const page = await loginForm(ctx, deps, details, 'Too many sign-in attempts. Please try again later.', email);
+        return renderTooManyRequests(ctx, limit.retryAfterSeconds, page);
+      }
+      const account = email && password ? await deps.accounts.verifyPassword(email, password) : undefined;
+      if (!account) return showLogin(ctx, deps, details, 401, GENERIC_LOGIN_ERROR, email);
+      await deps.limits.loginSucceeded(email);
+      if (!account.emailVerified && deps.requireVerifiedEmail) {
+        // Only said after the right password, so it reveals nothing to someone who does not hold the account.
+        await deps.flows.resendVerification(ctx, account, details.uid);
+        return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
+      }
+      await finishInteraction(ctx, deps.provider, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
+    },
+  ];
+}
