@@ -9,6 +9,7 @@ export type {
   StorageConfig, PrivateJwks, ResolvedConfig,
 } from './config/types.js';
 export { loadConfig } from './config/load.js';
+export { mergeConfig } from './config/merge.js';
 export { PortcullisError, ConfigError, StorageConnectError, StorageUnavailableError, type PortcullisErrorCode } from './errors.js';
 export type { Account, AccountStore } from './accounts/account-store.js';
 export type { NewAccount } from './accounts/account-store.js';

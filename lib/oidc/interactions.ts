@@ -25,8 +25,8 @@ export interface InteractionDeps {
   limits: AccountLimits;
   /** `selfService.requireVerifiedEmail`. */
   requireVerifiedEmail: boolean;
-  /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. @default false */
-  allowRemoteLogos?: boolean;
+  /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
+  allowRemoteLogos: boolean;
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -95,7 +95,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const scope = `/interaction/${details.uid}`;
     const csrfToken = csrf.issue(ctx, scope);
     const name = await clientName(details);
-    const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos ?? false);
+    const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos);
     render(ctx, 200, (nonce) => consentPage({
       nonce, action: `${scope}/confirm`, csrfToken, clientName: name, accountEmail: account.email,
       scopes: grantable.map((s) => ({ name: s, description: scopes.describe(s) })), logoUri: logo?.src,
