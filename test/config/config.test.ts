@@ -3,7 +3,7 @@ import { loadConfig, ConfigError, createServer, type PortcullisConfig } from '..
 import { standaloneSettings } from '../../examples/standalone/config.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { generateCookieKey, generateSigningKeys } from '../../lib/index.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -254,4 +254,18 @@ describe('PORTCULLIS_CONFIG merges deeply over the standalone configuration', ()
     expect(dev.config.clients!.map((c) => c.client_id)).toEqual(['demo-web', 'demo-spa', 'my-app']);
     expect(dev.config.accounts).toEqual(demoFixtures().accounts);
   });
+});
+
+test('the README example of a PORTCULLIS_CONFIG file (a client added, introspection on) works as documented', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('**How a configuration meets the defaults.**'));
+  const example = /```json\n([\s\S]*?)\n```/.exec(section)![1]!;
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-readme-'));
+  writeFileSync(join(dir, 'my-config.json'), example);
+  const s = standaloneSettings({ PORTCULLIS_CONFIG: join(dir, 'my-config.json') });
+  const config = loadConfig(s.config, {});
+  expect(config.clients.map((c) => c.client_id)).toEqual(['demo-web', 'my-app']);
+  expect(config.graphql).toMatchObject({ introspection: { enabled: true }, corsOrigins: ['http://localhost:8080'] });
+  expect(config.graphql!.typeDefs).toBe(standaloneSettings({}).config.graphql!.typeDefs);
+  expect(config.accounts.map((a) => a.email)).toEqual(demoFixtures().accounts!.map((a) => a.email));
 });
