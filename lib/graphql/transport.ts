@@ -21,7 +21,7 @@ export interface GraphqlRequestItem {
 export interface TransportOptions {
   /** Path of the endpoint (the form CSRF token is served at `<path>/csrf-token`). */
   path: string;
-  /** `GET ?query=`: queries only (Apollo answers 405 to a mutation over GET). @default false */
+  /** `GET ?query=`: queries only (Apollo answers 405 to a mutation over GET). Default: `graphql.transports.get`. */
   get?: boolean;
   /** `POST application/x-www-form-urlencoded` with a `csrf_token` field. Default: `graphql.transports.form`. */
   form?: boolean;
