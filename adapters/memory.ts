@@ -1,6 +1,7 @@
 import { errors } from 'oidc-provider';
 import { StorageUnavailableError } from '../lib/errors.js';
 import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
+import { DEFAULTS } from '../config/defaults.js';
 
 /**
  * Entries are kept as JSON text, exactly as the Redis adapter stores them: both adapters hand back the same plain
@@ -43,7 +44,7 @@ export class MemoryStorage implements Storage {
   readonly #timer: NodeJS.Timeout;
 
   constructor(options: MemoryStorageOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? 0;
+    this.#maxEntries = options.maxEntries ?? DEFAULTS.storage.maxEntries;
     this.#timer = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
     this.#timer.unref();
   }

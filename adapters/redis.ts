@@ -3,6 +3,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors } from 'oidc-provider';
 import { ConfigError, StorageConnectError, StorageUnavailableError } from '../lib/errors.js';
 import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
+import { DEFAULTS } from '../config/defaults.js';
 
 /** A connected ioredis client: a single node (also behind Sentinel) or a Cluster. */
 export type RedisClient = Redis | Cluster;
@@ -12,7 +13,7 @@ export interface RedisStorageOptions {
   client?: RedisClient;
   /** `redis://[:password@]host:port[/db]` or `rediss://…`; a client is created with fail-fast options. */
   url?: string;
-  /** Prefix of every key. @default 'portcullis:' */
+  /** Prefix of every key. Default: `storage.keyPrefix` of the option schema (`config/options.ts`). */
   keyPrefix?: string;
   /** Time limit of one command, ms, for clients created from `url`. @default 2000 */
   commandTimeoutMs?: number;
@@ -166,7 +167,7 @@ export class RedisStorage implements Storage {
     this.client = options.client ?? new Redis(options.url!, failFastRedisOptions(options.commandTimeoutMs));
     this.#ownsClient = !options.client;
     this.#url = options.url;
-    this.keyPrefix = options.keyPrefix ?? 'portcullis:';
+    this.keyPrefix = options.keyPrefix ?? DEFAULTS.storage.keyPrefix;
     // Connection errors surface on the commands that fail; don't crash the process on the emitter.
     this.client.on('error', () => {});
   }

@@ -20,6 +20,7 @@ export type { LimitSpec, LimiterBackend } from './limits/limiter.js';
 export { loadConfig } from './config/load.js';
 export { PortcullisError, ConfigError, StorageConnectError, StorageUnavailableError, type PortcullisErrorCode, type ConfigProblem } from './errors.js';
 export type { Account, AccountStore, NewAccount } from './accounts/account-store.js';
+export { mergeConfig } from './config/merge.js';
 export type { Mailer, MailMessage } from './accounts/mailer.js';
 export { MemoryAccountStore } from './accounts/memory-account-store.js';
 export { hashPassword, verifyPassword } from './accounts/password.js';

@@ -102,7 +102,7 @@ function checkGraphqlPath(path: string): void {
  */
 export async function createServer(input: PortcullisConfig): Promise<PortcullisServer> {
   const config = loadConfig(input);
-  if (config.graphql) checkGraphqlPath(config.graphql.path!);
+  if (config.graphql) checkGraphqlPath(config.graphql.path);
 
   const logger = config.logger ?? createLogger();
   if (!config.keys.signing) logger.warn('keys.signing not set: using ephemeral RS256, ES256 and EdDSA signing keys (tokens die with this process; development only)');
@@ -148,7 +148,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend });
       apollo = started.apollo;
       graphql = {
-        paths: [config.graphql.path!, `${config.graphql.path!}${CSRF_TOKEN_SUFFIX}`],
+        paths: [config.graphql.path, `${config.graphql.path}${CSRF_TOKEN_SUFFIX}`],
         chain: [
           ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
           bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
@@ -164,7 +164,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
       health: healthEndpoints(storage),
       oidcProvider,
-      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration?.allowRemoteLogos }),
+      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos }),
       accountPages: flows.routes,
       graphql,
     });

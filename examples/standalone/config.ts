@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, type PortcullisConfig } from '../../lib/index.js';
+import { ConfigError, mergeConfig, type PortcullisConfig } from '../../lib/index.js';
 import { catalogResolvers, typeDefs } from '../catalog/schema.js';
 import { demoFixtures } from '../demo-fixtures.js';
 import { jsonSyntaxErrorWithoutInput } from '../../lib/errors.js';
@@ -22,7 +22,8 @@ function booleanVariable(name: string, value: string): boolean {
 
 /**
  * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
- * `http://localhost:PORT`), `PORTCULLIS_CONFIG` (path to a JSON file merged over the defaults), `REDIS_URL`
+ * `http://localhost:PORT`), `PORTCULLIS_CONFIG` (path to a JSON file merged deeply over the defaults and, in
+ * development, the demo configuration: objects merge member by member, arrays replace), `REDIS_URL`
  * (Redis storage when set), `PORTCULLIS_STORAGE=memory` (explicit memory storage), `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`),
  * `PORTCULLIS_SIGNING_KEYS` (a private JWKS, or the path of a file holding one, see `npx portcullis keys`),
  * `PORTCULLIS_COOKIE_KEYS` (comma-separated cookie secrets), `PORTCULLIS_PROXY` (`proxy`: `true` behind a
@@ -50,13 +51,14 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
     }
   }
 
-  const config: PortcullisConfig = {
+  // The file merges deeply over the demo configuration: `{ "graphql": { "introspection": { "enabled": true } } }`
+  // keeps the demo schema, while a `clients` array replaces the demo clients (README "Configuration").
+  const config: PortcullisConfig = mergeConfig<PortcullisConfig>({
     issuer: env.PORTCULLIS_ISSUER || `http://localhost:${port}`,
     // The catalog is demo data: production serves GraphQL only when PORTCULLIS_CONFIG configures it.
-    ...(demo ? { graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers(), corsOrigins: ['http://localhost:8080'] } } : {}),
+    ...(demo ? { graphql: { typeDefs, resolvers: catalogResolvers(), corsOrigins: ['http://localhost:8080'] } } : {}),
     ...(demo ? demoFixtures() : {}),
-    ...fromFile,
-  };
+  }, fromFile);
   if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
   if (env.REDIS_URL) config.storage = { ...config.storage, type: 'redis', url: env.REDIS_URL };
   else if (env.PORTCULLIS_STORAGE === 'memory') config.storage = { ...config.storage, type: 'memory' };

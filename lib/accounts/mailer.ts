@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { MailConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { DEFAULTS } from '../../config/defaults.js';
 
 /** One outgoing message (plain text; links are written out in full). */
 export interface MailMessage {
@@ -21,17 +22,15 @@ export interface Mailer {
   readonly kind: 'smtp' | 'mailbox';
 }
 
-/** Default sender when `mail.from` is not set. */
-export const DEFAULT_FROM = 'Portcullis <no-reply@localhost>';
 
 /**
  * Builds the mailer (nodemailer). With `mail.smtp` set, messages go over SMTP (a `smtp://`/`smtps://` URL or a
  * nodemailer SMTP options object). Without it, in development only, each message is written as an RFC 5322 `.eml`
- * file into the mailbox directory (`mail.mailbox`, else `PORTCULLIS_DEV_MAILBOX`, else `./.mailbox`) and the link
- * is logged. Returns `undefined` in production without SMTP: the pages that need mail are then off.
+ * file into the mailbox directory (`mail.mailbox`; `loadConfig` defaults it to `PORTCULLIS_DEV_MAILBOX`, else
+ * `./.mailbox`) and the link is logged. Returns `undefined` in production without SMTP: the pages that need mail are then off.
  */
-export function createMailer(mail: MailConfig, production: boolean, logger: Logger, env: NodeJS.ProcessEnv = process.env): Mailer | undefined {
-  const from = mail.from ?? DEFAULT_FROM;
+export function createMailer(mail: MailConfig, production: boolean, logger: Logger): Mailer | undefined {
+  const from = mail.from ?? DEFAULTS.mail.from;
   if (mail.smtp) {
     const transport = nodemailer.createTransport(mail.smtp as never);
     return {
@@ -42,7 +41,7 @@ export function createMailer(mail: MailConfig, production: boolean, logger: Logg
     };
   }
   if (production) return undefined;
-  const dir = resolve(mail.mailbox ?? env.PORTCULLIS_DEV_MAILBOX ?? '.mailbox');
+  const dir = resolve(mail.mailbox ?? DEFAULTS.mail.mailbox);
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     kind: 'mailbox',

@@ -1,34 +1,22 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import { DEFAULTS } from '../../config/defaults.js';
+import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
 import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
-import { configSchema } from './schema.js';
 import { readSigningKeys } from '../oidc/keys.js';
+import { cloneData, isPlainObject } from './merge.js';
 import type { PortcullisConfig, ResolvedConfig } from './types.js';
 
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+// `useDefaults` fills every literal default of the option schema into the (cloned) input while validating; sections
+// are created empty first, so defaults apply at every depth and a partial section keeps its other members.
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, useDefaults: true });
+ajv.addVocabulary([...OPTION_KEYWORDS]);
 addFormats.default(ajv);
-const validate = ajv.compile(configSchema);
+const validate = ajv.compile<ValidatedOptions>(ConfigSchema);
 
 /** Values shipped with the demo fixtures; seeing one in production means the demo leaked into a deployment. */
 const DEMO_VALUES = new Set(['demo-web-secret', 'alice-demo-password', 'admin-demo-password', 'demo-initial-access-token']);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object') return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** Deep-clones plain objects and arrays; keeps class instances and functions by reference. */
-function cloneData<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(cloneData) as T;
-  if (isPlainObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cloneData(v)])) as T;
-  }
-  return value;
-}
 
 function deepFreeze<T>(value: T): T {
   if (Array.isArray(value) || isPlainObject(value)) {
@@ -128,38 +116,37 @@ function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
 }
 
 /**
- * Merges `input` over {@link DEFAULTS}, validates it and returns a frozen copy; the caller's object is never
- * mutated.
+ * Validates `input` against the option schema (`config/options.ts`), merging it deeply over the defaults, and
+ * returns a frozen copy; the caller's object is never mutated. Objects merge member by member at every depth;
+ * arrays and maps (`clients`, `scopes`, `graphql.limits.fieldCosts`) replace the default as a whole.
  *
+ * @param env `NODE_ENV` (production guards, `selfService.signup` default) and `PORTCULLIS_DEV_MAILBOX`
+ *   (`mail.mailbox` default).
  * @throws {ConfigError} `ERR_CONFIG_INVALID` naming the dotted option path and what was expected, or
  *   `ERR_CONFIG_INSECURE` when `NODE_ENV=production` meets an insecure setting.
  */
 export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
   if (!isPlainObject(input)) throw new ConfigError('(root)', 'configuration must be an object');
-  const candidate = cloneData(input);
+  const production = env.NODE_ENV === 'production';
+  const candidate: Record<string, unknown> = cloneData(input);
+  // What defaults would hide, or defaults that come from the environment: read before ajv fills the rest in.
+  const explicitType = isPlainObject(candidate.storage) && candidate.storage.type !== undefined;
+  if (env.PORTCULLIS_DEV_MAILBOX && (candidate.mail === undefined || isPlainObject(candidate.mail))) {
+    candidate.mail = { mailbox: env.PORTCULLIS_DEV_MAILBOX, ...candidate.mail };
+  }
   if (!validate(candidate)) throw describe(validate.errors![0]);
 
-  const config = {
+  // Defaults derived from other options or the environment (`derived` in the option schema).
+  const { graphql, keys, registration, selfService } = candidate;
+  const config: ResolvedConfig = {
     ...candidate,
-    clients: candidate.clients ?? [],
-    accounts: candidate.accounts ?? [],
-    scopes: candidate.scopes ?? {},
-    ttl: { ...DEFAULTS.ttl, ...candidate.ttl },
-    keys: { ...candidate.keys, signing: typeof candidate.keys?.signing === 'string' ? readSigningKeys(candidate.keys.signing) : candidate.keys?.signing },
-    outboundFetch: { ...DEFAULTS.outboundFetch, ...candidate.outboundFetch },
-    rateLimits: { ...DEFAULTS.rateLimits, ...candidate.rateLimits },
-    storage: { ...DEFAULTS.storage, ...candidate.storage, explicitType: candidate.storage?.type !== undefined },
-    graphql: candidate.graphql ? { path: DEFAULTS.graphqlPath, ...candidate.graphql } : undefined,
-    proxy: candidate.proxy ?? DEFAULTS.proxy,
-    allowedHosts: candidate.allowedHosts ?? DEFAULTS.allowedHosts,
-    demo: candidate.demo ?? DEFAULTS.demo,
-    openid: candidate.openid ?? DEFAULTS.openid,
-    webMessageResponseMode: candidate.webMessageResponseMode ?? DEFAULTS.webMessageResponseMode,
-    production: env.NODE_ENV === 'production',
-    selfService: { signup: env.NODE_ENV !== 'production', ...DEFAULTS.selfService, ...candidate.selfService },
-    mail: { ...candidate.mail },
-    accountLimits: { ...DEFAULTS.accountLimits, ...candidate.accountLimits },
-  } as ResolvedConfig;
+    keys: { ...keys, signing: typeof keys.signing === 'string' ? readSigningKeys(keys.signing) : keys.signing },
+    storage: { ...candidate.storage, explicitType },
+    registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
+    selfService: { ...selfService, signup: selfService.signup ?? !production },
+    graphql: graphql && { ...graphql, resource: graphql.resource ?? `${candidate.issuer.replace(/\/$/, '')}${graphql.path}` },
+    production,
+  };
 
   for (const method of ACCOUNT_STORE_METHODS) {
     if (config.accountStore && typeof config.accountStore[method] !== 'function') {

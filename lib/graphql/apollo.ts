@@ -4,7 +4,6 @@ import { koaMiddleware } from '@as-integrations/koa';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { Middleware } from 'koa';
-import type { GraphqlConfig } from '../config/types.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createLimiter, type LimiterBackend } from '../limits/limiter.js';
@@ -13,7 +12,7 @@ import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields
 import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
-import { resolveGraphqlOptions, type ResolvedGraphqlOptions } from './options.js';
+import type { ResolvedGraphqlOptions } from './options.js';
 import { operationLimitsPlugin } from './plugins/operation-limits.js';
 
 /**
@@ -33,9 +32,9 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
 const GATE_CHECKED = Symbol('portcullis.documentsChecked');
 
 /** Builds the executable schema: host SDL plus the authorization directives, `@requiresScopes` enforced. */
-export function buildSchema(config: GraphqlConfig): GraphQLSchema {
+export function buildSchema(config: Pick<ResolvedGraphqlOptions, 'typeDefs' | 'resolvers'>): GraphQLSchema {
   const typeDefs = [AUTHORIZATION_TYPE_DEFS, ...(Array.isArray(config.typeDefs) ? config.typeDefs : [config.typeDefs])];
-  return applyScopeDirectives(makeExecutableSchema({ typeDefs: typeDefs as never, resolvers: (config.resolvers ?? {}) as never }));
+  return applyScopeDirectives(makeExecutableSchema({ typeDefs: typeDefs as never, resolvers: config.resolvers as never }));
 }
 
 /** Dependencies of {@link startApollo}. */
@@ -54,10 +53,10 @@ export interface ApolloDeps {
  *
  * @throws {ConfigError} `graphql.typeDefs` when `privateFieldCheck: 'refuse'` finds private-looking fields.
  */
-export async function startApollo(config: GraphqlConfig, deps: ApolloDeps = { issuer: 'http://localhost' }): Promise<{
+export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDeps = { issuer: 'http://localhost' }): Promise<{
   apollo: ApolloServer<GraphqlContext>; middleware: Middleware; gate: Middleware; schema: GraphQLSchema; options: ResolvedGraphqlOptions;
 }> {
-  const options = resolveGraphqlOptions(config, deps.issuer);
+  const options = config;
   const schema = buildSchema(config);
   if (options.privateFieldCheck !== 'off') {
     const exposed = findPrivateLookingFields(schema);

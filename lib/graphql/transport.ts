@@ -3,6 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { CsrfGuard } from '../http/csrf.js';
 import { authenticate, bearerToken, InvalidTokenError, type AuthInfo, type TokenVerification } from './auth-context.js';
 import { sendGraphqlError } from './errors.js';
+import { DEFAULTS } from '../../config/defaults.js';
 
 export const MISSING_QUERY_MESSAGE = 'The GraphQL query is missing: send a JSON object with a non-empty "query" string, e.g. {"query":"{ __typename }"}.';
 
@@ -20,13 +21,13 @@ export interface GraphqlRequestItem {
 export interface TransportOptions {
   /** Path of the endpoint (the form CSRF token is served at `<path>/csrf-token`). */
   path: string;
-  /** `GET ?query=`: queries only (Apollo answers 405 to a mutation over GET). @default false */
+  /** `GET ?query=`: queries only (Apollo answers 405 to a mutation over GET). Default: `graphql.transports.get`. */
   get?: boolean;
-  /** `POST application/x-www-form-urlencoded` with a `csrf_token` field. @default false */
+  /** `POST application/x-www-form-urlencoded` with a `csrf_token` field. Default: `graphql.transports.form`. */
   form?: boolean;
-  /** Operations allowed in one JSON array; 0 refuses arrays. @default 0 */
+  /** Operations allowed in one JSON array; 0 refuses arrays. Default: `graphql.maxBatchSize`. */
   maxBatchSize?: number;
-  /** Browser origins allowed by CORS. @default [] */
+  /** Browser origins allowed by CORS. Default: `graphql.corsOrigins`. */
   corsOrigins?: readonly string[];
   /** CSRF guard of the form transport (signed double-submit cookie). Required when `form` is on. */
   csrf?: CsrfGuard;
@@ -82,11 +83,12 @@ const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'co
  * carry the CSRF token. CORS headers only for the configured origins. The accepted requests are left in
  * `ctx.state.graphqlRequests` for the document gate.
  */
-export function graphqlTransportGuard(options: TransportOptions = { path: '/graphql' }): Middleware[] {
-  const allowGet = options.get ?? false;
-  const allowForm = options.form ?? false;
-  const maxBatch = options.maxBatchSize ?? 0;
-  const origins = new Set(options.corsOrigins ?? []);
+export function graphqlTransportGuard(options: TransportOptions = { path: DEFAULTS.graphql.path }): Middleware[] {
+  const defaults = DEFAULTS.graphql;
+  const allowGet = options.get ?? defaults.transports.get;
+  const allowForm = options.form ?? defaults.transports.form;
+  const maxBatch = options.maxBatchSize ?? defaults.maxBatchSize;
+  const origins = new Set(options.corsOrigins ?? defaults.corsOrigins);
   const allow = allowGet ? 'GET, POST' : 'POST';
   if (allowForm && !options.csrf) throw new Error('the form transport needs a CSRF guard');
 

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction, Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { DEFAULTS } from '../../config/defaults.js';
 
 /**
  * Options of the one outbound fetcher (SPEC rule 8). Every URL the server dereferences (a client's `jwks_uri`,
@@ -10,13 +11,13 @@ import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'un
 export interface GuardedFetchOptions {
   /**
    * Origins (`scheme://host[:port]`) exempt from the https-only rule and from the address checks, e.g. an
-   * internal JWKS host. Every other URL must be https and resolve to a public unicast address.
-   * @default []
+   * internal JWKS host. Every other URL must be https and resolve to a public unicast address. Default: none
+   * (`outboundFetch.allowedOrigins`).
    */
   allowedOrigins?: readonly string[];
-  /** Time-out of one request, connection to last body byte, in milliseconds. @default 2500 */
+  /** Time-out of one request, connection to last body byte, in milliseconds. Default: `outboundFetch.timeoutMs`. */
   timeoutMs?: number;
-  /** Largest response body accepted, in bytes. @default 524288 (512 KiB) */
+  /** Largest response body accepted, in bytes. Default: `outboundFetch.maxResponseBytes`. */
   maxResponseBytes?: number;
   /**
    * Resolver used to turn host names into addresses, shaped like `dns.lookup`. Its answers are checked inside
@@ -175,8 +176,8 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit & { dispatcher
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
   const allowedOrigins = [...(options.allowedOrigins ?? [])];
   const allowed = normalizedOrigins(allowedOrigins);
-  const timeoutMs = options.timeoutMs ?? 2500;
-  const maxBytes = options.maxResponseBytes ?? 512 * 1024;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.outboundFetch.timeoutMs;
+  const maxBytes = options.maxResponseBytes ?? DEFAULTS.outboundFetch.maxResponseBytes;
   const guarded: Dispatcher = new Agent({ connect: guardedConnector(options.lookup ?? (dnsLookup as LookupFunction), timeoutMs) });
   const trusted: Dispatcher = new Agent({ connect: { timeout: timeoutMs } });
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { PrivateJwks } from '../config/types.js';
-import { privateJwksSchema } from '../config/schema.js';
+import { privateJwksSchema } from '../../config/options.js';
 import { ConfigError, jsonSyntaxErrorWithoutInput } from '../errors.js';
 
 /** Algorithms `generateSigningKeys` can produce. RS256 is OpenID Connect's default (Core §15.1). */

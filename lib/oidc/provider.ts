@@ -35,9 +35,9 @@ export interface ProviderDeps {
   limiterBackend?: LimiterBackend;
 }
 
-/** Whether `POST /registration` is on: `registration.enabled`, else whether a configured token exists. */
+/** Whether `POST /registration` is on (`registration.enabled`, which defaults to whether a token is configured). */
 export function registrationEnabled(config: ResolvedConfig): boolean {
-  return config.registration?.enabled ?? Boolean(config.registration?.initialAccessToken);
+  return config.registration.enabled;
 }
 
 /** Client metadata for oidc-provider: Portcullis extensions removed. */
@@ -258,7 +258,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
   }) as never);
-  const configuredToken = deps.config.registration?.initialAccessToken;
+  const configuredToken = deps.config.registration.initialAccessToken;
   if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {

@@ -1,7 +1,6 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { PrivateJwks, ResolvedConfig } from '../config/types.js';
-import { resolveGraphqlOptions } from '../graphql/options.js';
 
 /** Scopes that concern the OpenID Provider itself, never a resource server's token. */
 const PROVIDER_ONLY_SCOPES = new Set(['openid', 'offline_access']);
@@ -15,7 +14,7 @@ const PROVIDER_ONLY_SCOPES = new Set(['openid', 'offline_access']);
  */
 export function resourceIndicators(config: ResolvedConfig, allScopes: readonly string[], signingKeys: PrivateJwks): NonNullable<Configuration['features']>['resourceIndicators'] {
   if (!config.graphql) return { enabled: false };
-  const resource = resolveGraphqlOptions(config.graphql, config.issuer).resource;
+  const resource = config.graphql.resource;
   const alg = String(signingKeys.keys[0]?.alg ?? 'RS256');
   const scope = allScopes.filter((s) => !PROVIDER_ONLY_SCOPES.has(s)).join(' ');
   return {

@@ -3,6 +3,9 @@ import { loadConfig, ConfigError, createServer, type PortcullisConfig } from '..
 import { standaloneSettings } from '../../examples/standalone/config.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { generateCookieKey, generateSigningKeys } from '../../lib/index.js';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const base: PortcullisConfig = { issuer: 'http://localhost:3000' };
 
@@ -187,4 +190,82 @@ describe('standalone server settings from the environment', () => {
     const err = errorOf(() => standaloneSettings({ PORTCULLIS_CONFIG: '/nonexistent/portcullis.json' }));
     expect(err.path).toBe('PORTCULLIS_CONFIG');
   });
+});
+
+describe('a configuration merges deeply over the defaults; arrays replace', () => {
+  test('a partial section keeps the defaults of its other members, at every depth', () => {
+    const config = loadConfig({ ...base, graphql: { typeDefs: 'type Query { a: Int }', limits: { maxDepth: 3 }, introspection: { requiredScope: 'schema:read' } }, accountLimits: { loginPerIp: { points: 5, durationSeconds: 60 } } }, {});
+    expect(config.graphql).toMatchObject({
+      path: '/graphql', resource: 'http://localhost:3000/graphql', corsOrigins: [], maxBatchSize: 0, privateFieldCheck: 'warn',
+      transports: { get: false, form: false }, introspection: { enabled: false, requiredScope: 'schema:read' },
+      rateLimit: { points: 600, durationSeconds: 60 },
+    });
+    expect(config.graphql!.limits).toEqual({ maxQueryBytes: 16384, maxTokens: 1000, maxDepth: 3, maxAliases: 15, maxRootFields: 15, maxUniqueFields: 50, maxDirectives: 50, maxRecursiveSelections: 1000, maxCost: 5000, defaultFieldCost: 1, fieldCosts: {}, defaultListSize: 10 });
+    expect(config.accountLimits).toEqual({ loginPerAccount: { points: 10, durationSeconds: 900 }, loginPerIp: { points: 5, durationSeconds: 60 }, mailPerAddress: { points: 5, durationSeconds: 3600 }, mailPerIp: { points: 30, durationSeconds: 3600 } });
+  });
+
+  test('defaults derived from the environment or other options', async () => {
+    expect(loadConfig(base, {}).selfService.signup).toBe(true);
+    const secure = { issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } };
+    expect(loadConfig(secure, { NODE_ENV: 'production' }).selfService.signup).toBe(false);
+    expect(loadConfig({ ...base, registration: { initialAccessToken: 'a-long-initial-access-token' } }, {}).registration.enabled).toBe(true);
+    expect(loadConfig(base, { PORTCULLIS_DEV_MAILBOX: '/tmp/box' }).mail.mailbox).toBe('/tmp/box');
+    expect(loadConfig({ ...base, mail: { mailbox: '/srv/box' } }, { PORTCULLIS_DEV_MAILBOX: '/tmp/box' }).mail.mailbox).toBe('/srv/box');
+    expect(loadConfig(base, {}).mail).toEqual({ from: 'Portcullis <no-reply@localhost>', mailbox: '.mailbox' });
+    expect(loadConfig(base, {}).storage).toEqual({ type: 'memory', maxEntries: 0, keyPrefix: 'portcullis:', explicitType: false });
+  });
+
+  test('an error in a nested option still names its path after defaults are filled in', () => {
+    const err = errorOf(() => loadConfig({ ...base, graphql: { typeDefs: 'type Query { a: Int }', limits: { maxDepth: 0 } } }, {}));
+    expect(err).toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'graphql.limits.maxDepth' });
+    expect(errorOf(() => loadConfig({ ...base, graphql: { typeDefs: 'type Query { a: Int }', privateFieldCheck: 'loud' as never } }, {})).message).toMatch(/must be one of "warn", "refuse", "off"/);
+  });
+});
+
+describe('PORTCULLIS_CONFIG merges deeply over the standalone configuration', () => {
+  const file = (content: unknown) => {
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-config-'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(content));
+    return join(dir, 'config.json');
+  };
+
+  test('a file that sets only graphql.introspection keeps the demo schema, resolvers, CORS origins and fixtures', () => {
+    const plain = standaloneSettings({});
+    const s = standaloneSettings({ PORTCULLIS_CONFIG: file({ graphql: { introspection: { enabled: true } } }) });
+    expect(s.config.graphql?.introspection).toEqual({ enabled: true });
+    expect(s.config.graphql?.typeDefs).toBe(plain.config.graphql?.typeDefs);
+    expect(Object.keys(s.config.graphql?.resolvers ?? {})).toEqual(Object.keys(plain.config.graphql?.resolvers ?? {}));
+    expect(s.config.graphql?.corsOrigins).toEqual(['http://localhost:8080']);
+    expect(s.config.clients).toEqual(plain.config.clients);
+    expect(loadConfig(s.config, {}).graphql).toMatchObject({ path: '/graphql', introspection: { enabled: true }, limits: { maxDepth: 6 } });
+  });
+
+  test('a file adding a client: its clients array replaces the list, every other setting stays', () => {
+    const client = { client_id: 'my-app', client_secret: 'a-long-enough-client-secret', redirect_uris: ['https://app.example/cb'] };
+    const production = { NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example' };
+    const s = standaloneSettings({ ...production, PORTCULLIS_STORAGE: 'memory', PORTCULLIS_CONFIG: file({ clients: [client], ttl: { accessToken: 600 } }) });
+    expect(s.config.clients).toEqual([client]);
+    expect(s.config.storage).toEqual({ type: 'memory' });
+    const resolved = loadConfig(s.config, {});
+    expect(resolved.clients.map((c) => c.client_id)).toEqual(['my-app']);
+    expect(resolved.ttl).toMatchObject({ accessToken: 600, refreshToken: 1209600 });
+
+    const dev = standaloneSettings({ PORTCULLIS_CONFIG: file({ clients: [...demoFixtures().clients!, client] }) });
+    expect(dev.config.clients!.map((c) => c.client_id)).toEqual(['demo-web', 'demo-spa', 'my-app']);
+    expect(dev.config.accounts).toEqual(demoFixtures().accounts);
+  });
+});
+
+test('the README example of a PORTCULLIS_CONFIG file (a client added, introspection on) works as documented', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('**How a configuration meets the defaults.**'));
+  const example = /```json\n([\s\S]*?)\n```/.exec(section)![1]!;
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-readme-'));
+  writeFileSync(join(dir, 'my-config.json'), example);
+  const s = standaloneSettings({ PORTCULLIS_CONFIG: join(dir, 'my-config.json') });
+  const config = loadConfig(s.config, {});
+  expect(config.clients.map((c) => c.client_id)).toEqual(['demo-web', 'my-app']);
+  expect(config.graphql).toMatchObject({ introspection: { enabled: true }, corsOrigins: ['http://localhost:8080'] });
+  expect(config.graphql!.typeDefs).toBe(standaloneSettings({}).config.graphql!.typeDefs);
+  expect(config.accounts.map((a) => a.email)).toEqual(demoFixtures().accounts!.map((a) => a.email));
 });

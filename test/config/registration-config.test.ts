@@ -7,7 +7,7 @@ describe('registration, outbound fetch and rate-limit options', () => {
     const config = loadConfig(base, {});
     expect(config.outboundFetch).toEqual({ allowedOrigins: [], timeoutMs: 2500, maxResponseBytes: 524288 });
     expect(config.rateLimits.registrations).toEqual({ points: 100, durationSeconds: 60 });
-    expect(config.registration?.allowRemoteLogos).toBeUndefined();
+    expect(config.registration).toEqual({ allowRemoteLogos: false, enabled: false });
   });
 
   test.each([

@@ -42,6 +42,21 @@ test('npm start: the demo server listens on PORT with issuer http://localhost:PO
   }
 });
 
+test('PORTCULLIS_CONFIG that sets only graphql.introspection merges deeply: introspection works and the demo API stays', async () => {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-standalone-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ graphql: { introspection: { enabled: true } } }));
+  const started = await run({ PORT: String(port), HOST: '127.0.0.1', PORTCULLIS_CONFIG: join(dir, 'config.json') }, /initial access token|failed/);
+  try {
+    const post = (query: string) => fetch(`http://localhost:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const schema = await (await post('{ __schema { queryType { name } } }')).json() as { data: { __schema: { queryType: { name: string } } } };
+    expect(schema.data.__schema.queryType.name).toBe('Query');
+    expect((await (await post('{ products { name } }')).json() as { data: { products: unknown[] } }).data.products).toHaveLength(3);
+  } finally {
+    started.stop();
+  }
+});
+
 test('NODE_ENV=production without keys refuses to start and lists every refusal at once, with its variable', async () => {
   const port = await freePort();
   const result = await run({ PORT: String(port), NODE_ENV: 'production', PORTCULLIS_ISSUER: 'http://id.example' }, /failed to start/);

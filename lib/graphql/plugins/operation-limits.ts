@@ -7,6 +7,7 @@ import { limitError } from '../rules/limit-error.js';
 import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
 import { fragmentsOf } from '../rules/fragments.js';
 import type { DocumentCache } from '../document-cache.js';
+import { DEFAULTS } from '../../../config/defaults.js';
 
 /**
  * Points one operation spends: each root field selection (every alias separately, through fragments, memoised)
@@ -21,7 +22,7 @@ export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: Reado
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
         if (sel.name.value === '__typename') continue;
-        n += Math.max(1, options.fieldCosts?.[`${rootType}.${sel.name.value}`] ?? options.defaultFieldCost ?? 1);
+        n += Math.max(1, options.fieldCosts?.[`${rootType}.${sel.name.value}`] ?? options.defaultFieldCost ?? DEFAULTS.graphql.limits.defaultFieldCost);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) n += weigh(sel.selectionSet);
       else {
         const name = sel.name.value;

@@ -5,14 +5,15 @@ import {
 } from 'graphql';
 import { limitError } from './limit-error.js';
 import { fragmentsOf } from './fragments.js';
+import { DEFAULTS } from '../../../config/defaults.js';
 
 /** How {@link operationCost} weighs a query. */
 export interface CostOptions {
-  /** Cost of one field without an entry in `fieldCosts`. @default 1 */
+  /** Cost of one field without an entry in `fieldCosts`. Default: `graphql.limits.defaultFieldCost`. */
   defaultFieldCost?: number;
   /** Per-field costs by schema coordinate, e.g. `{ 'Query.products': 10 }`. `__typename` costs 0 unless listed. */
   fieldCosts?: Readonly<Record<string, number>>;
-  /** Assumed length of a list field when no size argument bounds it. @default 10 */
+  /** Assumed length of a list field when no size argument bounds it. Default: `graphql.limits.defaultListSize`. */
   defaultListSize?: number;
   /** Arguments that give a list's length (`products(first: 20)`), literal or variable. @default ['first','last','limit'] */
   listSizeArguments?: readonly string[];
@@ -72,9 +73,10 @@ export function coerceVariables(schema: GraphQLSchema, operation: OperationDefin
  */
 export function operationCost(schema: GraphQLSchema, document: { definitions: readonly unknown[] }, operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> = {}, options: CostOptions = {}): number {
-  const defaultFieldCost = options.defaultFieldCost ?? 1;
-  const fieldCosts = options.fieldCosts ?? {};
-  const defaultListSize = options.defaultListSize ?? 10;
+  const defaults = DEFAULTS.graphql.limits;
+  const defaultFieldCost = options.defaultFieldCost ?? defaults.defaultFieldCost;
+  const fieldCosts = options.fieldCosts ?? defaults.fieldCosts;
+  const defaultListSize = options.defaultListSize ?? defaults.defaultListSize;
   const sizeArgs = options.listSizeArguments ?? ['first', 'last', 'limit'];
   const fragments = fragmentsOf(document as { definitions: readonly { kind: string }[] });
   const memo = new Map<string, number>();

@@ -21,8 +21,8 @@ export interface InteractionDeps {
   limits: AccountLimits;
   /** `selfService.requireVerifiedEmail`. */
   requireVerifiedEmail: boolean;
-  /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. @default false */
-  allowRemoteLogos?: boolean;
+  /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
+  allowRemoteLogos: boolean;
 }
 
 /** What the interaction actions use: the deps and the CSRF guard built from `csrfSecret`. */

@@ -20,7 +20,7 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
   const scope = interactionPath(details);
   const csrfToken = deps.csrf.issue(ctx, scope);
   const name = await clientName(provider, details);
-  const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos ?? false);
+  const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos);
   renderPage(ctx, 200, (nonce) => consentPage({
     nonce, action: `${scope}/confirm`, csrfToken, clientName: name, accountEmail: account.email,
     scopes: grantable.map((s) => ({ name: s, description: scopes.describe(s) })), logoUri: logo?.src,

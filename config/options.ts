@@ -1,0 +1,387 @@
+/**
+ * The one home of every Portcullis option: its type and constraints, default, unit, meaning, security effect and
+ * the standard it follows, written once as a TypeBox schema (JSON Schema). Everything else is derived from it:
+ * the input type {@link PortcullisConfigInput}, the resolved type {@link ResolvedOptions}, validation (ajv with
+ * `useDefaults`, `lib/config/load.ts`), `DEFAULTS` and `OPTION_DOCS` (`config/defaults.ts`) and the README
+ * configuration table (`npm run docs:options`).
+ *
+ * Conventions of this file: a node with a `description` is one option (one README row); a node with a `title` is a
+ * section that only groups options. A literal default is the JSON Schema `default` keyword (ajv fills it in); a
+ * default that depends on the environment or another option is `derived` and resolved by `loadConfig`, with
+ * `defaultText` saying how. Sections are created empty when missing, so the defaults of their members apply: a
+ * configuration merges deeply over the defaults. Arrays and maps (`clients`, `scopes`, `fieldCosts`) replace.
+ */
+import { OptionalKind, Type, type Static, type TArray, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
+import type { DocumentNode } from 'graphql';
+import type { IResolvers } from '@graphql-tools/utils';
+import type { AccountStore } from '../lib/accounts/account-store.js';
+import type { Logger } from '../lib/logger.js';
+import type { RedisClient } from '../adapters/redis.js';
+
+/** What an option says about itself beyond JSON Schema: the README columns. */
+export interface OptionMeta {
+  /** What the option does (README "meaning"). */
+  description: string;
+  /** Unit of a number (`seconds`, `milliseconds`, `bytes`); shown beside the default. */
+  unit?: string;
+  /** What it changes for security (README "security effect"). */
+  security?: string;
+  /** The standard (RFC, specification section) it follows. */
+  see?: string;
+  /**
+   * Words for the default. With a literal `default`, a note shown after it (`(14 days)`); without one, the whole
+   * default (a derived or unset value, e.g. `issuer + graphql.path`).
+   */
+  defaultText?: string;
+}
+
+/** Keywords of {@link OptionMeta} that are not JSON Schema: registered with ajv as annotations. */
+export const OPTION_KEYWORDS = ['unit', 'security', 'see', 'defaultText'] as const;
+
+/** Marks a property that always has a value once the configuration is resolved. */
+export const DefaultKind = Symbol.for('portcullis.defaultKind');
+/** A literal default (JSON Schema `default`) that ajv fills in. */
+export interface TLiteralDefault { [DefaultKind]: 'literal' }
+/** A default computed by `loadConfig` from the environment or another option. */
+export interface TDerivedDefault { [DefaultKind]: 'derived' }
+
+const annotate = <T extends TSchema>(schema: T, extra: object): T => ({ ...schema, ...extra });
+
+/** A required option. */
+function required<T extends TSchema>(schema: T, meta: OptionMeta): T {
+  return annotate(schema, meta);
+}
+/** An option that may stay unset. */
+function optional<T extends TSchema>(schema: T, meta: OptionMeta): TOptional<T> {
+  return Type.Optional(annotate(schema, meta)) as TOptional<T>;
+}
+/** An option with a literal default: optional in the input, always present once resolved. */
+function withDefault<T extends TSchema>(schema: T, value: Static<T>, meta: OptionMeta): TOptional<T> & TLiteralDefault {
+  return Type.Optional(annotate(schema, { ...meta, default: value, [DefaultKind]: 'literal' })) as TOptional<T> & TLiteralDefault;
+}
+/** An option whose default depends on the environment or another option (resolved by `loadConfig`). */
+function derived<T extends TSchema>(schema: T, meta: OptionMeta & { defaultText: string }): TOptional<T> & TDerivedDefault {
+  return Type.Optional(annotate(schema, { ...meta, [DefaultKind]: 'derived' })) as TOptional<T> & TDerivedDefault;
+}
+/** A group of options; created empty when missing so that its members' defaults apply. */
+function section<P extends TProperties>(title: string, properties: P): TOptional<TObject<P>> & TLiteralDefault {
+  return Type.Optional(Type.Object(properties, { title, additionalProperties: false, default: {}, [DefaultKind]: 'literal' })) as TOptional<TObject<P>> & TLiteralDefault;
+}
+
+const MAX_SECONDS = 10 * 365 * 24 * 3600;
+const seconds = (options: { maximum?: number } = {}) => Type.Integer({ minimum: 1, maximum: MAX_SECONDS, ...options });
+const DAYS_14 = 14 * 24 * 3600;
+
+/** A private JWKS (RFC 7517 §5): every key has a private part. */
+export const privateJwksSchema = Type.Object({
+  keys: Type.Array(Type.Object({ kty: Type.Unsafe<'RSA' | 'EC' | 'OKP'>({ enum: ['RSA', 'EC', 'OKP'] }), d: Type.String() }, { additionalProperties: true }), { minItems: 1 }),
+});
+/** A JSON Web Key Set with private keys (RFC 7517 §5). */
+export interface PrivateJwks { keys: Array<Record<string, unknown>> }
+
+/** One rate limit, `{ points, durationSeconds }`: a fixed window counted per key (the shape of `LimitSpec`). */
+const limitSpec = Type.Object({ points: Type.Integer({ minimum: 1 }), durationSeconds: seconds() }, { additionalProperties: false });
+/** A limit option: `points` per `durationSeconds`, whole values replace the default. */
+function limit(points: number, durationSeconds: number, meta: OptionMeta) {
+  return withDefault(limitSpec, { points, durationSeconds }, meta);
+}
+/** `{ enum }` only (no `type`), so a wrong value of any type reads "must be one of …". */
+const oneOf = <const V extends readonly (string | number)[]>(values: V) => Type.Unsafe<V[number]>({ enum: [...values] });
+
+const clientSchema = Type.Object({
+  client_id: Type.String({ minLength: 1, maxLength: 255 }),
+  client_secret: Type.Optional(Type.String({ minLength: 12 })),
+  redirect_uris: Type.Array(Type.String({ format: 'uri' }), { minItems: 1 }),
+  grant_types: Type.Optional(Type.Array(oneOf(['authorization_code', 'refresh_token', 'implicit'] as const))),
+  response_types: Type.Optional(Type.Array(oneOf(['code', 'id_token', 'id_token token', 'code id_token', 'code token', 'code id_token token'] as const))),
+  token_endpoint_auth_method: Type.Optional(oneOf(['client_secret_basic', 'client_secret_post', 'none'] as const)),
+  application_type: Type.Optional(oneOf(['web', 'native'] as const)),
+  client_name: Type.Optional(Type.String()),
+  scope: Type.Optional(Type.String()),
+  post_logout_redirect_uris: Type.Optional(Type.Array(Type.String({ format: 'uri' }))),
+  pkce_optional: optional(Type.Boolean(), {
+    description: 'Lets a confidential client skip PKCE when it cannot send `code_verifier`',
+    defaultText: '`false`',
+    security: 'weakens code-injection protection; public clients always need PKCE',
+    see: 'RFC 7636, RFC 9700 §2.1.1',
+  }),
+}, { additionalProperties: false });
+
+const accountSchema = Type.Object({
+  id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  email: Type.String({ format: 'email' }),
+  password: Type.String({ minLength: 8, maxLength: 256 }),
+  email_verified: Type.Optional(Type.Boolean()),
+  roles: Type.Optional(Type.Array(Type.String())),
+  claims: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
+}, { additionalProperties: false });
+
+const scopeSchema = Type.Object({
+  description: Type.String({ minLength: 1 }),
+  requiresRole: Type.Optional(Type.String({ minLength: 1 })),
+}, { additionalProperties: false });
+
+const graphqlLimits = {
+  maxQueryBytes: withDefault(Type.Integer({ minimum: 16, maximum: 1048576 }), 16384, { unit: 'bytes', description: 'Query text size, checked before parsing (`413 QUERY_TOO_LARGE`; the whole body is capped at 100 kB, `413 PAYLOAD_TOO_LARGE`)' }),
+  maxTokens: withDefault(Type.Integer({ minimum: 1 }), 1000, { description: 'Lexer tokens, enforced by graphql-js while parsing (`MAX_TOKENS_EXCEEDED`)' }),
+  maxDepth: withDefault(Type.Integer({ minimum: 1 }), 6, { description: 'Field nesting depth, fragments followed (`MAX_DEPTH_EXCEEDED`)' }),
+  maxAliases: withDefault(Type.Integer({ minimum: 0 }), 15, { description: 'Aliases per document, `__typename` aliases included (`MAX_ALIASES_EXCEEDED`)' }),
+  maxRootFields: withDefault(Type.Integer({ minimum: 1 }), 15, { description: 'Root fields per operation (`MAX_ROOT_FIELDS_EXCEEDED`)' }),
+  maxUniqueFields: withDefault(Type.Integer({ minimum: 1 }), 50, { description: 'Distinct `Type.field` coordinates per document (`MAX_UNIQUE_FIELDS_EXCEEDED`)' }),
+  maxDirectives: withDefault(Type.Integer({ minimum: 0 }), 50, { description: 'Directive uses per document (`MAX_DIRECTIVES_EXCEEDED`)' }),
+  maxRecursiveSelections: withDefault(Type.Integer({ minimum: 1 }), 1000, { description: 'Selections after expanding fragments: the fragment-bomb guard (`MAX_RECURSIVE_SELECTIONS_EXCEEDED`)' }),
+  maxCost: withDefault(Type.Integer({ minimum: 1 }), 5000, { description: 'Operation cost = (field cost + children) × list size, the list size from `first`/`last`/`limit` as the executor will see it (literals, variables and their defaults, the schema\'s argument defaults), else `defaultListSize`; `null` and negative sizes count as `defaultListSize` (`MAX_COST_EXCEEDED`)' }),
+  defaultFieldCost: withDefault(Type.Number({ minimum: 0 }), 1, { description: 'Cost of a field without a `fieldCosts` entry (`__typename` costs 0)' }),
+  fieldCosts: withDefault(Type.Unsafe<Record<string, number>>({
+    type: 'object',
+    propertyNames: { pattern: '^[_A-Za-z][_0-9A-Za-z]*\\.[_A-Za-z][_0-9A-Za-z]*$' },
+    additionalProperties: { type: 'number', minimum: 0 },
+  }), {}, { description: 'Per-field costs by schema coordinate, e.g. `{ "Query.products": 5 }`' }),
+  defaultListSize: withDefault(Type.Integer({ minimum: 0 }), 10, { description: 'Assumed length of a list field without a `first`/`last`/`limit` argument' }),
+};
+
+const graphqlSchema = Type.Object({
+  path: withDefault(Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }), '/graphql', { description: 'Path of the GraphQL endpoint (`/api/graphql`, `/api/v1/graphql`, …)' }),
+  typeDefs: required(Type.Unsafe<string | DocumentNode | Array<string | DocumentNode>>({ anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }, { type: 'array' }] }), {
+    description: 'The host schema (SDL, a parsed `DocumentNode`, or an array of them)', defaultText: 'unset: GraphQL off',
+  }),
+  resolvers: withDefault(Type.Unsafe<IResolvers | IResolvers[]>({ anyOf: [{ type: 'object' }, { type: 'array' }] }), {}, {
+    description: 'Resolvers of the host schema; `context.auth` is `{ subject, clientId, scopes }` or `null`',
+  }),
+  introspection: section('Introspection of the GraphQL schema', {
+    enabled: withDefault(Type.Boolean(), false, {
+      description: 'Allow `__schema`/`__type` queries (the full and the legacy introspection query work when on); `__typename` always works',
+      security: 'off: the schema stays private; refused on the parsed document (`INTROSPECTION_DISABLED`), however spaced, commented, aliased or hidden in a fragment, in every transport',
+      see: 'GraphQL spec §4',
+    }),
+    requiredScope: optional(Type.String({ minLength: 1 }), { description: 'With introspection on, only tokens carrying this scope may introspect (decided per request)' }),
+  }),
+  transports: section('Transports beyond POST application/json (SPEC area B rule 4)', {
+    get: withDefault(Type.Boolean(), false, {
+      description: 'Accept `GET ?query=&variables=&operationName=` (queries only; mutations get `405` with `Allow: POST`)',
+      security: 'query text lands in logs and caches; exempt from Apollo CSRF prevention (a GET never mutates)',
+      see: 'GraphQL over HTTP',
+    }),
+    form: withDefault(Type.Boolean(), false, {
+      description: 'Accept `application/x-www-form-urlencoded` POSTs with `query`, `variables`, `operationName` and `csrf_token` from `GET <path>/csrf-token`; without a matching token and cookie `403 CSRF_TOKEN_INVALID`',
+      security: 'a form needs no CORS preflight: the CSRF token (signed double-submit cookie) protects it instead',
+      see: 'OWASP CSRF Cheat Sheet',
+    }),
+  }),
+  corsOrigins: withDefault(Type.Array(Type.String({ pattern: '^https?://[^/?#]+$' })), [], {
+    description: 'Exact origins (`scheme://host:port`) allowed to call the endpoint from browsers (CORS); others get no CORS headers. The demo allows `http://localhost:8080`',
+    security: 'each origin listed can send credentialed requests from its pages',
+  }),
+  maxBatchSize: withDefault(Type.Integer({ minimum: 0, maximum: 100 }), 0, {
+    defaultText: '(batching off)',
+    description: 'Operations allowed in one JSON-array request (`0` refuses batches with `BATCHING_DISABLED`); each runs through every limit and the rate limit',
+    security: 'batches multiply work per request',
+  }),
+  trustedDocuments: optional(Type.Array(Type.String({ minLength: 1 })), {
+    defaultText: 'unset: any document',
+    description: 'Allow-list of exact query texts (or their `extensions.persistedQuery.sha256Hash`); others get `400 UNTRUSTED_DOCUMENT`. Automatic persisted queries are always refused (`PERSISTED_QUERY_NOT_SUPPORTED`)',
+  }),
+  limits: section('Limits of the GraphQL endpoint; each violation is a 400 naming the limit', graphqlLimits),
+  rateLimit: withDefault(Type.Union([Type.Unsafe<false>({ const: false }), limitSpec]), { points: 600, durationSeconds: 60 }, {
+    description: 'Budget of executed root fields (each alias counts, weighted by its field cost) per token subject + client, or per IP when anonymous; `false` turns it off. Over it `429 RATE_LIMITED` with `Retry-After`',
+    security: 'closes alias brute force (one request, many operations)',
+  }),
+  privateFieldCheck: withDefault(oneOf(['warn', 'refuse', 'off'] as const), 'warn', {
+    description: 'Start-up check for fields named like e-mail, password, token, secret, user/account id without `@requiresScopes` or `@public(reason:)`: `warn` logs, `refuse` stops the server, `off` skips it',
+  }),
+  resource: derived(Type.String({ format: 'uri', not: { pattern: '#' } }), {
+    defaultText: 'issuer + `graphql.path`',
+    description: 'Resource indicator of the API: tokens requested with `resource=<this>` are JWT access tokens (RFC 9068) verified without a storage lookup; tokens for other audiences are refused',
+    see: 'RFC 8707, RFC 9068',
+  }),
+}, { additionalProperties: false, title: 'The hardened GraphQL endpoint; off unless `typeDefs` is given' });
+
+/** The schema of `PortcullisConfig`, the configuration of `createServer`. Unknown keys are rejected. */
+export const ConfigSchema = Type.Object({
+  issuer: required(Type.String({ format: 'uri', pattern: '^https?://', not: { pattern: '[?#]' } }), {
+    defaultText: '(required)',
+    description: 'Issuer identifier; absolute http(s) URL without query or fragment. Endpoints hang off it',
+    security: 'https required in production',
+    see: 'OIDC Discovery §3, RFC 8414 §2',
+  }),
+  clients: withDefault(Type.Array(clientSchema), [], {
+    description: 'Statically registered clients (client metadata, `redirect_uris` matched exactly)',
+    security: 'each client is validated at start-up against the registration policy; an invalid one stops the server',
+    see: 'RFC 7591 §2',
+  }),
+  accounts: withDefault(Type.Array(accountSchema), [], {
+    description: 'Seed accounts of the in-memory store: `{ id?, email, password, email_verified?, roles?, claims? }`',
+    security: 'passwords hashed with scrypt at start-up, never kept in clear',
+    see: 'OIDC Core §5.1',
+  }),
+  accountStore: optional(Type.Unsafe<AccountStore>({ type: 'object' }), { defaultText: 'in-memory store', description: 'Your own `AccountStore`; replaces the in-memory store seeded from `accounts`' }),
+  scopes: withDefault(Type.Unsafe<Record<string, Static<typeof scopeSchema>>>({
+    type: 'object',
+    propertyNames: { pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' },
+    additionalProperties: scopeSchema,
+  }), {}, {
+    description: 'Extra scopes: `{ name: { description, requiresRole? } }`; the description is the consent-page wording. Unknown scopes are ignored',
+    security: '`requiresRole` keeps a scope out of consent and tokens for accounts without the role',
+    see: 'RFC 6749 §3.3',
+  }),
+  ttl: section('Lifetimes, in seconds', {
+    authorizationCode: withDefault(seconds({ maximum: 600 }), 60, { unit: 'seconds', description: 'Authorization code lifetime (max 600)', see: 'RFC 6749 §4.1.2' }),
+    accessToken: withDefault(seconds(), 3600, { unit: 'seconds', description: 'Access token lifetime (`expires_in`)', see: 'RFC 6749 §5.1' }),
+    idToken: withDefault(seconds(), 3600, { unit: 'seconds', description: 'ID token lifetime', see: 'OIDC Core §2' }),
+    refreshToken: withDefault(seconds(), DAYS_14, { unit: 'seconds', defaultText: '(14 days)', description: 'Refresh token lifetime; rotated on every use, reuse revokes the grant', see: 'RFC 9700 §4.14' }),
+    interaction: withDefault(seconds(), 3600, { unit: 'seconds', description: 'Login/consent interaction lifetime' }),
+    session: withDefault(seconds(), DAYS_14, { unit: 'seconds', defaultText: '(14 days)', description: 'Browser session lifetime at the provider' }),
+    grant: withDefault(seconds(), DAYS_14, { unit: 'seconds', defaultText: '(14 days)', description: 'Grant (one session\'s consent record) lifetime' }),
+  }),
+  keys: section('Signing and cookie keys', {
+    signing: optional(Type.Unsafe<PrivateJwks | string>({ anyOf: [{ type: 'string', minLength: 1 }, privateJwksSchema] }), {
+      defaultText: 'ephemeral RS256+ES256+EdDSA (development)',
+      description: 'Private JWKS, or the path of a JSON file holding one, that signs ID tokens; per algorithm the first key signs, later ones still verify (rotation: put the new key first)',
+      security: 'required in production; keep it secret; `npx portcullis keys` generates one',
+      see: 'RFC 7517',
+    }),
+    cookies: optional(Type.Array(Type.String({ minLength: 32 }), { minItems: 1 }), {
+      defaultText: 'random (development)',
+      description: 'Secrets for signed cookies, newest first (≥ 32 characters)',
+      security: 'required in production; share them between instances',
+    }),
+  }),
+  registration: section('Dynamic client registration (RFC 7591)', {
+    initialAccessToken: optional(Type.String({ minLength: 16 }), {
+      defaultText: 'unset: registration off',
+      description: 'Bearer token required at `POST /registration` (multi-use, no expiry)',
+      security: 'without it nobody can register clients',
+      see: 'RFC 7591 §3',
+    }),
+    enabled: derived(Type.Boolean(), {
+      defaultText: '`true` if `initialAccessToken` is set',
+      description: 'Turns `POST /registration` on for tokens minted with `server.mintInitialAccessToken()` only',
+      security: 'registration always needs an initial access token',
+      see: 'RFC 7591 §3',
+    }),
+    allowRemoteLogos: withDefault(Type.Boolean(), false, {
+      description: 'Show a client\'s https `logo_uri` on the consent page (the browser loads it, the server never does)',
+      security: 'lets a client make users\' browsers contact its logo host; CSP `img-src` then allows that one origin',
+      see: 'RFC 7591 §2',
+    }),
+  }),
+  outboundFetch: section('The guarded fetcher used for every URL the server dereferences (`jwks_uri`, `sector_identifier_uri`)', {
+    allowedOrigins: withDefault(Type.Array(Type.String({ format: 'uri', pattern: '^https?://[^/?#]+/?$' })), [], {
+      description: 'Origins (`scheme://host[:port]`) the server may fetch despite the https-only and public-address rules (e.g. an internal JWKS host)',
+      security: 'each entry re-opens server-side requests to that origin',
+      see: 'SPEC rule 8',
+    }),
+    timeoutMs: withDefault(Type.Integer({ minimum: 1, maximum: 60_000 }), 2500, { unit: 'milliseconds', description: 'Time-out of one outbound request, connection to last body byte' }),
+    maxResponseBytes: withDefault(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024 }), 512 * 1024, { unit: 'bytes', defaultText: '(512 KiB)', description: 'Largest outbound response body accepted' }),
+  }),
+  rateLimits: section('Per-IP rate limits of the provider endpoints', {
+    clientAuthFailures: limit(30, 60, {
+      description: 'Failed client authentications per IP at the token, introspection and revocation endpoints; then `429` with `Retry-After`',
+      security: 'slows client secret guessing',
+      see: 'RFC 6749 §5.2',
+    }),
+    registrations: limit(100, 60, { description: 'Registration attempts per IP at `POST /registration`; then `429` with `Retry-After`', see: 'RFC 7591' }),
+  }),
+  graphql: Type.Optional(graphqlSchema),
+  storage: section('Where codes, tokens, sessions, grants, consent and counters live', {
+    type: withDefault(oneOf(['memory', 'redis'] as const), 'memory', {
+      description: 'Storage of codes, tokens, sessions, grants, remembered consent and rate-limit counters: `memory` (one process) or `redis`',
+      security: 'production refuses an unset type: choose `redis`, or `memory` explicitly for one instance',
+    }),
+    url: optional(Type.String({ pattern: '^rediss?://' }), { defaultText: 'unset', description: 'Redis URL (`redis://[:password@]host:port[/db]`, `rediss://…`) for `type: \'redis\'` (`REDIS_URL` for the standalone server); exclusive with `client`' }),
+    client: optional(Type.Unsafe<RedisClient>({ type: 'object' }), { defaultText: 'unset', description: 'An ioredis client you own (single node, Sentinel or `Cluster`) instead of `url`' }),
+    keyPrefix: withDefault(Type.String({ maxLength: 100 }), 'portcullis:', { description: 'Prefix of every Redis key' }),
+    maxEntries: withDefault(Type.Integer({ minimum: 0 }), 0, { defaultText: '(unbounded)', description: 'Bound on memory entries: when full, new writes get 503 instead of evicting live data' }),
+  }),
+  proxy: withDefault(Type.Boolean(), false, {
+    description: 'Trust `X-Forwarded-For`/`-Proto`/`-Host` from a reverse proxy: client IP, protocol and the host checked against the issuer; emitted URLs always come from `issuer`',
+    security: 'only behind a proxy that sets them; with an https issuer in production, plain-http requests are refused until it is set behind a TLS proxy',
+  }),
+  allowedHosts: withDefault(Type.Array(Type.String({ minLength: 1, maxLength: 261 }), { maxItems: 50, uniqueItems: true }), [], {
+    description: '`host[:port]` values accepted in `Host` besides the issuer\'s; other hosts get `421`. Health endpoints answer under any host',
+    security: 'emitted URLs still name the issuer, so discovery and links can never be poisoned through `Host`',
+    see: 'RFC 9110 §7.4',
+  }),
+  demo: withDefault(Type.Boolean(), false, { description: 'Marks demo fixtures', security: 'refused in production' }),
+  selfService: section('Sign-up, e-mail verification and password reset pages', {
+    signup: derived(Type.Boolean(), {
+      defaultText: '`true` (`false` with NODE_ENV=production)',
+      description: 'Sign-up page at `/account/signup`, linked from the login page; new accounts must verify their e-mail address',
+      security: 'needs mail; production refuses it without `mail.smtp`; same answer for taken addresses',
+    }),
+    requireVerifiedEmail: withDefault(Type.Boolean(), true, {
+      description: 'Unverified accounts cannot sign in; `false` lets them in with `email_verified: false`',
+      security: 'only relax when every client checks `email_verified`',
+      see: 'OIDC Core §5.1',
+    }),
+    passwordMinLength: withDefault(Type.Integer({ minimum: 8, maximum: 256 }), 12, { description: 'Minimum password length in characters (8–256; passwords are at most 256)', see: 'NIST SP 800-63B §5.1.1' }),
+    verificationTtl: withDefault(seconds(), 24 * 3600, { unit: 'seconds', defaultText: '(24 h)', description: 'Lifetime of confirmation links (sign-up, e-mail change); single use' }),
+    resetTtl: withDefault(seconds(), 3600, { unit: 'seconds', description: 'Lifetime of password reset links; single use' }),
+  }),
+  mail: section('Outgoing mail (nodemailer)', {
+    from: withDefault(Type.String({ minLength: 3 }), 'Portcullis <no-reply@localhost>', { description: 'Sender of account mail' }),
+    smtp: optional(Type.Unsafe<string | Record<string, unknown>>({ anyOf: [{ type: 'string', pattern: '^smtps?://' }, { type: 'object' }] }), {
+      defaultText: 'unset: development mailbox',
+      description: 'SMTP for nodemailer: `smtp://user:pass@host:587`, `smtps://…` or an options object',
+      security: 'without it production sends no mail and turns sign-up and reset off',
+    }),
+    mailbox: withDefault(Type.String({ minLength: 1 }), '.mailbox', {
+      defaultText: '(or `PORTCULLIS_DEV_MAILBOX` when set)',
+      description: 'Development only: each message is written there as an `.eml` file and its link is logged',
+    }),
+  }),
+  accountLimits: section('Rate limits of the account pages; over a limit the page answers 429 with `Retry-After`', {
+    loginPerAccount: limit(10, 900, {
+      description: 'Login attempts per e-mail address (known or not); success resets it; over it `429` + `Retry-After`',
+      security: 'slows guessing; can lock an account for the window',
+    }),
+    loginPerIp: limit(100, 900, { description: 'Login attempts per client IP', security: 'slows spraying; set `proxy` behind a proxy so the client IP is used' }),
+    mailPerAddress: limit(5, 3600, { description: 'Sign-up, resend, reset and change mails per e-mail address', security: 'keeps the server from flooding a mailbox' }),
+    mailPerIp: limit(30, 3600, { description: 'Sign-ups, resends, reset and change requests per client IP' }),
+  }),
+  openid: withDefault(Type.Boolean(), true, {
+    description: 'OpenID Connect on top of OAuth 2.0. `false` = OAuth-only mode: `scope=openid` gets `invalid_scope`, response types with `id_token` get `unsupported_response_type`, no userinfo endpoint, no `/.well-known/openid-configuration` (the RFC 8414 document stays, without OpenID members)',
+    security: 'clients may only be registered for `response_types: [\'code\']`',
+    see: 'OIDC Core §3, RFC 8414 §3',
+  }),
+  webMessageResponseMode: withDefault(Type.Boolean(), false, {
+    description: 'Accept `response_mode=web_message` (an experimental draft in oidc-provider)',
+    security: 'off: answered `unsupported_response_mode`; redirect_uri is validated exactly the same either way',
+    see: 'draft-sakimura-oauth-wmrm-01',
+  }),
+  logger: optional(Type.Unsafe<Logger>({ type: 'object' }), {
+    defaultText: 'pino to stdout',
+    description: 'A pino logger (or one with the same methods); the default writes JSON lines at `LOG_LEVEL` (default `info`)',
+    security: 'passwords, secrets, tokens, codes, `Authorization` and cookies are redacted',
+  }),
+}, { additionalProperties: false });
+
+/** TypeBox's mark of an optional member. */
+type Optional = { [OptionalKind]: 'Optional' };
+type Flatten<T> = { [K in keyof T]: T[K] } & {};
+type HasDefault<S, WithDerived extends boolean> =
+  S extends TLiteralDefault ? true : WithDerived extends true ? (S extends TDerivedDefault ? true : false) : false;
+type ResolveObject<P extends TProperties, D extends boolean> = Flatten<
+  { [K in keyof P as HasDefault<P[K], D> extends true ? K : P[K] extends Optional ? never : K]: Resolve<P[K], D> } &
+  { [K in keyof P as HasDefault<P[K], D> extends true ? never : P[K] extends Optional ? K : never]?: Resolve<P[K], D> }
+>;
+/**
+ * The type of a value of schema `S` once defaults are applied: members with a literal default (and, when
+ * `WithDerived`, a derived one) are present.
+ */
+export type Resolve<S, WithDerived extends boolean = true> =
+  S extends TObject<infer P> ? ResolveObject<P, WithDerived>
+    : S extends TArray<infer I> ? Array<Resolve<I, WithDerived>>
+      : S extends TSchema ? Static<S> : never;
+
+/** What a caller writes (every defaulted option optional). */
+export type PortcullisConfigInput = Static<typeof ConfigSchema>;
+/** What ajv leaves after validating with `useDefaults`: literal defaults filled in, derived ones not yet. */
+export type ValidatedOptions = Resolve<typeof ConfigSchema, false>;
+/** Every option with its default (literal or derived) applied. */
+export type ResolvedOptions = Resolve<typeof ConfigSchema, true>;
+
+/** The literal defaults: the type of `DEFAULTS` (`config/defaults.ts`). Derived and unset options are absent. */
+export type DefaultsOf<S> = S extends TObject<infer P>
+  ? Flatten<{ [K in keyof P as P[K] extends TLiteralDefault ? K : P[K] extends TObject ? K : never]: DefaultsOf<P[K]> }>
+  : S extends TSchema ? Static<S> : never;
