@@ -4,6 +4,8 @@
  *
  * - `portcullis keys [--alg RS256,ES256,EdDSA] [--out <file>] [--force]`: a new private JWKS (see {@link keysCommand});
  * - `portcullis cookie-key`: a random secret for `keys.cookies` / `PORTCULLIS_COOKIE_KEYS`;
+ * - `portcullis start [--config <file>]`: runs a server from a configuration file and the environment (see
+ *   {@link startCommand});
  * - `portcullis doctor [--config <file>] [--url <issuer>]`: checks a configuration and a deployment; exit status
  *   1 when a problem is found (see {@link diagnose}).
  *
@@ -14,12 +16,15 @@ import { readConfigFile } from './config-file.js';
 import { diagnose, formatFindings } from './doctor.js';
 import { UsageError, parseOptions, type CommandIo } from './io.js';
 import { keysCommand } from './keys.js';
+import { startCommand } from './start.js';
 import { ConfigError } from '../errors.js';
 
 export const USAGE = `usage:
   portcullis keys [--alg RS256,ES256,EdDSA] [--out FILE] [--force]
                         print a new private JWKS, or write it to FILE with mode 0600
   portcullis cookie-key print a new cookie-signing secret
+  portcullis start [--config FILE.json|FILE.js]
+                        run a server from a configuration file (PORTCULLIS_CONFIG) and the environment
   portcullis doctor [--config FILE.json|FILE.js] [--url https://id.example.com]
                         check a configuration and a running deployment; exit 1 on a problem`;
 
@@ -34,6 +39,8 @@ export async function run(argv: string[], io: CommandIo): Promise<number> {
         if (rest.length) throw new UsageError(`unknown argument ${rest[0]}`);
         io.stdout(`${generateCookieKey()}\n`);
         return 0;
+      case 'start':
+        return await startCommand(rest, io);
       case 'doctor': {
         const opts = parseOptions(rest, ['--config', '--url']);
         if (!opts.config && !opts.url) throw new UsageError('doctor needs --config, --url or both');

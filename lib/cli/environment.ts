@@ -1,0 +1,52 @@
+import { mergeConfig } from '../config/merge.js';
+import type { PortcullisConfig } from '../config/types.js';
+import { ConfigError } from '../errors.js';
+
+/** Where and with what configuration a server runs, as read from the environment. */
+export interface ServerSettings {
+  /** TCP port (`PORT`, default 3000). */
+  port: number;
+  /** Interface to listen on (`HOST`, default `localhost`). */
+  host: string;
+  config: PortcullisConfig;
+}
+
+/** `true`/`1`/`yes` or `false`/`0`/`no`, for boolean environment variables. */
+function booleanVariable(name: string, value: string): boolean {
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new ConfigError(name, `must be true or false, got ${JSON.stringify(value)}`);
+}
+
+const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+
+/**
+ * The configuration of `npm start` and `portcullis start`: `{ issuer: http://localhost:PORT }`, then `base` (the
+ * demo data of `npm start`), then the configuration file, merged deeply (objects member by member, arrays
+ * replace; see `mergeConfig`), then these environment variables, which win: `PORT` (default 3000), `HOST`
+ * (default `localhost`), `PORTCULLIS_ISSUER`, `REDIS_URL` (Redis storage), `PORTCULLIS_STORAGE=memory`,
+ * `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`), `PORTCULLIS_SIGNING_KEYS` (a private
+ * JWKS or the path of one), `PORTCULLIS_COOKIE_KEYS` (comma-separated), `PORTCULLIS_PROXY` (`proxy`) and
+ * `PORTCULLIS_ALLOWED_HOSTS` (comma-separated `allowedHosts`).
+ *
+ * @throws {ConfigError} for a bad `PORT`, `PORTCULLIS_PROXY` or `PORTCULLIS_STORAGE`.
+ */
+export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?: Partial<PortcullisConfig>; file?: Partial<PortcullisConfig> } = {}): ServerSettings {
+  const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT', `must be a TCP port number, got ${JSON.stringify(env.PORT)}`);
+  const host = env.HOST || 'localhost';
+  const config = mergeConfig<PortcullisConfig>({ issuer: `http://localhost:${port}` }, layers.base ?? {}, layers.file ?? {});
+  if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
+  if (env.REDIS_URL) config.storage = { ...config.storage, type: 'redis', url: env.REDIS_URL };
+  else if (env.PORTCULLIS_STORAGE === 'memory') config.storage = { ...config.storage, type: 'memory' };
+  else if (env.PORTCULLIS_STORAGE) throw new ConfigError('PORTCULLIS_STORAGE', `must be "memory" (use REDIS_URL for Redis), got ${JSON.stringify(env.PORTCULLIS_STORAGE)}`);
+  if (env.PORTCULLIS_SMTP_URL || env.PORTCULLIS_MAIL_FROM) {
+    config.mail = { ...config.mail, ...(env.PORTCULLIS_SMTP_URL ? { smtp: env.PORTCULLIS_SMTP_URL } : {}), ...(env.PORTCULLIS_MAIL_FROM ? { from: env.PORTCULLIS_MAIL_FROM } : {}) };
+  }
+  // Shared keys let several instances verify each other's tokens and cookies (README "Keys").
+  if (env.PORTCULLIS_SIGNING_KEYS) config.keys = { ...config.keys, signing: env.PORTCULLIS_SIGNING_KEYS };
+  if (env.PORTCULLIS_COOKIE_KEYS) config.keys = { ...config.keys, cookies: list(env.PORTCULLIS_COOKIE_KEYS) };
+  if (env.PORTCULLIS_PROXY) config.proxy = booleanVariable('PORTCULLIS_PROXY', env.PORTCULLIS_PROXY);
+  if (env.PORTCULLIS_ALLOWED_HOSTS) config.allowedHosts = list(env.PORTCULLIS_ALLOWED_HOSTS);
+  return { port, host, config };
+}

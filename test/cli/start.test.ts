@@ -1,0 +1,97 @@
+/**
+ * `portcullis start`, run as the built CLI: a JSON configuration file adding a client and an account runs a full
+ * code flow with openid-client; a JS module exporting a function serves its GraphQL schema; environment variables
+ * win over the file; a refused configuration exits 1 without echoing secrets.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { relyingParty, signIn } from '../helpers/flow.js';
+import { freePort, graphql } from '../helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLI = join(ROOT, 'dist/lib/cli/main.js');
+const dir = mkdtempSync(join(tmpdir(), 'portcullis-start-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const CLIENT = { client_id: 'file-web', client_secret: 'file-web-secret-0123456789abcdef', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'client_secret_post' };
+const ACCOUNT = { email: 'carol@example.com', password: 'carol-file-password', email_verified: true };
+
+/** Starts the CLI; resolves with its output once it listens, or rejects with the output when it exits. */
+async function start(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [CLI, 'start', ...args], { env: { ...process.env, NODE_OPTIONS: '', NODE_ENV: 'development', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (d) => { output += d; });
+  child.stderr!.on('data', (d) => { output += d; });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
+    child.stdout!.on('data', () => { if (output.includes('Portcullis listening')) { clearTimeout(timer); resolve(); } });
+    child.once('exit', (code) => { clearTimeout(timer); reject(Object.assign(new Error(`exited ${code}:\n${output}`), { code, output })); });
+  });
+  return { child, output: () => output };
+}
+
+test('--config portcullis.config.json: its client and account complete a code flow; no demo data', async () => {
+  const port = await freePort();
+  const file = join(dir, 'portcullis.config.json');
+  writeFileSync(file, JSON.stringify({ clients: [CLIENT], accounts: [ACCOUNT] }));
+  const { output } = await start(['--config', file], { PORT: String(port), HOST: '127.0.0.1', PORTCULLIS_ALLOWED_HOSTS: `localhost:${port}` });
+  const issuer = `http://localhost:${port}`;
+  expect(output()).toMatch(new RegExp(`issuer ${issuer}, configuration ${file.replace(/[.]/g, '\\.')}`));
+  const rp = await relyingParty(issuer, { clientId: CLIENT.client_id, secret: CLIENT.client_secret });
+  const { tokens } = await signIn(issuer, rp, { email: ACCOUNT.email, password: ACCOUNT.password });
+  expect(tokens.claims()?.iss).toBe(issuer);
+  // No demo client: an authorization request for demo-web is refused.
+  const demo = await fetch(`${issuer}/authorization?client_id=demo-web&response_type=code&scope=openid&redirect_uri=http://localhost:8080/callback`, { redirect: 'manual', headers: { accept: 'application/json' } });
+  expect(demo.status).toBe(400);
+  expect(await demo.text()).toMatch(/invalid_client/);
+  expect(output()).toMatch(/GraphQL {4}off/);
+});
+
+test('a .mjs module exporting a function; PORTCULLIS_ISSUER wins over the file', async () => {
+  const port = await freePort();
+  const file = join(dir, 'portcullis.config.mjs');
+  writeFileSync(file, `export default async () => ({
+    issuer: 'http://file-issuer.example',
+    graphql: { typeDefs: 'type Query { hello: String }', resolvers: { Query: { hello: () => 'from the module' } } },
+  });\n`);
+  const issuer = `http://localhost:${port}`;
+  await start(['--config', file], { PORT: String(port), HOST: '127.0.0.1', PORTCULLIS_ISSUER: issuer });
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { issuer: string };
+  expect(discovery.issuer).toBe(issuer);
+  expect((await graphql(`${issuer}/graphql`, '{ hello }')).body).toEqual({ data: { hello: 'from the module' } });
+});
+
+test.each([
+  ['a refused option', { clients: [{ ...CLIENT, redirect_uris: ['http://evil.example/cb'] }] }, /Portcullis failed to start: Invalid configuration at "clients\[0\]\.redirect_uris": .*must use https/],
+  ['production without keys', { clients: [CLIENT] }, /Portcullis failed to start: .*keys\.signing.*\(ERR_CONFIG_INSECURE\)/s],
+])('%s: exit 1 with the message, never the secrets', async (_name, config, message) => {
+  const file = join(dir, 'bad.json');
+  writeFileSync(file, JSON.stringify(config));
+  const env = { PORT: String(await freePort()), NODE_ENV: _name === 'production without keys' ? 'production' : 'development' };
+  const err = (await start(['--config', file], env).catch((e: unknown) => e)) as { code: number; output: string };
+  expect(err.code).toBe(1);
+  expect(err.output).toMatch(message);
+  expect(err.output).not.toContain(CLIENT.client_secret);
+});
+
+test('an unreadable --config: exit 1 naming the file and the reason', async () => {
+  const err = (await start(['--config', join(dir, 'nope.json')], {}).catch((e: unknown) => e)) as { code: number; output: string };
+  expect(err.code).toBe(1);
+  expect(err.output).toMatch(/cannot read .*nope\.json: ENOENT/);
+});
+
+test('SIGTERM stops it cleanly (exit 0)', async () => {
+  const { child } = await start([], { PORT: String(await freePort()), HOST: '127.0.0.1' });
+  child.kill('SIGTERM');
+  const [code] = (await once(child, 'exit')) as [number];
+  expect(code).toBe(0);
+});
