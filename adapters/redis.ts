@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors } from 'oidc-provider';
-import { ConfigError, StorageConnectError, StorageUnavailableError } from '../lib/errors.js';
+import { ConfigError, PortcullisError, StorageConnectError, StorageUnavailableError } from '../lib/errors.js';
 import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
 import { DEFAULTS } from '../config/defaults.js';
 
@@ -163,7 +163,7 @@ export class RedisStorage implements Storage {
   #wasReady = false;
 
   constructor(options: RedisStorageOptions) {
-    if (!options.client === !options.url) throw new TypeError('RedisStorage needs exactly one of `client` or `url`');
+    if (!options.client === !options.url) throw new PortcullisError('ERR_INVALID_ARGUMENT', 'RedisStorage needs exactly one of `client` or `url`');
     this.client = options.client ?? new Redis(options.url!, failFastRedisOptions(options.commandTimeoutMs));
     this.#ownsClient = !options.client;
     this.#url = options.url;
@@ -252,7 +252,7 @@ export class RedisStorage implements Storage {
       try {
         await this.ready();
       } catch (err) {
-        throw Object.assign(new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later'), { cause: err });
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', { cause: err });
       }
       this.#wasReady = true;
     }
@@ -261,7 +261,7 @@ export class RedisStorage implements Storage {
     } catch (err) {
       if (err instanceof errors.OIDCProviderError || err instanceof StorageUnavailableError) throw err;
       if (isConnectionError(err) || this.client.status !== 'ready') {
-        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later');
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', { cause: err });
       }
       throw err;
     }

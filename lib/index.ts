@@ -18,7 +18,13 @@ export type {
 } from './config/types.js';
 export type { LimitSpec, LimiterBackend } from './limits/limiter.js';
 export { loadConfig } from './config/load.js';
-export { PortcullisError, ConfigError, StorageConnectError, StorageUnavailableError, type PortcullisErrorCode, type ConfigProblem } from './errors.js';
+export {
+  PortcullisError, ConfigError, StorageConnectError, StorageUnavailableError,
+  type PortcullisErrorCode, type PortcullisErrorOptions, type OAuthErrorCode, type ConfigProblem,
+} from './errors.js';
+export { InvalidTokenError } from './graphql/auth-context.js';
+export { InvalidDpopProofError } from './graphql/dpop.js';
+export { GraphqlErrorCode } from './graphql/errors.js';
 export type { Account, AccountStore, NewAccount } from './accounts/account-store.js';
 export { mergeConfig } from './config/merge.js';
 export type { Mailer, MailMessage } from './accounts/mailer.js';

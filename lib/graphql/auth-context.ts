@@ -1,5 +1,6 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 import type Provider from 'oidc-provider';
+import { PortcullisError } from '../errors.js';
 import { DpopReplayCache, InvalidDpopProofError, verifyDpopProof } from './dpop.js';
 
 /** Who is calling the GraphQL API, from a validated OAuth 2.0 access token (RFC 6750). */
@@ -19,10 +20,15 @@ export interface GraphqlContext {
   ip?: string;
 }
 
-/** A token was presented but is not valid here (RFC 6750 §3.1 `invalid_token`, RFC 9449 §7.1 `invalid_dpop_proof`). */
-export class InvalidTokenError extends Error {
-  constructor(message: string, readonly error: 'invalid_token' | 'invalid_dpop_proof' = 'invalid_token') {
-    super(message);
+/**
+ * A token was presented but is not valid here (RFC 6750 §3.1 `invalid_token`, RFC 9449 §7.1 `invalid_dpop_proof`):
+ * `code` `ERR_ACCESS_TOKEN_INVALID` or `ERR_DPOP_PROOF_INVALID`, status 401; `cause` is the jose or DPoP error.
+ */
+export class InvalidTokenError extends PortcullisError {
+  declare readonly code: 'ERR_ACCESS_TOKEN_INVALID' | 'ERR_DPOP_PROOF_INVALID';
+
+  constructor(message: string, readonly error: 'invalid_token' | 'invalid_dpop_proof' = 'invalid_token', options?: ErrorOptions) {
+    super(error === 'invalid_dpop_proof' ? 'ERR_DPOP_PROOF_INVALID' : 'ERR_ACCESS_TOKEN_INVALID', message, { ...options, status: 401 });
   }
 }
 
@@ -79,7 +85,7 @@ async function checkBinding(v: TokenVerification, token: string, jkt: string | u
   try {
     await verifyDpopProof({ proof: how.proof, method: how.method, url: how.url, accessToken: token, jkt, replay: v.replay });
   } catch (err) {
-    if (err instanceof InvalidDpopProofError) throw new InvalidTokenError(err.message, 'invalid_dpop_proof');
+    if (err instanceof InvalidDpopProofError) throw new InvalidTokenError(err.message, 'invalid_dpop_proof', { cause: err });
     throw err;
   }
 }
@@ -96,8 +102,8 @@ async function authenticateJwt(v: TokenVerification, token: string, how: Present
   try {
     ({ payload } = await jwtVerify(token, keys, { issuer: v.issuer, audience: v.resource, typ: 'at+jwt', requiredClaims: ['exp', 'iat', 'sub', 'client_id'] }));
   } catch (err) {
-    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw new InvalidTokenError('the access token is meant for another resource server');
-    if (err instanceof joseErrors.JOSEError) throw new InvalidTokenError('the access token is invalid or expired');
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw new InvalidTokenError('the access token is meant for another resource server', 'invalid_token', { cause: err });
+    if (err instanceof joseErrors.JOSEError) throw new InvalidTokenError('the access token is invalid or expired', 'invalid_token', { cause: err });
     throw err;
   }
   const cnf = payload.cnf as { jkt?: unknown; 'x5t#S256'?: unknown } | undefined;

@@ -1,6 +1,7 @@
 import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
 import { defaultFieldResolver, GraphQLError, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 import type { GraphqlContext } from './auth-context.js';
+import { GraphqlErrorCode } from './errors.js';
 
 /**
  * SDL of the authorization directives, added to every host schema:
@@ -16,7 +17,7 @@ export const AUTHORIZATION_TYPE_DEFS = /* GraphQL */ `
 
 /** The error of a field the token's scopes do not cover (the field's value becomes `null`). */
 export function forbidden(): GraphQLError {
-  return new GraphQLError('Not authorized to read this field.', { extensions: { code: 'FORBIDDEN' } });
+  return new GraphQLError('Not authorized to read this field.', { extensions: { code: GraphqlErrorCode.FORBIDDEN } });
 }
 
 /**

@@ -1,13 +1,20 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK } from 'jose';
+import { PortcullisError } from '../errors.js';
 import { createLimiter, type Limiter, type LimiterBackend } from '../limits/limiter.js';
 
 /** Asymmetric algorithms accepted in DPoP proofs (RFC 9449 §4.3 check 5: no `none`, no MAC). */
 export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'PS256', 'RS256'] as const;
 
-/** A DPoP proof is not acceptable (RFC 9449 §7.1 `invalid_dpop_proof`). */
-export class InvalidDpopProofError extends Error {
+/** A DPoP proof is not acceptable (RFC 9449 §7.1 `invalid_dpop_proof`); `code` `ERR_DPOP_PROOF_INVALID`, status 401. */
+export class InvalidDpopProofError extends PortcullisError {
+  static readonly code = 'ERR_DPOP_PROOF_INVALID';
+  declare readonly code: 'ERR_DPOP_PROOF_INVALID';
   readonly error = 'invalid_dpop_proof';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(InvalidDpopProofError.code, message, { ...options, status: 401 });
+  }
 }
 
 /**
@@ -56,7 +63,7 @@ export interface DpopExpectation {
  * @throws {InvalidDpopProofError} naming the check that failed.
  */
 export async function verifyDpopProof(expect: DpopExpectation): Promise<void> {
-  const fail = (why: string): never => { throw new InvalidDpopProofError(why); };
+  const fail = (why: string, cause?: unknown): never => { throw new InvalidDpopProofError(why, cause === undefined ? undefined : { cause }); };
   if (expect.proof === undefined) fail('a DPoP-bound access token needs a DPoP proof header');
   if (Array.isArray(expect.proof) || typeof expect.proof !== 'string' || expect.proof.includes(',')) fail('send exactly one DPoP proof');
   const maxAge = expect.maxAgeSeconds ?? 300;
@@ -67,7 +74,7 @@ export async function verifyDpopProof(expect: DpopExpectation): Promise<void> {
     payload = verified.payload as Record<string, unknown>;
     jwk = verified.protectedHeader.jwk!;
   } catch (err) {
-    if (err instanceof joseErrors.JOSEError) return fail('the DPoP proof is not a valid signed dpop+jwt with a public jwk');
+    if (err instanceof joseErrors.JOSEError) return fail('the DPoP proof is not a valid signed dpop+jwt with a public jwk', err);
     throw err;
   }
   if (typeof payload.jti !== 'string' || payload.jti.length < 8) fail('the DPoP proof has no jti');

@@ -1,27 +1,51 @@
 import type { Context } from 'koa';
 import type { GraphQLError } from 'graphql';
 
+/**
+ * Every `extensions.code` the GraphQL endpoint answers with (UPPER_SNAKE, as Apollo Server's `ApolloServerErrorCode`),
+ * as a const object and a type of the same name. Callers switch on `errors[i].extensions.code`:
+ * - before Apollo executes anything (transport guard, document gate): `METHOD_NOT_ALLOWED` … `NOT_FOUND`;
+ * - the limits of `rules/` (400, with `extensions.limit`): `MAX_DEPTH_EXCEEDED` … `QUERY_TOO_LARGE`;
+ * - during execution: `FORBIDDEN` (a field beyond the token's scopes, its value `null`), `RATE_LIMITED` (429 with
+ *   `Retry-After`), and Apollo's own `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (its message
+ *   is the resolver's; no stack trace).
+ */
+export const GraphqlErrorCode = {
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  BAD_REQUEST: 'BAD_REQUEST',
+  QUERY_MISSING: 'QUERY_MISSING',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  CSRF_TOKEN_INVALID: 'CSRF_TOKEN_INVALID',
+  BATCHING_DISABLED: 'BATCHING_DISABLED',
+  BATCH_TOO_LARGE: 'BATCH_TOO_LARGE',
+  UNTRUSTED_DOCUMENT: 'UNTRUSTED_DOCUMENT',
+  INTROSPECTION_DISABLED: 'INTROSPECTION_DISABLED',
+  GRAPHQL_PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  GRAPHQL_VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  OPERATION_RESOLUTION_FAILURE: 'OPERATION_RESOLUTION_FAILURE',
+  SUBSCRIPTIONS_NOT_SUPPORTED: 'SUBSCRIPTIONS_NOT_SUPPORTED',
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  PERSISTED_QUERY_NOT_SUPPORTED: 'PERSISTED_QUERY_NOT_SUPPORTED',
+  NOT_FOUND: 'NOT_FOUND',
+  MAX_DEPTH_EXCEEDED: 'MAX_DEPTH_EXCEEDED',
+  MAX_ALIASES_EXCEEDED: 'MAX_ALIASES_EXCEEDED',
+  MAX_ROOT_FIELDS_EXCEEDED: 'MAX_ROOT_FIELDS_EXCEEDED',
+  MAX_UNIQUE_FIELDS_EXCEEDED: 'MAX_UNIQUE_FIELDS_EXCEEDED',
+  MAX_DIRECTIVES_EXCEEDED: 'MAX_DIRECTIVES_EXCEEDED',
+  MAX_RECURSIVE_SELECTIONS_EXCEEDED: 'MAX_RECURSIVE_SELECTIONS_EXCEEDED',
+  MAX_COST_EXCEEDED: 'MAX_COST_EXCEEDED',
+  MAX_TOKENS_EXCEEDED: 'MAX_TOKENS_EXCEEDED',
+  QUERY_TOO_LARGE: 'QUERY_TOO_LARGE',
+  FORBIDDEN: 'FORBIDDEN',
+  RATE_LIMITED: 'RATE_LIMITED',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+export type GraphqlErrorCode = (typeof GraphqlErrorCode)[keyof typeof GraphqlErrorCode];
+
 /** Codes of errors the GraphQL endpoint answers before Apollo executes anything (`extensions.code`). */
-export type GraphqlTransportErrorCode =
-  | 'METHOD_NOT_ALLOWED'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'BAD_REQUEST'
-  | 'QUERY_MISSING'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNAUTHENTICATED'
-  | 'CSRF_TOKEN_INVALID'
-  | 'BATCHING_DISABLED'
-  | 'BATCH_TOO_LARGE'
-  | 'UNTRUSTED_DOCUMENT'
-  | 'INTROSPECTION_DISABLED'
-  | 'GRAPHQL_PARSE_FAILED'
-  | 'GRAPHQL_VALIDATION_FAILED'
-  | 'OPERATION_RESOLUTION_FAILURE'
-  | 'SUBSCRIPTIONS_NOT_SUPPORTED'
-  | 'BAD_USER_INPUT'
-  | 'PERSISTED_QUERY_NOT_SUPPORTED'
-  | 'NOT_FOUND'
-  | import('./rules/limit-error.js').LimitErrorCode;
+export type GraphqlTransportErrorCode = Exclude<GraphqlErrorCode, 'FORBIDDEN' | 'RATE_LIMITED' | 'INTERNAL_SERVER_ERROR'>;
 
 /** "Did you mean …?" in any message (validation, variable coercion of enum values, …): it leaks schema names. */
 export const SUGGESTION = /\s*Did you mean[^]*$/;

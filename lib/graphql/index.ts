@@ -10,3 +10,4 @@ export {
   createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost, type CostOptions, type LimitErrorCode,
 } from './rules/index.js';
 export { hasScope, type AuthInfo, type GraphqlContext } from './auth-context.js';
+export { GraphqlErrorCode } from './errors.js';

@@ -1,5 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
+import { PortcullisError } from '../errors.js';
 import type { CsrfGuard } from '../http/csrf.js';
 import { authenticate, bearerToken, InvalidTokenError, type AuthInfo, type TokenVerification } from './auth-context.js';
 import { sendGraphqlError } from './errors.js';
@@ -90,7 +91,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
   const maxBatch = options.maxBatchSize ?? defaults.maxBatchSize;
   const origins = new Set(options.corsOrigins ?? defaults.corsOrigins);
   const allow = allowGet ? 'GET, POST' : 'POST';
-  if (allowForm && !options.csrf) throw new Error('the form transport needs a CSRF guard');
+  if (allowForm && !options.csrf) throw new PortcullisError('ERR_INTERNAL', 'the form transport needs a CSRF guard');
 
   const parse = bodyParser({
     enableTypes: allowForm ? ['json', 'form'] : ['json'],

@@ -1,14 +1,30 @@
 import type { Context, Next } from 'koa';
+import { PortcullisError, type OAuthErrorCode } from '../errors.js';
 import { setPageSecurityHeaders } from './security-headers.js';
 import { errorPage } from '../oidc/views.js';
 
+/** Options of {@link writeError}. */
+export interface WriteErrorOptions {
+  /** Extra response headers, e.g. `{ 'Retry-After': '30' }` with a 429 or 503. @default {} */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * Whether a browser (`Accept` prefers HTML) gets the error page. `false` for endpoints that only ever answer
+   * JSON to machines (token, registration, discovery). @default true
+   */
+  page?: boolean;
+}
+
 /**
- * Answers `status` with an OAuth-style error: our error page for a browser (`Accept` prefers HTML), else
- * `{ error, error_description }` JSON; never cached.
+ * The one writer of OAuth error responses (RFC 6749 §5.2 body `{ error, error_description }`): answers `status`
+ * with our error page for a browser (`Accept` prefers HTML, unless `options.page` is false), else the JSON body
+ * with `Cache-Control: no-store`. `error` is typed {@link OAuthErrorCode}: registered values only (a rate limit
+ * is 429 `temporarily_unavailable` with `Retry-After`, an unknown document 404 `invalid_request`).
+ * @param description human-readable `error_description`; never a stack trace or a secret.
  */
-export function writeError(ctx: Context, status: number, error: string, description: string): void {
+export function writeError(ctx: Context, status: number, error: OAuthErrorCode, description: string, options: WriteErrorOptions = {}): void {
   ctx.status = status;
-  if (ctx.accepts('json', 'html') === 'html') {
+  for (const [name, value] of Object.entries(options.headers ?? {})) ctx.set(name, value);
+  if (options.page !== false && ctx.accepts('json', 'html') === 'html') {
     ctx.type = 'html';
     ctx.body = errorPage(setPageSecurityHeaders(ctx), error, description);
   } else {
@@ -28,10 +44,10 @@ export async function handleErrors(ctx: Context, next: Next): Promise<void> {
     const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; error_description?: string };
     const status = e.status ?? e.statusCode ?? 500;
     const expose = status < 500 || e.expose === true;
-    if (status === 503) ctx.set('Retry-After', '5');
+    const headers = status === 503 ? { 'Retry-After': '5', ...(err instanceof PortcullisError ? err.headers : {}) } : undefined;
     const error = status === 503 ? 'temporarily_unavailable' : status < 500 ? 'invalid_request' : 'server_error';
     const description = expose ? (e.error_description ?? e.message ?? 'request refused') : 'The server could not complete the request.';
-    writeError(ctx, status, error, description);
+    writeError(ctx, status, error, description, { headers });
     if (!expose) ctx.app.emit('error', err, ctx);
   }
 }

@@ -3,6 +3,7 @@ import type { LookupFunction, Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { DEFAULTS } from '../../config/defaults.js';
+import { PortcullisError } from '../errors.js';
 
 /**
  * Options of the one outbound fetcher (SPEC rule 8). Every URL the server dereferences (a client's `jwks_uri`,
@@ -30,14 +31,15 @@ export interface GuardedFetchOptions {
 /** Why an outbound URL or address was refused. */
 export type OutboundRefusal = 'ERR_OUTBOUND_SCHEME' | 'ERR_OUTBOUND_ADDRESS' | 'ERR_OUTBOUND_URL' | 'ERR_OUTBOUND_RESPONSE';
 
-/** Thrown (or used as a fetch rejection cause) when the guarded fetcher refuses a URL, an address or a response. */
-export class OutboundFetchError extends Error {
-  readonly code: OutboundRefusal;
+/**
+ * Thrown (or used as a fetch rejection cause) when the guarded fetcher refuses a URL, an address or a response;
+ * `code` is the {@link OutboundRefusal}, `status` 500 (never shown to the client: its message names addresses).
+ */
+export class OutboundFetchError extends PortcullisError {
+  declare readonly code: OutboundRefusal;
 
-  constructor(code: OutboundRefusal, message: string) {
-    super(message);
-    this.name = 'OutboundFetchError';
-    this.code = code;
+  constructor(code: OutboundRefusal, message: string, options?: ErrorOptions) {
+    super(code, message, options);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { writeError } from '../http/error-handler.js';
 import { createLimiter, type LimiterBackend, type LimitSpec } from './limiter.js';
 
 /** Limits of {@link endpointRateLimits}; each is counted per client IP address. */
@@ -9,11 +10,13 @@ export interface EndpointLimits {
   registrations: LimitSpec;
 }
 
+/**
+ * 429 with `Retry-After`. The `error` is `temporarily_unavailable` (RFC 6749 §4.1.2.1, §5.2 via the IANA OAuth
+ * Extensions Error registry): the registry has no "too many requests" value, and 429 plus `Retry-After`
+ * (RFC 6585 §4) already say why.
+ */
 function tooMany(ctx: KoaContextWithOIDC, retryAfterSeconds: number, what: string): void {
-  ctx.status = 429;
-  ctx.set('Retry-After', String(retryAfterSeconds));
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error: 'too_many_requests', error_description: `too many ${what} from this address; retry after ${retryAfterSeconds} seconds` };
+  writeError(ctx as never, 429, 'temporarily_unavailable', `too many ${what} from this address; retry after ${retryAfterSeconds} seconds`, { headers: { 'Retry-After': String(retryAfterSeconds) }, page: false });
 }
 
 /**

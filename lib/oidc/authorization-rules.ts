@@ -1,5 +1,7 @@
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { OAuthErrorCode } from '../errors.js';
+import { writeError } from '../http/error-handler.js';
 
 /**
  * Rules of the authorization server that oidc-provider does not enforce itself, each as a small piece that
@@ -150,8 +152,7 @@ export function refuseScopeBeyondApprovalAtCodeExchange(provider: Provider, toke
     if (ctx.method !== 'POST' || ctx.path !== tokenPath || !ctx.is('application/x-www-form-urlencoded')) return next();
     const raw = await readRawBody(ctx);
     if (!raw) {
-      ctx.status = 413;
-      ctx.body = { error: 'invalid_request', error_description: 'request body too large' };
+      writeError(ctx as never, 413, 'invalid_request', 'request body too large', { page: false });
       return undefined;
     }
     replayBody(ctx, raw);
@@ -175,11 +176,8 @@ export function refuseScopeBeyondApprovalAtCodeExchange(provider: Provider, toke
   };
 }
 
-function refuse(ctx: ProviderContext, error: string, description: string): undefined {
-  ctx.status = 400;
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Pragma', 'no-cache');
-  ctx.body = { error, error_description: description };
+function refuse(ctx: ProviderContext, error: OAuthErrorCode, description: string): undefined {
+  writeError(ctx as never, 400, error, description, { headers: { Pragma: 'no-cache' }, page: false });
   return undefined;
 }
 
@@ -210,8 +208,8 @@ const OIDC_ONLY_METADATA = [
 export function oauthOnlyDiscovery() {
   return async function oauthOnlyMetadata(ctx: ProviderContext, next: Next) {
     if (ctx.path === '/.well-known/openid-configuration') {
-      ctx.status = 404;
-      ctx.body = { error: 'not_found', error_description: 'OpenID Connect is disabled on this server; see /.well-known/oauth-authorization-server' };
+      // 404 `invalid_request`: the OAuth error registry has no "not found".
+      writeError(ctx as never, 404, 'invalid_request', 'OpenID Connect is disabled on this server; see /.well-known/oauth-authorization-server', { page: false });
       return;
     }
     await next();

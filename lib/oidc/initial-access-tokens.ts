@@ -1,6 +1,7 @@
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Adapter, AdapterFactory } from '../../adapters/types.js';
+import { PortcullisError } from '../errors.js';
 
 /** Name of the registration policy that makes an initial access token single-use. */
 export const SINGLE_USE_POLICY = 'portcullis:single-use';
@@ -40,7 +41,7 @@ export class InitialAccessTokens {
       try {
         await this.#uses.consume(iat.jti);
       } catch (err) {
-        if ((err as { statusCode?: number }).statusCode === 503) throw err;
+        if ((err as { status?: number }).status === 503) throw err; // a storage outage, not a used token
         throw new errors.InvalidToken('initial access token already used');
       }
       this.#holders.set(ctx, iat.jti);
@@ -87,7 +88,7 @@ export class InitialAccessTokens {
    */
   async mint(provider: Provider, options: MintInitialAccessTokenOptions = {}): Promise<string> {
     const expiresIn = options.expiresIn ?? 86_400;
-    if (!Number.isInteger(expiresIn) || expiresIn < 1) throw new TypeError('expiresIn must be a positive integer number of seconds');
+    if (!Number.isInteger(expiresIn) || expiresIn < 1) throw new PortcullisError('ERR_INVALID_ARGUMENT', 'expiresIn must be a positive integer number of seconds');
     const singleUse = options.singleUse ?? true;
     const value = await new provider.InitialAccessToken({ expiresIn, ...(singleUse ? { policies: [SINGLE_USE_POLICY] } : {}) }).save();
     if (singleUse) await this.#uses.upsert(value, { jti: value }, expiresIn);

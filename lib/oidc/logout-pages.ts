@@ -1,4 +1,5 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { PortcullisError } from '../errors.js';
 import { html, raw } from '../http/html.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
 import { layout } from '../http/pages.js';
@@ -16,7 +17,7 @@ function clientLabel(ctx: KoaContextWithOIDC): string | undefined {
  * security headers as our other pages. Buttons: `logout=yes` signs out, the other keeps the session.
  */
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
-  if (!PROVIDER_FORM.test(form)) throw new Error('unexpected logout form from oidc-provider');
+  if (!PROVIDER_FORM.test(form)) throw new PortcullisError('ERR_INTERNAL', 'unexpected logout form from oidc-provider');
   const nonce = setPageSecurityHeaders(ctx as never);
   const client = clientLabel(ctx);
   ctx.type = 'html';

@@ -2,9 +2,11 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { SCOPE_CLAIMS } from '../../config/defaults.js';
 import type { Storage } from '../../adapters/types.js';
 import type { AccountStore } from '../accounts/account-store.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, StorageUnavailableError } from '../errors.js';
 import type { PrivateJwks, ResolvedConfig } from '../config/types.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
+import { writeError } from '../http/error-handler.js';
+import { ProviderStorageOutage, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
@@ -190,12 +192,8 @@ async function answerStorageOutages(ctx: { status: number; body: unknown; set(k:
   try {
     await next();
   } catch (err) {
-    const e = err as { statusCode?: number; error_description?: string };
-    if (e.statusCode !== 503) throw err;
-    ctx.status = 503;
-    ctx.set('Retry-After', '5');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { error: 'temporarily_unavailable', error_description: e.error_description ?? 'try again later' };
+    if (!(err instanceof StorageUnavailableError || err instanceof ProviderStorageOutage)) throw err;
+    writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': '5' }, page: false });
   }
 }
 
@@ -244,7 +242,7 @@ function allowOfflineAccessWithoutPromptConsent(authorizationPath: string) {
  */
 export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const initialAccessTokens = deps.initialAccessTokens ?? new InitialAccessTokens(deps.storage.adapter);
-  const provider = new Provider(deps.config.issuer, providerConfiguration({ ...deps, initialAccessTokens }));
+  const provider = new Provider(deps.config.issuer, throughProviderBoundary(providerConfiguration({ ...deps, initialAccessTokens })));
   provider.proxy = deps.config.proxy;
   provider.on('authorization.success', issuerInEveryResponse);
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.

@@ -6,6 +6,8 @@
  * whoever they name.
  */
 
+import { PortcullisError } from '../errors.js';
+
 /** Why {@link verifyAccessTokenForUser} refused the pairing; stable, switchable. */
 export type TokenPairingErrorCode =
   | 'ERR_TOKEN_INACTIVE'
@@ -14,14 +16,15 @@ export type TokenPairingErrorCode =
   | 'ERR_TOKEN_MISSING_SCOPE'
   | 'ERR_INTROSPECTION_FAILED';
 
-/** Thrown by {@link verifyAccessTokenForUser}; `message` never contains the token. */
-export class TokenPairingError extends Error {
-  readonly code: TokenPairingErrorCode;
+/**
+ * Thrown by {@link verifyAccessTokenForUser}; `message` never contains the token. A {@link PortcullisError}
+ * (status 500, not exposed); for `ERR_INTROSPECTION_FAILED`, `cause` is the failed request's error.
+ */
+export class TokenPairingError extends PortcullisError {
+  declare readonly code: TokenPairingErrorCode;
 
-  constructor(code: TokenPairingErrorCode, message: string) {
-    super(message);
-    this.name = 'TokenPairingError';
-    this.code = code;
+  constructor(code: TokenPairingErrorCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
   }
 }
 
@@ -105,7 +108,7 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
     if (!res.ok) throw new Error(`introspection answered HTTP ${res.status}`);
     introspection = await res.json() as Record<string, unknown>;
   } catch (err) {
-    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: ${(err as Error).message}`);
+    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: ${(err as Error).message}`, { cause: err });
   }
 
   if (introspection.active !== true || typeof introspection.sub !== 'string') {
@@ -138,7 +141,7 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
     if (!res.ok) throw new Error(`userinfo answered HTTP ${res.status}`);
     claims = await res.json() as Record<string, unknown>;
   } catch (err) {
-    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: ${(err as Error).message}`);
+    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: ${(err as Error).message}`, { cause: err });
   }
   if (claims.sub !== sub || toCompare.some(([k, v]) => claims[k] !== v)) {
     throw new TokenPairingError('ERR_TOKEN_OTHER_USER', 'the access token belongs to another user');

@@ -1,4 +1,5 @@
 import { MemoryStorage } from '../../adapters/memory.js';
+import { StorageUnavailableError } from '../../lib/errors.js';
 import { adapterConformance } from './conformance.js';
 
 adapterConformance('memory', async () => new MemoryStorage());
@@ -13,13 +14,15 @@ describe('memory storage specifics', () => {
     await storage.close();
   });
 
-  test('with maxEntries reached, a new write fails with 503 temporarily_unavailable instead of evicting', async () => {
+  test('with maxEntries reached, a new write fails with a 503 StorageUnavailableError (ERR_STORAGE_FULL) instead of evicting', async () => {
     const storage = new MemoryStorage({ maxEntries: 2 });
     const a = storage.adapter('Session');
     await a.upsert('s1', {}, 60);
     await a.upsert('s2', {}, 60);
     await a.upsert('s1', { updated: true }, 60); // updating an existing entry is fine
-    await expect(a.upsert('s3', {}, 60)).rejects.toMatchObject({ statusCode: 503, message: 'temporarily_unavailable', code: 'ERR_STORAGE_FULL' });
+    const full = await a.upsert('s3', {}, 60).then(() => undefined, (err: unknown) => err);
+    expect(full).toBeInstanceOf(StorageUnavailableError);
+    expect(full).toMatchObject({ status: 503, expose: true, code: 'ERR_STORAGE_FULL', message: expect.stringContaining('storage is full') });
     expect(await a.find('s1')).toEqual({ updated: true });
     expect(await a.find('s2')).toBeDefined();
     await storage.close();

@@ -20,7 +20,7 @@ describe('per-IP rate limits', () => {
         const limited = await post(srv.issuer, target, { token: 'x', ...goodSecret });
         expect(limited.status).toBe(429);
         expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect(await limited.json()).toMatchObject({ error: 'too_many_requests' });
+        expect(await limited.json()).toMatchObject({ error: 'temporarily_unavailable' });
       }
     } finally {
       await srv.close();
@@ -45,7 +45,7 @@ describe('per-IP rate limits', () => {
       const limited = await register(srv.issuer, WEB_CLIENT);
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(limited.body.error).toBe('too_many_requests');
+      expect(limited.body.error).toBe('temporarily_unavailable');
     } finally {
       await srv.close();
     }

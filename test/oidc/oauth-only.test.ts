@@ -55,7 +55,10 @@ describe('OpenID Connect requests are refused', () => {
 
   test('userinfo and the OpenID discovery document are not served; RFC 8414 metadata is, without OpenID members', async () => {
     expect((await fetch(`${srv.issuer}/userinfo`, { headers: { authorization: 'Bearer x' } })).status).toBe(404);
-    expect((await fetch(`${srv.issuer}/.well-known/openid-configuration`)).status).toBe(404);
+    const discovery = await fetch(`${srv.issuer}/.well-known/openid-configuration`);
+    expect(discovery.status).toBe(404);
+    // A registered OAuth error value (there is no "not_found" in the IANA OAuth Extensions Error registry).
+    expect(await discovery.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('/.well-known/oauth-authorization-server') });
     const res = await fetch(`${srv.issuer}/.well-known/oauth-authorization-server`);
     expect(res.status).toBe(200);
     const metadata = await res.json() as Record<string, unknown>;

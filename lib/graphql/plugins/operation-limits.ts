@@ -2,6 +2,7 @@ import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Limiter } from '../../limits/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
+import { GraphqlErrorCode } from '../errors.js';
 import { usesIntrospection, withoutIntrospection } from '../introspection.js';
 import { limitError } from '../rules/limit-error.js';
 import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
@@ -102,7 +103,7 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
           if (!result.allowed) {
             throw new GraphQLError(`Rate limit exceeded: this operation would run ${points} root field(s); retry in ${result.retryAfterSeconds} s.`, {
               extensions: {
-                code: 'RATE_LIMITED',
+                code: GraphqlErrorCode.RATE_LIMITED,
                 http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
               },
             });

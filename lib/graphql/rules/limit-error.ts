@@ -1,7 +1,8 @@
 import { GraphQLError, type ASTNode } from 'graphql';
+import type { GraphqlErrorCode } from '../errors.js';
 
-/** `extensions.code` of every limit violation reported by the rules in this folder (400 Bad Request). */
-export type LimitErrorCode =
+/** `extensions.code` of every limit violation reported by the rules in this folder (400 Bad Request); a subset of {@link GraphqlErrorCode}. */
+export type LimitErrorCode = Extract<GraphqlErrorCode,
   | 'MAX_DEPTH_EXCEEDED'
   | 'MAX_ALIASES_EXCEEDED'
   | 'MAX_ROOT_FIELDS_EXCEEDED'
@@ -10,7 +11,7 @@ export type LimitErrorCode =
   | 'MAX_RECURSIVE_SELECTIONS_EXCEEDED'
   | 'MAX_COST_EXCEEDED'
   | 'MAX_TOKENS_EXCEEDED'
-  | 'QUERY_TOO_LARGE';
+  | 'QUERY_TOO_LARGE'>;
 
 /** Every {@link LimitErrorCode}, to tell limit errors apart from others (e.g. when formatting). */
 export const LIMIT_ERROR_CODES: ReadonlySet<string> = new Set<LimitErrorCode>([

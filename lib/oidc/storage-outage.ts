@@ -1,0 +1,73 @@
+import { errors, type Configuration } from 'oidc-provider';
+import type { Adapter, AdapterFactory } from '../../adapters/types.js';
+import { StorageUnavailableError } from '../errors.js';
+
+/**
+ * A storage outage as oidc-provider's own `temporarily_unavailable` error (RFC 6749 §4.1.2.1, §5.2), so its route
+ * error handlers answer 503 with `{ error: 'temporarily_unavailable', error_description }` (JSON) or our error
+ * page (`renderError`), never a 500. `allow_redirect` is false: with its storage down the provider cannot trust
+ * what it would redirect to, so the authorization endpoint renders the page instead. `cause` is the
+ * {@link StorageUnavailableError}; `error_description` its message.
+ */
+export class ProviderStorageOutage extends errors.TemporarilyUnavailable {
+  constructor(cause: StorageUnavailableError) {
+    super(cause.message, { cause });
+    this.status = 503;
+    this.statusCode = 503;
+    this.expose = true;
+    this.allow_redirect = false;
+  }
+}
+
+function translate(err: unknown): never {
+  throw err instanceof StorageUnavailableError ? new ProviderStorageOutage(err) : err;
+}
+
+/** `fn` with a {@link StorageUnavailableError} it throws or rejects with turned into a {@link ProviderStorageOutage}; sync stays sync. */
+function translated<F extends (...args: never[]) => unknown>(fn: F): F {
+  return function translateStorageOutage(this: unknown, ...args: Parameters<F>) {
+    try {
+      const out = fn.apply(this, args);
+      return out instanceof Promise ? out.catch(translate) : out;
+    } catch (err) {
+      return translate(err);
+    }
+  } as F;
+}
+
+const ADAPTER_METHODS = ['upsert', 'find', 'findByUid', 'findByUserCode', 'consume', 'destroy', 'revokeByGrantId'] as const;
+
+/** The adapter factory oidc-provider gets: each adapter's methods translate storage outages. */
+export function providerAdapter(factory: AdapterFactory): AdapterFactory {
+  return (modelName) => {
+    const adapter = factory(modelName);
+    const wrapped = Object.create(adapter) as Adapter;
+    for (const method of ADAPTER_METHODS) {
+      if (typeof adapter[method] === 'function') (wrapped as unknown as Record<string, unknown>)[method] = translated(adapter[method].bind(adapter) as never);
+    }
+    return wrapped;
+  };
+}
+
+/**
+ * The one place where Portcullis' storage errors cross into oidc-provider. oidc-provider renders an error from its
+ * `message` (the OAuth `error`), `statusCode` and `expose` only, so an honest {@link StorageUnavailableError}
+ * (human message, `status` 503) thrown inside one of its routes would become a 500 `server_error`. This wraps
+ * every configuration hook that reaches storage — the model `adapter`, `findAccount`, `loadExistingGrant` and
+ * the registration `policies` — so such an error becomes a {@link ProviderStorageOutage}, once. Errors of our
+ * own routes and of `provider.use` middleware are answered by `handleErrors` / `answerStorageOutages` instead.
+ * Returns a new configuration; `configuration` is not changed.
+ */
+export function throughProviderBoundary(configuration: Configuration): Configuration {
+  const out: Configuration = { ...configuration };
+  if (typeof out.adapter === 'function') out.adapter = providerAdapter(out.adapter as unknown as AdapterFactory) as unknown as Configuration['adapter'];
+  if (out.findAccount) out.findAccount = translated(out.findAccount);
+  if (out.loadExistingGrant) out.loadExistingGrant = translated(out.loadExistingGrant);
+  const registration = out.features?.registration;
+  const policies = registration?.policies as Record<string, (...args: never[]) => unknown> | undefined;
+  if (registration && policies) {
+    const wrapped = Object.fromEntries(Object.entries(policies).map(([name, policy]) => [name, translated(policy)]));
+    out.features = { ...out.features, registration: { ...registration, policies: wrapped as never } };
+  }
+  return out;
+}
