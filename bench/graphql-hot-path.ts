@@ -4,16 +4,23 @@
  * process pinned to CPU 0, autocannon in this process pinned to CPU 1.
  *
  *   npm run build && node dist/bench/graphql-hot-path.js [cached|unique|both] [--duration 10] [--pairs 3]
- *   node dist/bench/graphql-hot-path.js profile [--duration 10]   # one --cpu-prof run of Portcullis, cached load
+ *   node dist/bench/graphql-hot-path.js profile [cached|unique] [--duration 10] [--bare]   # one --cpu-prof run
+ *   node dist/bench/graphql-hot-path.js cpu [cached|unique|both] [--requests 20000] [--pairs 3]
+ *   add --log to any mode: Portcullis logs at level info (JSON to /dev/null), as `npm run bench` runs it
  *
  * - cached: every request is `{ products { id name } }` (the document caches are warm);
  * - unique: every request is a new query text (`query Q<n> { products { id name } }`), so every document is
  *   parsed, validated and measured.
  * Runs alternate A/B (Portcullis, bare, Portcullis, …) and report each pair's ratio and the median: the
  * machine is shared, compare ratios rather than absolute numbers.
+ *
+ * `cpu` sends a fixed number of requests to each server and reports the CPU time (user + system, from
+ * /proc/<pid>/stat) the server process spent per request, and the ratio bare / Portcullis: what the
+ * requests/s ratio would be on a CPU of its own. Far steadier than requests/s when other processes share the
+ * cores (they steal wall time, not the CPU time this process is charged).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,22 +73,25 @@ async function serve(kind: string): Promise<void> {
       issuer: `http://127.0.0.1:${port}`, ...demoFixtures(),
       // Every rule on with its default; only the operation budget is raised so that no request gets 429.
       graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: { points: 1e12, durationSeconds: 60 } },
-      logger: { warn() {}, info() {}, error() {}, debug() {}, child() { return this; } } as never,
+      // --log: as `npm run bench` (pino at level info; this process' stdout is /dev/null); else no logs at all.
+      logger: args.includes('--log') ? (await import('../lib/index.js')).createLogger({ LOG_LEVEL: 'info' })
+        : { warn() {}, info() {}, error() {}, debug() {}, child() { return this; } } as never,
     });
     const http = await server.listen(port, '127.0.0.1');
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
     close = () => server.close();
   }
   process.on('SIGTERM', () => { void close().finally(() => process.exit(0)); });
-  console.log(`URL ${url}`);
+  writeSync(3, `URL ${url}\n`); // fd 3: stdout is the logger's (/dev/null)
 }
 
 /** Starts `kind` in a child process pinned to CPU 0; resolves with its URL. */
 function startChild(kind: string, nodeArgs: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs, self, 'serve', kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const extra = args.includes('--log') ? ['--log'] : [];
+  const child = spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs, self, 'serve', kind, ...extra], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /URL (\S+)/.exec(out);
       if (m) resolve({ url: m[1]!, child });
@@ -96,12 +106,12 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 type Load = 'cached' | 'unique';
 
-async function load(url: string, mode: Load, duration: number) {
+async function load(url: string, mode: Load, duration: number, amount?: number) {
   const { default: autocannon } = await import('autocannon');
   let n = 0;
   const body = JSON.stringify({ query: QUERY });
   const result = await autocannon({
-    url, method: 'POST', headers: { 'content-type': 'application/json' }, connections: 10, duration,
+    url, method: 'POST', headers: { 'content-type': 'application/json' }, connections: 10, ...(amount ? { amount } : { duration }),
     ...(mode === 'cached' ? { body } : {
       requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ query: `query Q${process.pid}x${n++} ${QUERY}` }) }) }],
     }),
@@ -141,15 +151,47 @@ async function compare(mode: Load, duration: number, pairs: number): Promise<voi
   console.log(`${mode}: Portcullis / bare Apollo, median of ${pairs} pairs: ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(', ')})`);
 }
 
-/** One `--cpu-prof` run of Portcullis under cached load; prints the top self-time functions. */
-async function profile(duration: number): Promise<void> {
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks (USER_HZ 100)
+}
+
+/** CPU time per request of each server over `requests` requests, alternating; ratio bare / Portcullis per pair. */
+async function compareCpu(mode: Load, requests: number, pairs: number): Promise<void> {
+  const ratios: number[] = [];
+  for (let i = 1; i <= pairs; i++) {
+    const perRequest: Record<string, number> = {};
+    for (const kind of ['portcullis', 'bare']) {
+      const { url, child } = await startChild(kind);
+      try {
+        await check(url);
+        await load(url, mode, 0, Math.min(requests, 5000)); // warm-up (JIT, caches), not counted
+        const before = cpuSeconds(child.pid!);
+        const r = await load(url, mode, 0, requests);
+        const used = cpuSeconds(child.pid!) - before;
+        if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        perRequest[kind] = (used * 1e6) / r.requests.total;
+        console.log(`  ${mode} pair ${i} ${kind.padEnd(10)} ${perRequest[kind]!.toFixed(1).padStart(7)} µs CPU/request (${r.requests.total} requests, ${r.requests.average.toFixed(0)} req/s wall)`);
+      } finally {
+        await stopChild(child);
+      }
+    }
+    ratios.push(perRequest.bare! / perRequest.portcullis!);
+    console.log(`  ${mode} pair ${i} ratio bare/Portcullis CPU per request ${ratios.at(-1)!.toFixed(3)}`);
+  }
+  console.log(`${mode}: CPU-bound throughput Portcullis / bare Apollo, median of ${pairs} pairs: ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(', ')})`);
+}
+
+/** One `--cpu-prof` run of Portcullis (or bare Apollo) under `mode` load; prints the top self-time functions. */
+async function profile(duration: number, mode: Load): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gql-prof-'));
-  const { url, child } = await startChild('portcullis', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const { url, child } = await startChild(args.includes('--bare') ? 'bare' : 'portcullis', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
   await check(url);
-  await load(url, 'cached', 2);
+  await load(url, mode, 2);
   // Profile timestamps are CLOCK_MONOTONIC microseconds, as process.hrtime: keep the samples of the measured run.
   const from = Number(process.hrtime.bigint() / 1000n);
-  const r = await load(url, 'cached', duration);
+  const r = await load(url, mode, duration);
   const to = Number(process.hrtime.bigint() / 1000n);
   console.log(`profiled run: ${r.requests.average.toFixed(0)} req/s`);
   await stopChild(child);
@@ -161,9 +203,11 @@ async function profile(duration: number): Promise<void> {
   const byModule = new Map<string, number>();
   let t = prof.startTime;
   let total = 0;
+  let inWindow = 0;
   prof.samples.forEach((id, i) => {
     t += prof.timeDeltas[i]!;
     if (t < from || t > to) return;
+    inWindow++;
     const { functionName, url: where, lineNumber } = byId.get(id)!.callFrame;
     if (functionName === '(idle)') return; // CPU 0 waiting (shared machine): not the server's work
     total++;
@@ -176,6 +220,11 @@ async function profile(duration: number): Promise<void> {
     byModule.set(module, (byModule.get(module) ?? 0) + 1);
   });
   const pct = (n: number) => `${((100 * n) / total).toFixed(1).padStart(5)} %`;
+  // For comparing two runs (e.g. Portcullis and --bare): samples by function and package, and requests served.
+  writeFileSync(join(dir, 'summary.json'), JSON.stringify({
+    requests: r.requests.total, busySamples: total, intervalUs: (to - from) / inWindow,
+    self: Object.fromEntries(selfTime), byModule: Object.fromEntries(byModule),
+  }));
   console.log(`profile ${join(dir, file)}: ${total} busy samples in the measured run; top self time:`);
   for (const [key, n] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(n)}  ${key}`);
   console.log('Portcullis functions (dist/lib), self time:');
@@ -193,8 +242,11 @@ if (args[0] === 'serve') {
 } else {
   const duration = flag('duration', 10);
   const pairs = flag('pairs', 3);
-  if (args[0] === 'profile') await profile(duration);
-  else {
+  if (args[0] === 'profile') await profile(duration, args[1] === 'unique' ? 'unique' : 'cached');
+  else if (args[0] === 'cpu') {
+    const modes: Load[] = args[1] === 'cached' || args[1] === 'unique' ? [args[1]] : ['cached', 'unique'];
+    for (const mode of modes) await compareCpu(mode, flag('requests', 20000), pairs);
+  } else {
     const modes: Load[] = args[0] === 'cached' || args[0] === 'unique' ? [args[0]] : ['cached', 'unique'];
     for (const mode of modes) await compare(mode, duration, pairs);
   }

@@ -74,6 +74,9 @@ function requestItem(value: unknown): GraphqlRequestItem | ItemError {
   };
 }
 
+/** The `next` handed to the body parser: nothing follows it (the guard goes on itself once the body is read). */
+const parsed = async (): Promise<void> => {};
+
 const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'code' in item;
 
 /**
@@ -106,7 +109,8 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
     },
   });
 
-  async function cors(ctx: Context, next: Next) {
+  /** CORS headers for configured origins; answers a preflight itself (returns true). */
+  function cors(ctx: Context): boolean {
     const origin = ctx.get('Origin');
     if (origin && origins.has(origin)) {
       ctx.set('Access-Control-Allow-Origin', origin);
@@ -117,49 +121,56 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
         ctx.set('Access-Control-Allow-Headers', 'Content-Type, Authorization, DPoP');
         ctx.set('Access-Control-Max-Age', '600');
         ctx.status = 204;
-        return;
+        return true;
       }
     } else if (origin) {
       ctx.vary('Origin');
     }
-    return next();
+    return false;
   }
 
-  async function csrfTokenEndpoint(ctx: Context, next: Next) {
-    if (ctx.path !== `${options.path}${CSRF_TOKEN_SUFFIX}`) return next();
+  const csrfTokenPath = `${options.path}${CSRF_TOKEN_SUFFIX}`;
+  function csrfTokenEndpoint(ctx: Context): void {
     if (!allowForm || ctx.method !== 'GET') return sendGraphqlError(ctx, 404, 'NOT_FOUND', 'Not found: the form transport is off or this is not a GET.');
     const token = options.csrf!.issue(ctx, options.path);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { csrf_token: token };
   }
 
-  async function allowMethods(ctx: Context, next: Next) {
-    if (ctx.method === 'GET' && allowGet) return next();
+  /**
+   * The request's transport: `get`, `json` or `form`, or `undefined` once it has been answered (405 with
+   * `Allow`, 415).
+   */
+  function transportOf(ctx: Context): 'get' | 'json' | 'form' | undefined {
+    if (ctx.method === 'GET' && allowGet) return 'get';
     if (ctx.method !== 'POST') {
       ctx.set('Allow', allow);
-      return sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here: send a POST with Content-Type application/json${allowGet ? ' or a GET with ?query=' : ''}.`);
+      sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here: send a POST with Content-Type application/json${allowGet ? ' or a GET with ?query=' : ''}.`);
+      return undefined;
     }
-    if (ctx.is('application/json')) return next();
-    if (allowForm && ctx.is('application/x-www-form-urlencoded')) return next();
-    return sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`);
+    if (ctx.is('application/json')) return 'json';
+    if (allowForm && ctx.is('application/x-www-form-urlencoded')) return 'form';
+    sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`);
+    return undefined;
   }
 
-  async function parseBody(ctx: Context, next: Next) {
-    if (ctx.method === 'GET') return next();
+  /** Parses the body into `ctx.request.body`; answers 413 or 400 itself (returns false). */
+  async function parseBody(ctx: Context, transport: 'json' | 'form'): Promise<boolean> {
     try {
-      await parse(ctx, async () => {});
+      await parse(ctx, parsed);
     } catch (err) {
       const status = (err as { status?: number }).status === 413 ? 413 : 400;
-      return status === 413
-        ? sendGraphqlError(ctx, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${GRAPHQL_BODY_LIMIT}.`)
-        : sendGraphqlError(ctx, 400, 'BAD_REQUEST', ctx.is('application/json') ? 'The request body is not valid JSON.' : 'The request body is not a valid form.');
+      if (status === 413) sendGraphqlError(ctx, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${GRAPHQL_BODY_LIMIT}.`);
+      else sendGraphqlError(ctx, 400, 'BAD_REQUEST', transport === 'json' ? 'The request body is not valid JSON.' : 'The request body is not a valid form.');
+      return false;
     }
-    return next();
+    return true;
   }
 
-  async function requireQuery(ctx: Context, next: Next) {
+  /** The request's GraphQL requests, or nothing once a refusal has been answered. */
+  function requireQuery(ctx: Context, transport: 'get' | 'json' | 'form'): GraphqlRequestItem[] | void {
     let items: GraphqlRequestItem[];
-    if (ctx.method === 'GET') {
+    if (transport === 'get') {
       const params = new URLSearchParams(ctx.querystring);
       // Apollo reads these parameters too: one value each, so the document checked is the document run.
       if (['query', 'variables', 'operationName', 'extensions'].some((name) => params.getAll(name).length > 1)) {
@@ -174,7 +185,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
       const item = requestItem(raw);
       if (refused(item)) return sendGraphqlError(ctx, item.status, item.code, item.message);
       items = [item];
-    } else if (ctx.is('application/x-www-form-urlencoded')) {
+    } else if (transport === 'form') {
       const form = ctx.request.body as Record<string, unknown>;
       // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
       if (!options.csrf!.verify(ctx, options.path, form.csrf_token)) {
@@ -205,11 +216,24 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
         items = [item];
       }
     }
+    return items;
+  }
+
+  // One middleware, the steps in order (CORS, CSRF-token endpoint, method and content type, body, request
+  // members): a single async layer in the request's Koa chain, and the content type matched once.
+  async function guardTransport(ctx: Context, next: Next) {
+    if (cors(ctx)) return;
+    if (ctx.path === csrfTokenPath) return csrfTokenEndpoint(ctx);
+    const transport = transportOf(ctx);
+    if (transport === undefined) return;
+    if (transport !== 'get' && !await parseBody(ctx, transport)) return;
+    const items = requireQuery(ctx, transport);
+    if (!items) return;
     ctx.state.graphqlRequests = items;
     return next();
   }
 
-  return [cors, csrfTokenEndpoint, allowMethods, parseBody, requireQuery];
+  return [guardTransport];
 }
 
 /**
@@ -218,9 +242,18 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
  * naming `invalid_token` or `invalid_dpop_proof`.
  */
 export function bearerAuth(verification: TokenVerification): Middleware {
-  return async function resolveBearer(ctx: Context, next: Next) {
-    let auth: AuthInfo | null = null;
+  // Anonymous requests (no Authorization header) pass without an async step; a presented token is verified.
+  return function resolveBearer(ctx: Context, next: Next) {
     const header = ctx.get('Authorization') || undefined;
+    if (header === undefined) {
+      ctx.state.auth = null;
+      return next();
+    }
+    return verifyPresented(ctx, next, header);
+  };
+
+  async function verifyPresented(ctx: Context, next: Next, header: string) {
+    let auth: AuthInfo | null = null;
     const scheme = header && /^dpop /i.test(header) ? 'DPoP' : 'Bearer';
     try {
       const presented = bearerToken(header);
@@ -240,5 +273,5 @@ export function bearerAuth(verification: TokenVerification): Middleware {
     }
     ctx.state.auth = auth;
     return next();
-  };
+  }
 }

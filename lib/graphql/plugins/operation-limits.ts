@@ -1,4 +1,4 @@
-import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Limiter } from '../../limits/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
@@ -65,51 +65,51 @@ export interface OperationLimitsOptions {
  *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted.
  */
 export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloServerPlugin<GraphqlContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation(rc) {
-          // No operation (several and no or an unknown operationName): Apollo answers 400
-          // OPERATION_RESOLUTION_FAILURE itself once execution finds none; nothing to measure or spend.
-          if (!rc.operation) return;
-          // A document the gate checked for this very request: its cost with these variables was measured there
-          // and its points once per document. Anything else (no gate in front, an entry evicted meanwhile) is
-          // measured here.
-          const checked = options.gateChecked?.(rc.contextValue) ? options.documents?.of(rc.document) : undefined;
-          let points: number | undefined;
-          if (checked) {
-            for (const analysis of checked.operations.values()) if (analysis.operation === rc.operation) points = analysis.points;
-          }
-          if (points === undefined) {
-            // Introspection was allowed for this caller by the document gate; only the data part is measured.
-            const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
-            const operation = getOperationAST(document, rc.operationName) ?? rc.operation;
-            // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
-            const variables = coerceVariables(options.schema, rc.operation, rc.request.variables);
-            if (variables.errors) return;
-            const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
-            if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
-            if (!options.limiter) return;
-            const fragments = fragmentsOf(document);
-            const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
-              : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
-            points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
-          }
-          if (!options.limiter) return;
-          if (points === 0) return;
-          const { auth, ip } = rc.contextValue;
-          const key = auth ? `sub:${auth.subject}|client:${auth.clientId}` : `ip:${ip ?? 'unknown'}`;
-          const result = await options.limiter.consume(key, points);
-          if (!result.allowed) {
-            throw new GraphQLError(`Rate limit exceeded: this operation would run ${points} root field(s); retry in ${result.retryAfterSeconds} s.`, {
-              extensions: {
-                code: GraphqlErrorCode.RATE_LIMITED,
-                http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
-              },
-            });
-          }
-        },
-      };
+  // One listener for every request (it keeps no per-request state): nothing allocated per request.
+  const listener: GraphQLRequestListener<GraphqlContext> = {
+    async didResolveOperation(rc) {
+      // No operation (several and no or an unknown operationName): Apollo answers 400
+      // OPERATION_RESOLUTION_FAILURE itself once execution finds none; nothing to measure or spend.
+      if (!rc.operation) return;
+      // A document the gate checked for this very request: its cost with these variables was measured there
+      // and its points once per document. Anything else (no gate in front, an entry evicted meanwhile) is
+      // measured here.
+      const checked = options.gateChecked?.(rc.contextValue) ? options.documents?.of(rc.document) : undefined;
+      let points: number | undefined;
+      if (checked) {
+        for (const analysis of checked.operations.values()) if (analysis.operation === rc.operation) points = analysis.points;
+      }
+      if (points === undefined) {
+        // Introspection was allowed for this caller by the document gate; only the data part is measured.
+        const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
+        const operation = getOperationAST(document, rc.operationName) ?? rc.operation;
+        // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
+        const variables = coerceVariables(options.schema, rc.operation, rc.request.variables);
+        if (variables.errors) return;
+        const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
+        if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
+        if (!options.limiter) return;
+        const fragments = fragmentsOf(document);
+        const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
+          : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
+        points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
+      }
+      if (!options.limiter) return;
+      if (points === 0) return;
+      const { auth, ip } = rc.contextValue;
+      const key = auth ? `sub:${auth.subject}|client:${auth.clientId}` : `ip:${ip ?? 'unknown'}`;
+      const result = await options.limiter.consume(key, points);
+      if (!result.allowed) {
+        throw new GraphQLError(`Rate limit exceeded: this operation would run ${points} root field(s); retry in ${result.retryAfterSeconds} s.`, {
+          extensions: {
+            code: GraphqlErrorCode.RATE_LIMITED,
+            http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
+          },
+        });
+      }
     },
+  };
+  return {
+    requestDidStart: () => Promise.resolve(listener),
   };
 }
