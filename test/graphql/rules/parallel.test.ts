@@ -1,9 +1,9 @@
 import { BREAK, buildSchema, parse, specifiedRules, validate, type GraphQLError, type ValidationRule } from 'graphql';
 import { limitRules } from '../../../lib/graphql/document-gate.js';
-import { resolveGraphqlOptions } from '../../../lib/graphql/options.js';
+import { DEFAULTS } from '../../../config/defaults.js';
 import { KnownOperationTypesRule } from '../../../lib/graphql/rules/index.js';
 import { parallelRules } from '../../../lib/graphql/rules/parallel.js';
-import { AUTHORIZATION_TYPE_DEFS } from '../../../lib/index.js';
+import { AUTHORIZATION_TYPE_DEFS } from '../../../lib/graphql/index.js';
 import { opsTypeDefs } from '../ops-schema.js';
 
 /**
@@ -14,7 +14,7 @@ import { opsTypeDefs } from '../ops-schema.js';
  */
 const schema = buildSchema(`${AUTHORIZATION_TYPE_DEFS}\n${opsTypeDefs}`);
 const standard: ValidationRule[] = [...specifiedRules, KnownOperationTypesRule];
-const limits = limitRules(resolveGraphqlOptions({ typeDefs: opsTypeDefs }, 'http://localhost').limits);
+const limits = limitRules(DEFAULTS.graphql.limits);
 
 const documents: Record<string, string> = {
   valid: 'query Q($id: Int!, $skip: Boolean = false) { product(id: $id) { id ...F ... on Product { name @skip(if: $skip) } } } fragment F on Product { name }',
