@@ -102,10 +102,16 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     }), logo?.origin);
   }
 
-  async function finish(ctx: Context, result: Parameters<Provider['interactionResult']>[2], merge: boolean) {
-    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+  /**
+   * Stores the interaction's result and redirects back to the provider: what `provider.interactionResult` does,
+   * on the interaction this request already loaded and checked (cookie, session, principal) in {@link load},
+   * instead of reading it and its session from storage a second time.
+   */
+  async function finish(ctx: Context, details: Details, result: Parameters<Provider['interactionResult']>[2], merge: boolean) {
+    details.result = merge && !('error' in result) ? { ...details.lastSubmission, ...result } : result;
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
     ctx.status = 303;
-    ctx.redirect(returnTo);
+    ctx.redirect(details.returnTo);
   }
 
   function checkCsrf(ctx: Context, details: Details): boolean {
@@ -122,7 +128,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     if (details.prompt.name === 'consent') {
       // Only the prompt=consent we added for offline_access, and nothing left to approve: no page.
       const onlyOurPrompt = details.params[OFFLINE_MARKER] === '1' && details.prompt.reasons.every((r) => r === 'consent_prompt');
-      if (onlyOurPrompt && details.grantId) return finish(ctx, { consent: { grantId: details.grantId } }, true);
+      if (onlyOurPrompt && details.grantId) return finish(ctx, details, { consent: { grantId: details.grantId } }, true);
       return showConsent(ctx, details);
     }
     refuse(ctx, 400, 'invalid_request', `Unsupported interaction "${details.prompt.name}".`);
@@ -142,13 +148,19 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     }
     const account = email && password ? await accounts.verifyPassword(email, password) : undefined;
     if (!account) return showLogin(ctx, details, 401, GENERIC_LOGIN_ERROR, email);
-    await deps.limits.loginSucceeded(email);
-    if (!account.emailVerified && deps.requireVerifiedEmail) {
-      // Only said after the right password, so it reveals nothing to someone who does not hold the account.
-      await deps.flows.resendVerification(ctx, account, details.uid);
-      return showLogin(ctx, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
+    // The counter reset goes out together with the interaction write (one round trip less); both are awaited.
+    const reset = deps.limits.loginSucceeded(email);
+    reset.catch(() => undefined); // rethrown by the `await reset` below, never an unhandled rejection meanwhile
+    try {
+      if (!account.emailVerified && deps.requireVerifiedEmail) {
+        // Only said after the right password, so it reveals nothing to someone who does not hold the account.
+        await deps.flows.resendVerification(ctx, account, details.uid);
+        return showLogin(ctx, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
+      }
+      await finish(ctx, details, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
+    } finally {
+      await reset;
     }
-    await finish(ctx, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
   });
 
   router.post('/:uid/confirm', form, async (ctx) => {
@@ -157,19 +169,23 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     if (details.prompt.name !== 'consent') return refuse(ctx, 400, 'invalid_request', 'There is nothing to consent to in this step.');
     const decision = (ctx.request.body as Record<string, unknown>).decision;
     if (decision === 'deny') {
-      return finish(ctx, { error: 'access_denied', error_description: 'The end-user denied the request' }, false);
+      return finish(ctx, details, { error: 'access_denied', error_description: 'The end-user denied the request' }, false);
     }
     if (decision !== 'allow') return refuse(ctx, 400, 'invalid_request', 'Choose Allow or Deny.');
 
     const accountId = details.session!.accountId!;
     const clientId = String(details.params.client_id);
-    const account = await accounts.findById(accountId);
+    // Independent reads, sent together (one round trip on Redis).
+    const [account, previous, existing] = await Promise.all([
+      accounts.findById(accountId),
+      consents.find(accountId, clientId),
+      details.grantId ? provider.Grant.find(details.grantId) : undefined,
+    ]);
     if (!account) return refuse(ctx, 400, 'login_required', 'The account of this session no longer exists.');
     const requested = scopes.known(details.params.scope);
     const { grantable, forbidden } = scopes.partition(account, requested);
 
-    const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined)
-      ?? new provider.Grant({ accountId, clientId });
+    const grant = existing ?? new provider.Grant({ accountId, clientId });
     if (grantable.length) grant.addOIDCScope(grantable.join(' '));
     if (forbidden.length) grant.rejectOIDCScope(forbidden.join(' '));
     const missingClaims = (details.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
@@ -181,9 +197,9 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
       if (allowed.length) grant.addResourceScope(resource, allowed.join(' '));
       if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     }
-    const grantId = await grant.save();
-    await consents.remember(accountId, clientId, grantable);
-    await finish(ctx, { consent: { grantId } }, true);
+    // The grant and the remembered consent are independent writes: sent together.
+    const [grantId] = await Promise.all([grant.save(), consents.remember(accountId, clientId, grantable, { previous })]);
+    await finish(ctx, details, { consent: { grantId } }, true);
   });
 
   return router.routes() as unknown as Middleware;
