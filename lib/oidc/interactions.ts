@@ -31,6 +31,8 @@ export interface InteractionDeps {
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
+const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
+
 const GENERIC_LOGIN_ERROR = 'The e-mail address or password is incorrect.';
 
 /**
@@ -61,7 +63,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
       details = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode === 503) throw err;
-      refuse(ctx, 400, 'invalid_request', 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.');
+      refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
       return undefined;
     }
     if (details.uid !== ctx.params.uid) {
@@ -108,8 +110,12 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
    * instead of reading it and its session from storage a second time.
    */
   async function finish(ctx: Context, details: Details, result: Parameters<Provider['interactionResult']>[2], merge: boolean) {
+    // It may have expired while this request ran (a password hash takes a while): then, as a fresh read would have
+    // found nothing, the sign-in is over; never saved with a lifetime of zero or less.
+    const ttl = details.exp - Math.floor(Date.now() / 1000);
+    if (ttl <= 0) return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
     details.result = merge && !('error' in result) ? { ...details.lastSubmission, ...result } : result;
-    await details.save(details.exp - Math.floor(Date.now() / 1000));
+    await details.save(ttl);
     ctx.status = 303;
     ctx.redirect(details.returnTo);
   }
