@@ -6,6 +6,12 @@ import type { RedisStorage } from './redis.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
 
+/** The account named by an e-mail index key (KEYS[1]); ARGV[1] is the account key prefix up to the brace. */
+const ACCOUNT_BY_EMAIL = `
+local id = redis.call('GET', KEYS[1])
+if not id then return nil end
+return redis.call('GET', ARGV[1] .. id .. '}')`;
+
 /**
  * {@link AccountStore} in Redis, next to the provider's data, so that every instance sees the same accounts,
  * sign-ups and password changes. Keys: `<prefix>Account:{<id>}` (JSON of the account and its scrypt hash) and
@@ -40,7 +46,10 @@ export class RedisAccountStore implements AccountStore {
 
   async #read(id: string | null | undefined): Promise<StoredAccount | undefined> {
     if (!id) return undefined;
-    const raw = await this.#s.run(() => this.#s.client.get(this.#key(id)));
+    return RedisAccountStore.#parse(await this.#s.run(() => this.#s.client.get(this.#key(id))));
+  }
+
+  static #parse(raw: string | null | undefined): StoredAccount | undefined {
     if (!raw) return undefined;
     const stored = JSON.parse(raw) as StoredAccount;
     return { account: freezeAccount(stored.account), passwordHash: stored.passwordHash };
@@ -51,8 +60,15 @@ export class RedisAccountStore implements AccountStore {
   }
 
   async #byEmail(email: string): Promise<StoredAccount | undefined> {
-    const id = await this.#s.run(() => this.#s.client.get(this.#emailKey(email)));
-    const stored = await this.#read(id);
+    let stored: StoredAccount | undefined;
+    if (this.#s.isCluster) {
+      // the e-mail index and the account live in different slots: two reads
+      stored = await this.#read(await this.#s.run(() => this.#s.client.get(this.#emailKey(email))));
+    } else {
+      // one round trip: the index and the account it names, read together by a script
+      const raw = await this.#s.run(() => this.#s.eval(ACCOUNT_BY_EMAIL, [this.#emailKey(email)], [`${this.#s.keyPrefix}Account:{`]));
+      stored = RedisAccountStore.#parse(raw as string | null);
+    }
     // An index left behind by an interrupted e-mail change does not count.
     return stored && stored.account.email.toLowerCase() === email.toLowerCase() ? stored : undefined;
   }

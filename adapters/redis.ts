@@ -32,6 +32,9 @@ export function failFastRedisOptions(commandTimeoutMs = 2000): RedisOptions {
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     lazyConnect: false,
+    // Commands issued in the same tick (an entry and its index, a prefetch and the read beside it) go out in one
+    // write, so Redis reads and answers them together: one round trip.
+    enableAutoPipelining: true,
     // ioredis arms this timer on disconnect() even when the socket is already closed (a refused or failed
     // connection), and the timer then holds the process for its length: keep it short so a failed start exits.
     disconnectTimeout: 200,
@@ -90,6 +93,40 @@ const FIND_BY_INDEX = `
 local id = redis.call('GET', KEYS[1])
 if not id then return nil end
 return redis.call('HMGET', ARGV[1] .. id .. '}', 'payload', 'consumed')`;
+
+/**
+ * Adds `{id, exp}` to the `sessions` or `grants` list of an `AccountIndex` entry in one atomic step (see
+ * {@link RedisStorage.addToAccountIndex}); the same read-modify-write as `AccountSessions` does through the
+ * adapter: expired entries and an older entry of the same id leave that list, the entry lives as long as its
+ * longest-lived member. ARGV: now (epoch s), kind, id, exp. Lists are written as JSON arrays even when empty.
+ */
+const ACCOUNT_INDEX_ADD = `
+local now = tonumber(ARGV[1])
+local kind = ARGV[2]
+local raw = redis.call('HGET', KEYS[1], 'payload')
+local p = raw and cjson.decode(raw) or {}
+local lists = {}
+local maxExp = nil
+for _, k in ipairs({ 'sessions', 'grants' }) do
+  local list = {}
+  if type(p[k]) == 'table' then
+    for _, e in ipairs(p[k]) do
+      if k ~= kind or (tonumber(e.exp) > now and e.id ~= ARGV[3]) then table.insert(list, e) end
+    end
+  end
+  if k == kind then table.insert(list, { id = ARGV[3], exp = tonumber(ARGV[4]) }) end
+  local parts = {}
+  for i, e in ipairs(list) do
+    parts[i] = cjson.encode({ id = e.id, exp = e.exp })
+    local x = tonumber(e.exp)
+    if maxExp == nil or x > maxExp then maxExp = x end
+  end
+  lists[k] = '[' .. table.concat(parts, ',') .. ']'
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'payload', '{"sessions":' .. lists.sessions .. ',"grants":' .. lists.grants .. '}')
+redis.call('EXPIRE', KEYS[1], math.max(1, math.ceil(maxExp - now)))
+return 1`;
 
 /**
  * Deletes the members of a grant set that belong to a grant-linked model (ARGV: their key prefixes). The filter
@@ -290,6 +327,17 @@ export class RedisStorage implements Storage {
     }
   }
 
+
+  /**
+   * `AccountSessions`' index write in one round trip (one key, so on a Cluster too): adds `{ id, exp }` (exp in
+   * epoch seconds) to the `kind` list of the `AccountIndex` entry of `accountId`, as the adapter-based
+   * read-modify-write would.
+   * @throws {StorageUnavailableError} when Redis is unavailable.
+   */
+  async addToAccountIndex(accountId: string, kind: 'sessions' | 'grants', id: string, exp: number): Promise<void> {
+    const now = Math.floor(Date.now() / 1000);
+    await this.run(() => this.eval(ACCOUNT_INDEX_ADD, [`${this.keyPrefix}AccountIndex:{${accountId}}`], [now, kind, id, exp]));
+  }
 
   async ping(): Promise<void> {
     await this.run(() => this.client.ping());

@@ -17,6 +17,8 @@ export type Request =
   | { id: number; op: 'mintCodes'; clientId: string; n: number }
   | { id: number; op: 'accessToken'; clientId: string }
   | { id: number; op: 'memory' }
+  /** CPU time used by the server process so far (process.cpuUsage(), microseconds). */
+  | { id: number; op: 'cpu' }
   | { id: number; op: 'bytesPerToken'; n: number }
   | { id: number; op: 'exit' };
 

@@ -175,6 +175,7 @@ process.on('message', (raw) => {
       case 'mintCodes': return answer({ codes: await mintCodes(msg.clientId, msg.n) });
       case 'accessToken': return answer({ token: await accessToken(msg.clientId) });
       case 'memory': collect(); return answer({ rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed });
+      case 'cpu': return answer({ ...process.cpuUsage() });
       case 'bytesPerToken': return answer({ bytes: await bytesPerToken(msg.n) });
       case 'exit':
         await close();

@@ -119,13 +119,16 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const consents = new ConsentStore(storage.adapter);
     const scopes = new ScopePolicy(config.scopes);
     const initialAccessTokens = new InitialAccessTokens(storage.adapter);
-    const provider = await createProvider({ config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend });
+    const accountSessions = new AccountSessions(storage.adapter, logger, storage instanceof RedisStorage
+      ? (accountId, kind, id, exp) => storage.addToAccountIndex(accountId, kind, id, exp) : undefined);
+    const provider = await createProvider({
+      config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend, adapter: accountSessions.wrap(storage.adapter),
+    });
     provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
     // Errors outside oidc-provider's route handlers (e.g. a client aborting a request body) go to our logger, not
     // to Koa's default handler, which prints stack traces to stderr.
     (provider as unknown as Koa).on('error', (err: Error) => logger.warn({ err: { name: err.name, message: err.message, code: (err as { code?: string }).code } }, 'oidc-provider request error'));
     const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
-    const accountSessions = new AccountSessions(storage.adapter, logger);
     accountSessions.attach(provider);
     const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
     const mailer = createMailer(config.mail, config.production, logger);

@@ -6,6 +6,12 @@ import type { Logger } from '../logger.js';
 interface IndexEntry { id: string; exp: number /* epoch seconds */ }
 interface IndexPayload { [key: string]: unknown; sessions: IndexEntry[]; grants: IndexEntry[] }
 
+/** A storage's one-step write of one index entry (`exp` in epoch seconds), e.g. `RedisStorage.addToAccountIndex`. */
+export type AtomicIndexAdd = (accountId: string, kind: 'sessions' | 'grants', id: string, exp: number) => Promise<void>;
+
+/** Expiry of an index entry whose session or grant carries none: 30 days from now, epoch seconds. */
+const defaultExp = () => Math.floor(Date.now() / 1000) + 30 * 24 * 3600;
+
 /**
  * A per-account index of oidc-provider sessions and grants, so that a password reset or an e-mail change can end
  * every session of the account and revoke its grants with their tokens (OIDC Core §2: the tokens stand for an
@@ -19,13 +25,24 @@ export class AccountSessions {
   readonly #adapter: AdapterFactory;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(adapter: AdapterFactory, private readonly logger: Logger) {
+  readonly #atomicAdd: AtomicIndexAdd | undefined;
+
+  /**
+   * @param atomicAdd the storage's own one-step index write (Redis: one script, one round trip), used instead of
+   *   the adapter's find-then-upsert when given; it must store what {@link AccountSessions} would.
+   */
+  constructor(adapter: AdapterFactory, private readonly logger: Logger, atomicAdd?: AtomicIndexAdd) {
     this.#adapter = adapter;
     this.#index = adapter('AccountIndex');
+    this.#atomicAdd = atomicAdd;
   }
 
-  /** Starts following `provider`'s session and grant writes. */
+  /**
+   * Starts following `provider`'s session and grant writes. With an atomic index write the index is instead written
+   * together with each Session and Grant (see {@link wrap}), and no event is followed.
+   */
   attach(provider: Provider): void {
+    if (this.#atomicAdd) return;
     provider.on('session.saved', (session: { jti: string; accountId?: string; exp?: number }) => {
       if (session.accountId) this.#add(session.accountId, 'sessions', session.jti, session.exp);
     });
@@ -34,7 +51,7 @@ export class AccountSessions {
     });
   }
 
-  #add(accountId: string, kind: 'sessions' | 'grants', id: string, exp = Math.floor(Date.now() / 1000) + 30 * 24 * 3600): void {
+  #add(accountId: string, kind: 'sessions' | 'grants', id: string, exp = defaultExp()): void {
     // Writes are serialised so two events of one request do not overwrite each other's read-modify-write.
     this.#queue = this.#queue.then(async () => {
       const now = Math.floor(Date.now() / 1000);
@@ -46,9 +63,47 @@ export class AccountSessions {
     }).catch((err: unknown) => this.logger.error({ err }, 'account session index: write failed'));
   }
 
+  /**
+   * The adapter factory to give oidc-provider. With an atomic index write, a Session or Grant upsert naming an
+   * account sends the index write in the same tick as the entry itself, so both go to Redis in one round trip
+   * (with the events of {@link attach}, the index write followed the entry's). A failed index write is logged, as
+   * before, and does not fail the request. Without an atomic write the factory is returned unchanged.
+   */
+  wrap(factory: AdapterFactory): AdapterFactory {
+    const atomicAdd = this.#atomicAdd;
+    if (!atomicAdd) return factory;
+    return (model) => {
+      const inner = factory(model);
+      const kind = model === 'Session' ? 'sessions' : model === 'Grant' ? 'grants' : undefined;
+      if (!kind) return inner;
+      return {
+        upsert: (id, payload, expiresIn) => {
+          const stored = inner.upsert(id, payload, expiresIn);
+          const accountId = payload.accountId;
+          if (typeof accountId === 'string' && accountId) {
+            const exp = typeof payload.exp === 'number' ? payload.exp : undefined;
+            const write = atomicAdd(accountId, kind, id, exp ?? defaultExp())
+              .catch((err: unknown) => this.logger.error({ err }, 'account session index: write failed'))
+              .finally(() => this.#pending.delete(write));
+            this.#pending.add(write);
+          }
+          return stored;
+        },
+        find: (id) => inner.find(id),
+        findByUid: (uid) => inner.findByUid(uid),
+        findByUserCode: (code) => inner.findByUserCode(code),
+        consume: (id) => inner.consume(id),
+        destroy: (id) => inner.destroy(id),
+        revokeByGrantId: (grantId) => inner.revokeByGrantId(grantId),
+      };
+    };
+  }
+
+  readonly #pending = new Set<Promise<unknown>>();
+
   /** Waits for pending index writes (tests, shutdown). */
   async settled(): Promise<void> {
-    await this.#queue;
+    await Promise.all([this.#queue, ...this.#pending]);
   }
 
   /**

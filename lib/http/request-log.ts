@@ -10,6 +10,9 @@ const INCOMING_ID = /^[\w.:-]{1,128}$/;
  * and no headers.
  */
 export function requestLog(logger: Logger): Middleware {
+  // The line's fields are fixed (id, method, path, status, ms) and none is a redacted key: the logger's
+  // redaction pass would find nothing, yet cost most of the line's CPU time. Same bindings, level and output.
+  const lines = logger.child({}, { redact: [] });
   return async function logRequest(ctx: Context, next: Next) {
     const incoming = ctx.get('X-Request-Id');
     const id = INCOMING_ID.test(incoming) ? incoming : randomUUID();
@@ -20,7 +23,7 @@ export function requestLog(logger: Logger): Middleware {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // Requests handed to oidc-provider (ctx.respond = false) finish on the raw response.
       const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
-      logger.info({ reqId: id, method: ctx.method, path: ctx.path, status, ms: Math.round(ms * 10) / 10 }, 'request');
+      lines.info({ reqId: id, method: ctx.method, path: ctx.path, status, ms: Math.round(ms * 10) / 10 }, 'request');
     };
     try {
       await next();

@@ -22,9 +22,14 @@ export class ConsentStore {
     return Array.isArray(payload?.scopes) ? (payload.scopes as string[]) : undefined;
   }
 
-  /** Adds scopes to the remembered consent. */
-  async remember(accountId: string, clientId: string, scopes: Iterable<string>): Promise<void> {
-    const merged = new Set([...((await this.find(accountId, clientId)) ?? []), ...scopes]);
+  /**
+   * Adds scopes to the remembered consent.
+   * @param known what {@link find} answered earlier in the same request, when the caller read it already (saves
+   *   the read; the merge is a read-modify-write either way).
+   */
+  async remember(accountId: string, clientId: string, scopes: Iterable<string>, known?: { previous: string[] | undefined }): Promise<void> {
+    const previous = known ? known.previous : await this.find(accountId, clientId);
+    const merged = new Set([...(previous ?? []), ...scopes]);
     await this.#adapter.upsert(ConsentStore.#id(accountId, clientId), { scopes: [...merged] });
   }
 

@@ -9,6 +9,8 @@ import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
 import { errorPage } from '../views.js';
 
+const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
+
 export interface InteractionDeps {
   provider: Provider;
   accounts: AccountStore;
@@ -57,7 +59,7 @@ export function loadInteraction(provider: Provider): Middleware {
       details = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode === 503) throw err;
-      return refuse(ctx, 400, 'invalid_request', 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.');
+      return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
     }
     if (details.uid !== (ctx as Context & { params: Record<string, string> }).params.uid) {
       return refuse(ctx, 400, 'invalid_request', 'This sign-in request does not belong to this browser session.');
@@ -87,9 +89,18 @@ export async function clientName(provider: Provider, details: Details): Promise<
   return client?.clientName ?? String(details.params.client_id);
 }
 
-/** Ends the interaction with `result` and sends the browser back to oidc-provider (303). */
-export async function finishInteraction(ctx: Context, provider: Provider, result: Parameters<Provider['interactionResult']>[2], merge: boolean): Promise<void> {
-  const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
+/**
+ * Ends the interaction with `result` and sends the browser back to oidc-provider (303): what
+ * `provider.interactionResult` does, on the interaction this request already loaded and checked (cookie, session,
+ * uid) in {@link loadInteraction}, instead of reading it and its session from storage a second time.
+ */
+export async function finishInteraction(ctx: Context, details: Details, result: Parameters<Provider['interactionResult']>[2], merge: boolean): Promise<void> {
+  // It may have expired while this request ran (a password hash takes a while): then, as a fresh read would have
+  // found nothing, the sign-in is over; never saved with a lifetime of zero or less.
+  const ttl = details.exp - Math.floor(Date.now() / 1000);
+  if (ttl <= 0) return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
+  details.result = merge && !('error' in result) ? { ...details.lastSubmission, ...result } : result;
+  await details.save(ttl);
   ctx.status = 303;
-  ctx.redirect(returnTo);
+  ctx.redirect(details.returnTo);
 }

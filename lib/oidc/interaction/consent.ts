@@ -10,6 +10,10 @@ import {
 
 const ACCOUNT_GONE = 'The account of this session no longer exists.';
 
+type Grant = InstanceType<InteractionActionDeps['provider']['Grant']>;
+/** The scopes this account already consented to for this client (the consent store's record). */
+type Previous = string[] | undefined;
+
 /** The consent page of `details` (OpenID Connect Core §3.1.2.4): the scopes the account may grant. */
 export async function showConsent(ctx: Context, deps: InteractionActionDeps, details: Details): Promise<void> {
   const { provider, scopes } = deps;
@@ -32,11 +36,12 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
  * rejected, for OpenID scopes and for each requested resource server (RFC 8707). Returns the grant id and the
  * granted OpenID scopes.
  */
-async function saveGrant(deps: InteractionActionDeps, details: Details, account: Account): Promise<{ grantId: string; granted: string[] }> {
+async function saveGrant(deps: InteractionActionDeps, details: Details, account: Account, existing: Grant | undefined, previous: Previous): Promise<{ grantId: string }> {
   const { provider, scopes } = deps;
+  const accountId = details.session!.accountId!;
+  const clientId = String(details.params.client_id);
   const { grantable, forbidden } = scopes.partition(account, scopes.known(details.params.scope));
-  const grant = (details.grantId ? await provider.Grant.find(details.grantId) : undefined)
-    ?? new provider.Grant({ accountId: details.session!.accountId!, clientId: String(details.params.client_id) });
+  const grant = existing ?? new provider.Grant({ accountId, clientId });
   if (grantable.length) grant.addOIDCScope(grantable.join(' '));
   if (forbidden.length) grant.rejectOIDCScope(forbidden.join(' '));
   const missingClaims = (details.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
@@ -48,7 +53,9 @@ async function saveGrant(deps: InteractionActionDeps, details: Details, account:
     if (allowed.length) grant.addResourceScope(resource, allowed.join(' '));
     if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
   }
-  return { grantId: await grant.save(), granted: grantable };
+  // The grant and the remembered consent are independent writes: sent together.
+  const [grantId] = await Promise.all([grant.save(), deps.consents.remember(accountId, clientId, grantable, { previous })]);
+  return { grantId };
 }
 
 /**
@@ -65,15 +72,19 @@ export function consentActions(deps: InteractionActionDeps): Middleware[] {
       const details = detailsOf(ctx);
       const decision = formBody(ctx).decision;
       if (decision === 'deny') {
-        return finishInteraction(ctx, deps.provider, { error: 'access_denied', error_description: 'The end-user denied the request' }, false);
+        return finishInteraction(ctx, details, { error: 'access_denied', error_description: 'The end-user denied the request' }, false);
       }
       if (decision !== 'allow') return refuse(ctx, 400, 'invalid_request', 'Choose Allow or Deny.');
       const accountId = details.session!.accountId!;
-      const account = await deps.accounts.findById(accountId);
+      // Independent reads, sent together (one round trip on Redis).
+      const [account, previous, existing] = await Promise.all([
+        deps.accounts.findById(accountId),
+        deps.consents.find(accountId, String(details.params.client_id)),
+        details.grantId ? deps.provider.Grant.find(details.grantId) : undefined,
+      ]);
       if (!account) return refuse(ctx, 400, 'login_required', ACCOUNT_GONE);
-      const { grantId, granted } = await saveGrant(deps, details, account);
-      await deps.consents.remember(accountId, String(details.params.client_id), granted);
-      await finishInteraction(ctx, deps.provider, { consent: { grantId } }, true);
+      const { grantId } = await saveGrant(deps, details, account, existing, previous);
+      await finishInteraction(ctx, details, { consent: { grantId } }, true);
     },
   ];
 }

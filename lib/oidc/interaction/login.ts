@@ -46,13 +46,19 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
       }
       const account = email && password ? await deps.accounts.verifyPassword(email, password) : undefined;
       if (!account) return showLogin(ctx, deps, details, 401, GENERIC_LOGIN_ERROR, email);
-      await deps.limits.loginSucceeded(email);
-      if (!account.emailVerified && deps.requireVerifiedEmail) {
-        // Only said after the right password, so it reveals nothing to someone who does not hold the account.
-        await deps.flows.resendVerification(ctx, account, details.uid);
-        return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
+      // The counter reset goes out together with the interaction write (one round trip less); both are awaited.
+      const reset = deps.limits.loginSucceeded(email);
+      reset.catch(() => undefined); // rethrown by the `await reset` below, never an unhandled rejection meanwhile
+      try {
+        if (!account.emailVerified && deps.requireVerifiedEmail) {
+          // Only said after the right password, so it reveals nothing to someone who does not hold the account.
+          await deps.flows.resendVerification(ctx, account, details.uid);
+          return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
+        }
+        await finishInteraction(ctx, details, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
+      } finally {
+        await reset;
       }
-      await finishInteraction(ctx, deps.provider, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
     },
   ];
 }

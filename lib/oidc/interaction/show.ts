@@ -16,7 +16,7 @@ export function showInteractionActions(deps: InteractionActionDeps): Middleware[
       if (details.prompt.name === 'login') return showLogin(ctx, deps, details);
       if (details.prompt.name === 'consent') {
         const onlyOurPrompt = details.params[OFFLINE_MARKER] === '1' && details.prompt.reasons.every((r) => r === 'consent_prompt');
-        if (onlyOurPrompt && details.grantId) return finishInteraction(ctx, deps.provider, { consent: { grantId: details.grantId } }, true);
+        if (onlyOurPrompt && details.grantId) return finishInteraction(ctx, details, { consent: { grantId: details.grantId } }, true);
         return showConsent(ctx, deps, details);
       }
       refuse(ctx, 400, 'invalid_request', `Unsupported interaction "${details.prompt.name}".`);
