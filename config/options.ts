@@ -146,7 +146,7 @@ const graphqlSchema = Type.Object({
     description: 'The host schema (SDL, a parsed `DocumentNode`, or an array of them)', defaultText: 'unset: GraphQL off',
   }),
   resolvers: withDefault(Type.Unsafe<IResolvers | IResolvers[]>({ anyOf: [{ type: 'object' }, { type: 'array' }] }), {}, {
-    description: 'Resolvers of the host schema; `context.auth` is `{ subject, clientId, scopes }` or `null`',
+    description: 'Resolvers of the host schema; `context.auth` is `{ sub, client_id, scope, scopes }` (RFC 7662 names) or `null`',
   }),
   introspection: section('Introspection of the GraphQL schema', {
     enabled: withDefault(Type.Boolean(), false, {

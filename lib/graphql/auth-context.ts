@@ -3,13 +3,18 @@ import type Provider from 'oidc-provider';
 import { PortcullisError } from '../errors.js';
 import { DpopReplayCache, InvalidDpopProofError, verifyDpopProof } from './dpop.js';
 
-/** Who is calling the GraphQL API, from a validated OAuth 2.0 access token (RFC 6750). */
+/**
+ * Who is calling the GraphQL API, from a validated OAuth 2.0 access token (RFC 6750), with the member names of
+ * token introspection (RFC 7662 §2.2), as `verifyAccessTokenForUser` of `portcullis/rp` returns them.
+ */
 export interface AuthInfo {
   /** The end-user's subject identifier (`sub`). */
-  subject: string;
-  /** The client the token was issued to. */
-  clientId: string;
-  /** Scopes the token carries (RFC 6749 §3.3). */
+  sub: string;
+  /** The client the token was issued to (`client_id`). */
+  client_id: string;
+  /** Scopes the token carries, space-separated (`scope`, RFC 6749 §3.3). */
+  scope: string;
+  /** The same scopes as a list (`scope` split on spaces), for `includes` checks; see {@link hasScope}. */
   scopes: readonly string[];
 }
 
@@ -90,8 +95,9 @@ async function checkBinding(v: TokenVerification, token: string, jkt: string | u
   }
 }
 
-function freeze(subject: string, clientId: string, scope: string | undefined): AuthInfo {
-  return Object.freeze({ subject, clientId, scopes: Object.freeze((scope ?? '').split(' ').filter(Boolean)) });
+function freeze(sub: string, clientId: string, scope: string | undefined): AuthInfo {
+  const scopes = Object.freeze((scope ?? '').split(' ').filter(Boolean));
+  return Object.freeze({ sub, client_id: clientId, scope: scopes.join(' '), scopes });
 }
 
 /** RFC 9068 JWT access token for this API: signature, `typ: at+jwt`, issuer, audience, lifetime, binding. */

@@ -61,7 +61,7 @@ export interface OperationLimitsOptions {
  * - unless the document gate already did for this request (`gateChecked`, a document from `documents`),
  *   computes the cost with the variables the executor will use (`first: $n`, defaults and coercion applied),
  *   400 `MAX_COST_EXCEEDED`;
- * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<subject>|client:<clientId>` for a
+ * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<sub>|client:<client_id>` for a
  *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted.
  */
 export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloServerPlugin<GraphqlContext> {
@@ -97,7 +97,7 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       if (!options.limiter) return;
       if (points === 0) return;
       const { auth, ip } = rc.contextValue;
-      const key = auth ? `sub:${auth.subject}|client:${auth.clientId}` : `ip:${ip ?? 'unknown'}`;
+      const key = auth ? `sub:${auth.sub}|client:${auth.client_id}` : `ip:${ip ?? 'unknown'}`;
       const result = await options.limiter.consume(key, points);
       if (!result.allowed) {
         throw new GraphQLError(`Rate limit exceeded: this operation would run ${points} root field(s); retry in ${result.retryAfterSeconds} s.`, {
