@@ -275,7 +275,7 @@ describe('issuer with a path (mounting under a prefix)', () => {
   test.each([
     ['https://id.example.com/auth/', 'must not end with "/"'],
     ['https://id.example.com/a/../auth', 'not in normal form'],
-    ['https://id.example.com/a//b', 'not in normal form'],
+    ['https://id.example.com/a//b', 'may only hold segments'],
     ['https://id.example.com/a%20b', 'may only hold segments'],
     ['https://id.example.com/.well-known/x', 'must not start with /.well-known'],
   ])('%s is refused: %s', (issuer, message) => {
