@@ -141,7 +141,7 @@ const graphqlLimits = {
 };
 
 const graphqlSchema = Type.Object({
-  path: withDefault(Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }), '/graphql', { description: 'Path of the GraphQL endpoint (`/api/graphql`, `/api/v1/graphql`, …)' }),
+  path: withDefault(Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }), '/graphql', { description: 'Path of the GraphQL endpoint on the host, absolute (not under the issuer\'s path unless written so): `/api/graphql`, `/auth/graphql`, …' }),
   typeDefs: required(Type.Unsafe<string | DocumentNode | Array<string | DocumentNode>>({ anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }, { type: 'array' }] }), {
     description: 'The host schema (SDL, a parsed `DocumentNode`, or an array of them)', defaultText: 'unset: GraphQL off',
   }),
@@ -190,7 +190,7 @@ const graphqlSchema = Type.Object({
     description: 'Start-up check for fields named like e-mail, password, token, secret, user/account id without `@requiresScopes` or `@public(reason:)`: `warn` logs, `refuse` stops the server, `off` skips it',
   }),
   resource: derived(Type.String({ format: 'uri', not: { pattern: '#' } }), {
-    defaultText: 'issuer + `graphql.path`',
+    defaultText: 'issuer\'s origin + `graphql.path`',
     description: 'Resource indicator of the API: tokens requested with `resource=<this>` are JWT access tokens (RFC 9068) verified without a storage lookup; tokens for other audiences are refused',
     see: 'RFC 8707, RFC 9068',
   }),
@@ -200,7 +200,7 @@ const graphqlSchema = Type.Object({
 export const ConfigSchema = Type.Object({
   issuer: required(Type.String({ format: 'uri', pattern: '^https?://', not: { pattern: '[?#]' } }), {
     defaultText: '(required)',
-    description: 'Issuer identifier; absolute http(s) URL without query or fragment. Endpoints hang off it',
+    description: 'Issuer identifier; absolute http(s) URL without query or fragment. Endpoints, pages and cookies hang off it: with a path (`https://host/auth`, no trailing `/`) everything is served under `/auth`, plus RFC 8414\'s `/.well-known/oauth-authorization-server/auth`',
     security: 'https required in production',
     see: 'OIDC Discovery §3, RFC 8414 §2',
   }),

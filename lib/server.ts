@@ -21,9 +21,10 @@ import type { GraphqlContext } from './graphql/auth-context.js';
 import { bearerAuth, CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from './graphql/transport.js';
 import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js';
 import { CsrfGuard } from './http/csrf.js';
-import { handleErrors } from './http/error-handler.js';
+import { handleErrors, writeError } from './http/error-handler.js';
 import { healthEndpoints } from './http/health.js';
-import { isReservedPath, routeTable, type RouteParts } from './http/routes.js';
+import { adoptHostBody } from './http/host-body.js';
+import { isReservedPath, issuerPath, routeTable, type RouteParts } from './http/routes.js';
 import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
@@ -56,7 +57,12 @@ export interface PortcullisServer {
   readonly limiterBackend: LimiterBackend;
   /**
    * The whole server as one Koa middleware, to mount at the root of a host Koa app
-   * (`hostApp.use(server.middleware())`). Mount it before any body parser of the host.
+   * (`hostApp.use(server.middleware())`). It serves the authorization server under the issuer's path
+   * (`https://host/auth` → `/auth/token`, `/auth/.well-known/openid-configuration`, and RFC 8414's
+   * `/.well-known/oauth-authorization-server/auth` at the root), GraphQL at `graphql.path`, and calls `next()`
+   * for every other path. `koa-mount` at the issuer's path works too (without the path-inserted metadata, which
+   * is outside the mount). Best placed before the host's body parser; after one, the raw body it keeps
+   * (`ctx.request.rawBody`) is used.
    */
   middleware(): Middleware;
   /** Starts listening; resolves with the Node HTTP server. */
@@ -79,10 +85,19 @@ export interface PortcullisServer {
   close(): Promise<void>;
 }
 
-function checkGraphqlPath(path: string): void {
-  if (isReservedPath(path)) {
-    throw new ConfigError('graphql.path', `${path} collides with an authorization server route`);
+/** `graphql.path` is absolute on the host; under the issuer's path it must not shadow a route of the server. */
+function checkGraphqlPath(path: string, prefix: string): void {
+  const under = prefix === '' ? path : path === prefix ? '/' : path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+  if (under !== undefined && isReservedPath(under)) {
+    throw new ConfigError('graphql.path', `${path} collides with an authorization server route under the issuer ${prefix ? `path ${prefix}` : 'root'}`);
   }
+}
+
+/** Answer when a host app mounted the middleware under a path that is not the issuer's. */
+function misplacedMountDescription(issuer: string): string {
+  return `Portcullis is mounted under a path its issuer (${issuer}) does not name, so the URLs it publishes would not lead here. `
+    + 'Mount server.middleware() at the root of the host app (app.use(server.middleware()): it serves under the issuer\'s path itself), '
+    + `or with koa-mount at the issuer's path ${issuerPath(issuer) || '/'}.`;
 }
 
 /**
@@ -102,7 +117,8 @@ function checkGraphqlPath(path: string): void {
  */
 export async function createServer(input: PortcullisConfig): Promise<PortcullisServer> {
   const config = loadConfig(input);
-  if (config.graphql) checkGraphqlPath(config.graphql.path);
+  const prefix = issuerPath(config.issuer);
+  if (config.graphql) checkGraphqlPath(config.graphql.path, prefix);
 
   const logger = config.logger ?? createLogger();
   if (!config.keys.signing) logger.warn('keys.signing not set: using ephemeral RS256, ES256 and EdDSA signing keys (tokens die with this process; development only)');
@@ -138,12 +154,24 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     });
 
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
-    pinAppToIssuer(provider as never, config.issuer);
+    // Its app sees paths under the issuer's path (the route table strips it).
+    pinAppToIssuer(provider as never, config.issuer, { underIssuerPath: true });
     const providerCallback = provider.callback();
     async function oidcProvider(ctx: Context) {
       // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
+      // Its URLs (discovery, redirects, registration_client_uri, DPoP htu) put its mount path before its routes:
+      // `req.baseUrl` when `req.originalUrl` is unset (oidc-provider lib/helpers/oidc_context.js `urlFor`).
+      const req = ctx.req as typeof ctx.req & { baseUrl?: string; originalUrl?: string };
+      const saved = { baseUrl: req.baseUrl, originalUrl: req.originalUrl };
+      req.baseUrl = prefix;
+      req.originalUrl = undefined;
       ctx.respond = false;
-      await providerCallback(ctx.req, ctx.res);
+      try {
+        await providerCallback(ctx.req, ctx.res);
+      } finally {
+        req.baseUrl = saved.baseUrl;
+        req.originalUrl = saved.originalUrl;
+      }
     }
 
     let graphql: RouteParts['graphql'];
@@ -161,7 +189,15 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       };
     }
     // The whole Koa stack, per route, is in lib/http/routes.ts.
+    const misplaced = misplacedMountDescription(config.issuer);
+    let misplacedLogged = false;
     const middleware = routeTable({
+      prefix,
+      adoptHostBody,
+      misplacedMount(ctx) {
+        if (!misplacedLogged) logger.error({ issuer: config.issuer, path: ctx.originalUrl.split('?')[0] }, 'portcullis middleware mounted under a path the issuer does not name');
+        writeError(ctx, 500, 'server_error', misplaced, { page: false });
+      },
       requestLog: requestLog(logger),
       handleErrors,
       requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),

@@ -37,7 +37,8 @@ export class AccountMail {
 
   /** The absolute URL of an account page. */
   pageUrl(path: string): string {
-    return new URL(path, this.#deps.issuer).href;
+    // Under the issuer's path, as every page (`https://host/auth` + `/account/verify?…`).
+    return new URL(`${this.#deps.issuer.replace(/\/$/, '')}${path}`).href;
   }
 
   /** Delivers `content` to `to` in the background. Expects a mailer (callers check {@link enabled}). */

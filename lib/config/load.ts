@@ -116,6 +116,26 @@ function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
 }
 
 /**
+ * An issuer with a path (`https://host/auth`) puts every route under that path; refuse the forms for which the
+ * URLs a client derives (OIDC Discovery §4: issuer + `/.well-known/openid-configuration`; RFC 8414 §3.1: the
+ * well-known segment inserted before the path) would not lead to the routes served.
+ */
+function checkIssuerPath(issuer: string): void {
+  const url = new URL(issuer);
+  // The URL parser resolves dot segments and percent-encodes: compare with what was written.
+  const written = /^[a-z]+:\/\/[^/]*(\/.*)?$/i.exec(issuer)?.[1] ?? '';
+  if (url.username || url.password) throw new ConfigError('issuer', 'must not carry user information (user:password@)');
+  if (written === '' || written === '/') return;
+  const fix = `write it as ${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/{2,}/g, '/') || ''}`;
+  if (written.endsWith('/')) throw new ConfigError('issuer', `a path issuer must not end with "/" (clients append "/.well-known/…" to it): ${fix}`);
+  if (written !== url.pathname) throw new ConfigError('issuer', `its path ${JSON.stringify(written)} is not in normal form (dot segments or characters that need encoding): ${fix}`);
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(written) || written.split('/').some((s) => s === '.' || s === '..')) {
+    throw new ConfigError('issuer', `its path ${JSON.stringify(written)} may only hold segments of letters, digits, ".", "_", "~" and "-"`);
+  }
+  if (written.startsWith('/.well-known')) throw new ConfigError('issuer', 'its path must not start with /.well-known (reserved for metadata, RFC 8615)');
+}
+
+/**
  * Validates `input` against the option schema (`config/options.ts`), merging it deeply over the defaults, and
  * returns a frozen copy; the caller's object is never mutated. Objects merge member by member at every depth;
  * arrays and maps (`clients`, `scopes`, `graphql.limits.fieldCosts`) replace the default as a whole.
@@ -135,6 +155,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     candidate.mail = { mailbox: env.PORTCULLIS_DEV_MAILBOX, ...candidate.mail };
   }
   if (!validate(candidate)) throw describe(validate.errors![0]);
+  checkIssuerPath(candidate.issuer);
 
   // Defaults derived from other options or the environment (`derived` in the option schema).
   const { graphql, keys, registration, selfService } = candidate;
@@ -144,7 +165,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     storage: { ...candidate.storage, explicitType },
     registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
     selfService: { ...selfService, signup: selfService.signup ?? !production },
-    graphql: graphql && { ...graphql, resource: graphql.resource ?? `${candidate.issuer.replace(/\/$/, '')}${graphql.path}` },
+    graphql: graphql && { ...graphql, resource: graphql.resource ?? `${new URL(candidate.issuer).origin}${graphql.path}` },
     production,
   };
 

@@ -11,7 +11,7 @@ import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
-import { PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
 import { endpointRateLimits } from '../limits/endpoint-limits.js';
 import type { LimiterBackend } from '../limits/limiter.js';
@@ -102,6 +102,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     };
   };
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
+  // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).
+  const prefix = issuerPath(config.issuer);
 
   return {
     adapter: adapter as unknown as Configuration['adapter'],
@@ -109,8 +111,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     jwks: deps.signingKeys as Configuration['jwks'],
     cookies: {
       keys: deps.cookieKeys,
-      long: { httpOnly: true, sameSite: 'lax', signed: true },
-      short: { httpOnly: true, sameSite: 'lax', signed: true },
+      long: { httpOnly: true, sameSite: 'lax', signed: true, path: prefix || '/' },
+      short: { httpOnly: true, sameSite: 'lax', signed: true, path: prefix || '/' },
     },
     routes: PROVIDER_ROUTES,
     scopes: scopes.all,
@@ -165,7 +167,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
     fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
-      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+      url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`,
     },
     async findAccount(ctx, sub) {
       const account = await accounts.findById(ctx, sub);

@@ -5,6 +5,7 @@ import type { AccountFlows } from '../../accounts/account-routes.js';
 import type { AccountStore } from '../../accounts/account-store.js';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
 import { errorPage } from '../views.js';
@@ -38,9 +39,9 @@ export function detailsOf(ctx: Context): Details {
   return ctx.state.interaction as Details;
 }
 
-/** The CSRF cookie path and form action base of an interaction's pages. */
-export function interactionPath(details: Details): string {
-  return `/interaction/${details.uid}`;
+/** The CSRF cookie path and form action base of an interaction's pages (under the issuer's path). */
+export function interactionPath(ctx: Context, details: Details): string {
+  return mountedPath(ctx, `/interaction/${details.uid}`);
 }
 
 /** Our error page naming the OAuth `error` code, for a request that cannot go on. */
@@ -71,7 +72,7 @@ export function loadInteraction(provider: Provider): Middleware {
 
 /** Middleware: a form submission goes on only with this interaction's CSRF token; else 403. */
 export function interactionCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, (ctx) => interactionPath(detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
+  return csrfCheck(csrf, (ctx) => interactionPath(ctx, detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
     'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.'));
 }
 

@@ -1,20 +1,26 @@
 import type { Context, Middleware } from 'koa';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
 import { loginPage } from '../views.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
 
+/** A page link under the issuer's path, if there is one. */
+function underMount(ctx: Context, path: string | undefined): string | undefined {
+  return path === undefined ? undefined : mountedPath(ctx, path);
+}
+
 const GENERIC_LOGIN_ERROR = 'The e-mail address or password is incorrect.';
 
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, error?: string, email?: string): Promise<PageBuilder> {
-  const scope = interactionPath(details);
+  const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, scope);
   const name = await clientName(deps.provider, details);
   return (nonce) => loginPage({
     nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email,
-    signupUrl: deps.flows.signupUrl(details.uid), resetUrl: deps.flows.resetUrl(details.uid),
+    signupUrl: underMount(ctx, deps.flows.signupUrl(details.uid)), resetUrl: underMount(ctx, deps.flows.resetUrl(details.uid)),
   });
 }
 
