@@ -11,6 +11,8 @@ import { RedisAccountStore } from '../adapters/redis-account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
+import { FactorChanges } from './accounts/mfa/factor-changes.js';
+import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
 import { loadConfig } from './config/load.js';
@@ -137,6 +139,17 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
     });
 
+    const factors = config.mfa.enabled ? new SecondFactors({
+      accounts,
+      // Development without a key: one derived from the cookie key (production refuses a missing mfa.encryptionKey).
+      encryptionKey: config.mfa.encryptionKey ?? createHash('sha256').update(`portcullis-mfa\n${cookieKeys[0]}`).digest('base64url'),
+      issuerLabel: config.mfa.issuerLabel ?? new URL(config.issuer).hostname,
+      limits: { perAccount: config.accountLimits.secondFactorPerAccount, perIp: config.accountLimits.secondFactorPerIp },
+      limiterBackend,
+    }) : undefined;
+    if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from the cookie key (development only)');
+    const mfa = factors ? { factors, changes: new FactorChanges(accountSessions, flows.mail, logger), pending: storage.adapter('MfaPending') } : undefined;
+
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     pinAppToIssuer(provider as never, config.issuer);
     const providerCallback = provider.callback();
@@ -167,7 +180,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
       health: healthEndpoints(storage),
       oidcProvider,
-      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos }),
+      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa }),
       accountPages: flows.routes,
       graphql,
     });

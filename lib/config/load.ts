@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
-import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
+import { ACCOUNT_STORE_METHODS, SECOND_FACTOR_METHODS } from '../accounts/account-store.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { readSigningKeys } from '../oidc/keys.js';
@@ -83,6 +83,9 @@ function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
   if (!config.issuer.startsWith('https://')) {
     problems.push({ path: 'issuer', message: 'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)' });
   }
+  if (config.mfa.enabled && !config.mfa.encryptionKey) {
+    problems.push({ path: 'mfa.encryptionKey', message: 'NODE_ENV=production with mfa.enabled needs mfa.encryptionKey: a random secret of at least 32 characters that encrypts TOTP secrets at rest (`npx portcullis cookie-key` makes one), or set mfa.enabled to false' });
+  }
   if (config.selfService.signup && !config.mail.smtp) {
     problems.push({ path: 'selfService.signup', message: 'sign-up needs mail to verify addresses: set mail.smtp (PORTCULLIS_SMTP_URL for the standalone server) or turn selfService.signup off' });
   }
@@ -151,6 +154,11 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   for (const method of ACCOUNT_STORE_METHODS) {
     if (config.accountStore && typeof config.accountStore[method] !== 'function') {
       throw new ConfigError(`accountStore.${method}`, 'must be a function (see the AccountStore interface)');
+    }
+  }
+  for (const method of SECOND_FACTOR_METHODS) {
+    if (config.accountStore && config.mfa.enabled && typeof config.accountStore[method] !== 'function') {
+      throw new ConfigError(`accountStore.${method}`, 'must be a function when mfa.enabled is on (see the AccountStore interface), or set mfa.enabled to false');
     }
   }
   if (config.storage.type === 'redis' && !config.storage.url === !config.storage.client) {

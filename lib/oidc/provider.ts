@@ -12,6 +12,7 @@ import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
 import { PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
 import { endpointRateLimits } from '../limits/endpoint-limits.js';
 import type { LimiterBackend } from '../limits/limiter.js';
@@ -114,7 +115,9 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     },
     routes: PROVIDER_ROUTES,
     scopes: scopes.all,
-    claims: { ...SCOPE_CLAIMS, sid: null, iss: null } as Configuration['claims'],
+    // acr (OIDC Core §2) and amr (RFC 8176) of the sign-in go into ID tokens: what the login result set.
+    claims: { ...SCOPE_CLAIMS, sid: null, iss: null, acr: null, amr: null, auth_time: null } as Configuration['claims'],
+    acrValues: [...ACR_VALUES],
     // The spec puts the claims of the granted scopes in the ID token too (OIDC Core §5.4 allows it when no
     // access token is issued; we release them always, filtered by scope, as the spec describes).
     conformIdTokenClaims: false,
@@ -165,6 +168,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
     fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
+      // oidc-provider's prompts, plus the step-up check of the MFA policy (lib/accounts/mfa/policy.ts).
+      policy: config.mfa.enabled ? interactionPolicyWithMfa() : undefined,
       url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
     },
     async findAccount(ctx, sub) {
