@@ -12,6 +12,8 @@ import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
 import { FactorChanges } from './accounts/mfa/factor-changes.js';
+import { accountHomeRoutes } from './accounts/account-home.js';
+import compose from 'koa-compose';
 import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
@@ -181,7 +183,12 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       health: healthEndpoints(storage),
       oidcProvider,
       interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa }),
-      accountPages: flows.routes,
+      // The flows (sign-up, reset, …) and the signed-in account page `/account` (lib/accounts/account-home.ts).
+      accountPages: compose([flows.routes, accountHomeRoutes({
+        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret),
+        reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
+        changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
+      })]),
       graphql,
     });
 

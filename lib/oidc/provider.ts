@@ -13,6 +13,7 @@ import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
 import { PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
 import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
+import { ACCOUNT_CLIENT_ID, HOME_PATHS } from '../accounts/account-home.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
 import { endpointRateLimits } from '../limits/endpoint-limits.js';
 import type { LimiterBackend } from '../limits/limiter.js';
@@ -106,7 +107,11 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
 
   return {
     adapter: adapter as unknown as Configuration['adapter'],
-    clients: clientMetadata(config) as Configuration['clients'],
+    // Configured clients, plus the first-party client through which `/account` signs a browser in.
+    clients: [...clientMetadata(config), {
+      client_id: ACCOUNT_CLIENT_ID, client_name: 'Your account', token_endpoint_auth_method: 'none',
+      redirect_uris: [new URL(HOME_PATHS.callback, config.issuer).href], response_types: ['code'], grant_types: ['authorization_code'],
+    }] as Configuration['clients'],
     jwks: deps.signingKeys as Configuration['jwks'],
     cookies: {
       keys: deps.cookieKeys,
@@ -187,6 +192,12 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       const clientId = client!.clientId;
       const grantId = ctx.oidc.result?.consent?.grantId ?? session?.grantIdFor(clientId);
       const accountId = session?.accountId;
+      if (clientId === ACCOUNT_CLIENT_ID && accountId) {
+        // The account page is first-party and receives nothing (its code is never redeemed): no consent page.
+        const grant = (grantId ? await provider.Grant.find(grantId) : undefined) ?? new provider.Grant({ accountId, clientId });
+        if (!grant.getOIDCScope().includes('openid')) { grant.addOIDCScope('openid'); await grant.save(); }
+        return grant;
+      }
       // Independent reads, sent together (one round trip on Redis); the account is usually this request's memo.
       const [found, remembered, account] = await Promise.all([
         grantId ? provider.Grant.find(grantId) : undefined,
