@@ -357,9 +357,9 @@ export const ConfigSchema = Type.Object({
       see: 'RFC 6238, RFC 8176',
     }),
     encryptionKey: optional(Type.String({ minLength: 32 }), {
-      defaultText: 'derived from the first cookie key (development)',
+      defaultText: 'derived from the first cookie key',
       description: 'Secret (≥ 32 characters) from which the AES-256-GCM key encrypting TOTP secrets at rest is derived (HKDF-SHA-256)',
-      security: 'required in production with `mfa.enabled`; changing it makes every enrolled TOTP unusable (recovery codes still work)',
+      security: 'set it in production: without it the key is derived from `keys.cookies[0]`, so rotating cookie keys would make every enrolled TOTP unusable (recovery codes still work); a start-up warning says so',
     }),
     issuerLabel: optional(Type.String({ minLength: 1, maxLength: 64 }), {
       defaultText: 'the issuer\'s host name',

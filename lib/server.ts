@@ -143,13 +143,13 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
 
     const factors = config.mfa.enabled ? new SecondFactors({
       accounts,
-      // Development without a key: one derived from the cookie key (production refuses a missing mfa.encryptionKey).
+      // Without a key of its own: one derived from the first cookie key (a configured secret in production).
       encryptionKey: config.mfa.encryptionKey ?? createHash('sha256').update(`portcullis-mfa\n${cookieKeys[0]}`).digest('base64url'),
       issuerLabel: config.mfa.issuerLabel ?? new URL(config.issuer).hostname,
       limits: { perAccount: config.accountLimits.secondFactorPerAccount, perIp: config.accountLimits.secondFactorPerIp },
       limiterBackend,
     }) : undefined;
-    if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from the cookie key (development only)');
+    if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
     const mfa = factors ? { factors, changes: new FactorChanges(accountSessions, flows.mail, logger), pending: storage.adapter('MfaPending') } : undefined;
 
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.

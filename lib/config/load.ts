@@ -83,9 +83,6 @@ function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
   if (!config.issuer.startsWith('https://')) {
     problems.push({ path: 'issuer', message: 'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)' });
   }
-  if (config.mfa.enabled && !config.mfa.encryptionKey) {
-    problems.push({ path: 'mfa.encryptionKey', message: 'NODE_ENV=production with mfa.enabled needs mfa.encryptionKey: a random secret of at least 32 characters that encrypts TOTP secrets at rest (`npx portcullis cookie-key` makes one), or set mfa.enabled to false' });
-  }
   if (config.selfService.signup && !config.mail.smtp) {
     problems.push({ path: 'selfService.signup', message: 'sign-up needs mail to verify addresses: set mail.smtp (PORTCULLIS_SMTP_URL for the standalone server) or turn selfService.signup off' });
   }
