@@ -29,7 +29,7 @@ async function openAccount(browser: TestBrowser, secret?: string) {
 /** Submits the form holding the button `#id`. */
 async function press(browser: TestBrowser, page: Awaited<ReturnType<TestBrowser['go']>>, id: string, fields: Record<string, string> = {}) {
   const form = page.dom.querySelector(`#${id}`)!.parentNode;
-  return browser.submit({ ...page, dom: parse(`<div>${form.toString()}</div>`) }, fields);
+  return browser.submit({ ...page, dom: parse(`<div>${form!.toString()}</div>`) }, fields);
 }
 
 describe('account page', () => {
