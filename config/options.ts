@@ -99,6 +99,12 @@ const clientSchema = Type.Object({
   client_name: Type.Optional(Type.String()),
   scope: Type.Optional(Type.String()),
   post_logout_redirect_uris: Type.Optional(Type.Array(Type.String({ format: 'uri' }))),
+  require_mfa: optional(Type.Boolean(), {
+    description: 'Every sign-in for this client needs a second factor (TOTP or a recovery code); the ID token then has `acr` `urn:portcullis:mfa` and `amr` with `mfa`. Also accepted as registration metadata',
+    defaultText: '`false`',
+    security: 'a session signed in with a password only is stepped up before the client gets a code',
+    see: 'RFC 8176, OIDC Core §2 (acr)',
+  }),
   pkce_optional: optional(Type.Boolean(), {
     description: 'Lets a confidential client skip PKCE when it cannot send `code_verifier`',
     defaultText: '`false`',
@@ -338,6 +344,32 @@ export const ConfigSchema = Type.Object({
     loginPerIp: limit(100, 900, { description: 'Login attempts per client IP', security: 'slows spraying; set `proxy` behind a proxy so the client IP is used' }),
     mailPerAddress: limit(5, 3600, { description: 'Sign-up, resend, reset and change mails per e-mail address', security: 'keeps the server from flooding a mailbox' }),
     mailPerIp: limit(30, 3600, { description: 'Sign-ups, resends, reset and change requests per client IP' }),
+    secondFactorPerAccount: limit(5, 900, {
+      description: 'Second-factor attempts (TOTP or recovery code) per account, at sign-in, step-up and enrolment; success resets it',
+      security: 'a 6-digit code has 10⁶ values: 5 tries per 15 minutes keeps guessing hopeless',
+      see: 'RFC 6238 §5.1',
+    }),
+    secondFactorPerIp: limit(50, 900, { description: 'Second-factor attempts per client IP' }),
+  }),
+  mfa: section('Second factors (TOTP with recovery codes) and the signed-in account page `/account`', {
+    enabled: withDefault(Type.Boolean(), true, {
+      description: 'TOTP enrolment on `/account/security`, the second sign-in step for accounts that enrolled, `require_mfa` clients and `acr_values=urn:portcullis:mfa`. Needs an account store with `getSecondFactor`/`setSecondFactor`',
+      see: 'RFC 6238, RFC 8176',
+    }),
+    encryptionKey: optional(Type.String({ minLength: 32 }), {
+      defaultText: 'derived from the first cookie key',
+      description: 'Secret (≥ 32 characters) from which the AES-256-GCM key encrypting TOTP secrets at rest is derived (HKDF-SHA-256)',
+      security: 'set it in production: without it the key is derived from `keys.cookies[0]`, so rotating cookie keys would make every enrolled TOTP unusable (recovery codes still work); a start-up warning says so',
+    }),
+    issuerLabel: optional(Type.String({ minLength: 1, maxLength: 64 }), {
+      defaultText: 'the issuer\'s host name',
+      description: 'Name shown in authenticator apps for the TOTP entry (`issuer` of the `otpauth://` URI)',
+    }),
+    reauthenticateAfterSeconds: withDefault(seconds(), 600, {
+      unit: 'seconds',
+      description: 'On `/account`, a change (factors, sessions, applications) needs a sign-in no older than this; else the browser signs in again first',
+      security: 'a browser left signed in cannot change factors without the password (and second factor)',
+    }),
   }),
   openid: withDefault(Type.Boolean(), true, {
     description: 'OpenID Connect on top of OAuth 2.0. `false` = OAuth-only mode: `scope=openid` gets `invalid_scope`, response types with `id_token` get `unsupported_response_type`, no userinfo endpoint, no `/.well-known/openid-configuration` (the RFC 8414 document stays, without OpenID members)',

@@ -11,6 +11,10 @@ import { RedisAccountStore } from '../adapters/redis-account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
+import { FactorChanges } from './accounts/mfa/factor-changes.js';
+import { accountHomeRoutes } from './accounts/account-home.js';
+import compose from 'koa-compose';
+import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
 import { loadConfig } from './config/load.js';
@@ -153,6 +157,17 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
     });
 
+    const factors = config.mfa.enabled ? new SecondFactors({
+      accounts,
+      // Without a key of its own: one derived from the first cookie key (a configured secret in production).
+      encryptionKey: config.mfa.encryptionKey ?? createHash('sha256').update(`portcullis-mfa\n${cookieKeys[0]}`).digest('base64url'),
+      issuerLabel: config.mfa.issuerLabel ?? new URL(config.issuer).hostname,
+      limits: { perAccount: config.accountLimits.secondFactorPerAccount, perIp: config.accountLimits.secondFactorPerIp },
+      limiterBackend,
+    }) : undefined;
+    if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
+    const mfa = factors ? { factors, changes: new FactorChanges(accountSessions, flows.mail, logger), pending: storage.adapter('MfaPending') } : undefined;
+
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     // Its app sees paths under the issuer's path (the route table strips it).
     pinAppToIssuer(provider as never, config.issuer, { underIssuerPath: true });
@@ -203,8 +218,13 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
       health: healthEndpoints(storage),
       oidcProvider,
-      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos }),
-      accountPages: flows.routes,
+      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa }),
+      // The flows (sign-up, reset, …) and the signed-in account page `/account` (lib/accounts/account-home.ts).
+      accountPages: compose([flows.routes, accountHomeRoutes({
+        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys,
+        reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
+        changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
+      })]),
       graphql,
     });
 

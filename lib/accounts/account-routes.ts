@@ -41,6 +41,8 @@ export interface AccountFlows {
   signupUrl(interactionUid?: string): string | undefined;
   /** Link to the password reset page, or undefined without mail. */
   resetUrl(interactionUid?: string): string | undefined;
+  /** The account mail sender (notices of factor changes use it too). */
+  mail: AccountMail;
   /** Mails a new verification link to an unverified account (rate-limited per address and IP). */
   resendVerification(ctx: Context, account: Account, interactionUid?: string): Promise<void>;
 }
@@ -81,6 +83,7 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
     routes: router.routes() as unknown as Middleware,
     signupUrl: (uid) => (signupOn ? withInteraction(ACCOUNT_PATHS.signup, uid) : undefined),
     resetUrl: (uid) => (mailer ? withInteraction(ACCOUNT_PATHS.reset, uid) : undefined),
+    mail,
     resendVerification: (ctx, account, uid) => resendConfirmationAtLogin(services, ctx.ip, account, uid),
   };
 }

@@ -125,4 +125,41 @@ export class AccountSessions {
     await this.#index.destroy(accountId);
     return { sessions: payload.sessions.length, grants: payload.grants.length };
   }
+
+  /**
+   * Ends every session of the account except `keepSessionId` (a Session id, the `_session` cookie value) and
+   * revokes every grant except the ones that session holds (what a second-factor change does: the browser that
+   * made the change stays signed in, every other one is signed out with its tokens).
+   * @returns how many sessions and grants were ended.
+   */
+  async revokeOthers(accountId: string, keepSessionId: string | undefined): Promise<{ sessions: number; grants: number }> {
+    if (!keepSessionId) return this.revokeAll(accountId);
+    await this.settled();
+    const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
+    if (!payload) return { sessions: 0, grants: 0 };
+    const sessions = this.#adapter('Session');
+    const grants = this.#adapter('Grant');
+    const kept = (await sessions.find(keepSessionId)) as { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | undefined;
+    const keepGrants = new Set(kept?.accountId === accountId ? Object.values(kept.authorizations ?? {}).map((a) => a.grantId).filter(Boolean) : []);
+    const endSessions = payload.sessions.filter((e) => e.id !== keepSessionId);
+    const endGrants = payload.grants.filter((e) => !keepGrants.has(e.id));
+    for (const { id } of endSessions) await sessions.destroy(id);
+    for (const { id } of endGrants) {
+      for (const model of GRANT_LINKED_MODELS) await this.#adapter(model).revokeByGrantId(id);
+      await grants.destroy(id);
+    }
+    const rest: IndexPayload = { ...payload, sessions: payload.sessions.filter((e) => e.id === keepSessionId), grants: payload.grants.filter((e) => keepGrants.has(e.id)) };
+    const now = Math.floor(Date.now() / 1000);
+    const maxExp = Math.max(now + 1, ...rest.sessions.map((e) => e.exp), ...rest.grants.map((e) => e.exp));
+    await this.#index.upsert(accountId, rest, maxExp - now);
+    return { sessions: endSessions.length, grants: endGrants.length };
+  }
+
+  /** The account's live sessions as indexed: `{ id, exp }` (exp in epoch seconds). */
+  async list(accountId: string): Promise<Array<{ id: string; exp: number }>> {
+    await this.settled();
+    const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
+    const now = Math.floor(Date.now() / 1000);
+    return (payload?.sessions ?? []).filter((e) => e.exp > now);
+  }
 }

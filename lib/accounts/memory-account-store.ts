@@ -1,5 +1,5 @@
 import type { SeedAccount } from '../config/types.js';
-import type { Account, AccountStore, NewAccount } from './account-store.js';
+import type { Account, AccountStore, NewAccount, StoredSecondFactor } from './account-store.js';
 import { hashPassword } from './password.js';
 import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now } from './account-records.js';
 
@@ -9,6 +9,7 @@ interface StoredAccount { account: Account; passwordHash: string }
 export class MemoryAccountStore implements AccountStore {
   readonly #byId = new Map<string, StoredAccount>();
   readonly #byEmail = new Map<string, StoredAccount>();
+  readonly #factors = new Map<string, string>();
 
   /** Builds a store from seed accounts; hashes every password (async). */
   static async fromSeed(seed: readonly SeedAccount[]): Promise<MemoryAccountStore> {
@@ -72,5 +73,17 @@ export class MemoryAccountStore implements AccountStore {
     const stored = this.#byId.get(id);
     if (!stored) return;
     stored.account = freeze({ ...stored.account, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
+  }
+
+  async getSecondFactor(id: string): Promise<StoredSecondFactor | undefined> {
+    const raw = this.#factors.get(id);
+    // A copy every time: callers change what they read before writing it back.
+    return raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+  }
+
+  async setSecondFactor(id: string, value: StoredSecondFactor | undefined): Promise<void> {
+    if (!this.#byId.has(id)) return;
+    if (value) this.#factors.set(id, JSON.stringify(value));
+    else this.#factors.delete(id);
   }
 }

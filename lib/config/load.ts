@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
-import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
+import { ACCOUNT_STORE_METHODS, SECOND_FACTOR_METHODS } from '../accounts/account-store.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { readSigningKeys } from '../oidc/keys.js';
@@ -172,6 +172,11 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   for (const method of ACCOUNT_STORE_METHODS) {
     if (config.accountStore && typeof config.accountStore[method] !== 'function') {
       throw new ConfigError(`accountStore.${method}`, 'must be a function (see the AccountStore interface)');
+    }
+  }
+  for (const method of SECOND_FACTOR_METHODS) {
+    if (config.accountStore && config.mfa.enabled && typeof config.accountStore[method] !== 'function') {
+      throw new ConfigError(`accountStore.${method}`, 'must be a function when mfa.enabled is on (see the AccountStore interface), or set mfa.enabled to false');
     }
   }
   if (config.storage.type === 'redis' && !config.storage.url === !config.storage.client) {

@@ -12,6 +12,8 @@ import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
 import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
+import { ACCOUNT_CLIENT_ID, HOME_PATHS } from '../accounts/account-home.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
 import { endpointRateLimits } from '../limits/endpoint-limits.js';
 import type { LimiterBackend } from '../limits/limiter.js';
@@ -107,7 +109,11 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
 
   return {
     adapter: adapter as unknown as Configuration['adapter'],
-    clients: clientMetadata(config) as Configuration['clients'],
+    // Configured clients, plus the first-party client through which `/account` signs a browser in.
+    clients: [...clientMetadata(config), {
+      client_id: ACCOUNT_CLIENT_ID, client_name: 'Your account', token_endpoint_auth_method: 'none',
+      redirect_uris: [`${config.issuer}${HOME_PATHS.callback}`], response_types: ['code'], grant_types: ['authorization_code'],
+    }] as Configuration['clients'],
     jwks: deps.signingKeys as Configuration['jwks'],
     cookies: {
       keys: deps.cookieKeys,
@@ -116,7 +122,9 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     },
     routes: PROVIDER_ROUTES,
     scopes: scopes.all,
-    claims: { ...SCOPE_CLAIMS, sid: null, iss: null } as Configuration['claims'],
+    // acr (OIDC Core §2) and amr (RFC 8176) of the sign-in go into ID tokens: what the login result set.
+    claims: { ...SCOPE_CLAIMS, sid: null, iss: null, acr: null, amr: null, auth_time: null } as Configuration['claims'],
+    acrValues: [...ACR_VALUES],
     // The spec puts the claims of the granted scopes in the ID token too (OIDC Core §5.4 allows it when no
     // access token is issued; we release them always, filtered by scope, as the spec describes).
     conformIdTokenClaims: false,
@@ -167,6 +175,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
     fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
+      // oidc-provider's prompts, plus the step-up check of the MFA policy (lib/accounts/mfa/policy.ts).
+      policy: config.mfa.enabled ? interactionPolicyWithMfa() : undefined,
       url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`,
     },
     async findAccount(ctx, sub) {
@@ -184,6 +194,12 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       const clientId = client!.clientId;
       const grantId = ctx.oidc.result?.consent?.grantId ?? session?.grantIdFor(clientId);
       const accountId = session?.accountId;
+      if (clientId === ACCOUNT_CLIENT_ID && accountId) {
+        // The account page is first-party and receives nothing (its code is never redeemed): no consent page.
+        const grant = (grantId ? await provider.Grant.find(grantId) : undefined) ?? new provider.Grant({ accountId, clientId });
+        if (!grant.getOIDCScope().includes('openid')) { grant.addOIDCScope('openid'); await grant.save(); }
+        return grant;
+      }
       // Independent reads, sent together (one round trip on Redis); the account is usually this request's memo.
       const [found, remembered, account] = await Promise.all([
         grantId ? provider.Grant.find(grantId) : undefined,

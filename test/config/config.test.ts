@@ -201,7 +201,7 @@ describe('a configuration merges deeply over the defaults; arrays replace', () =
       rateLimit: { points: 600, durationSeconds: 60 },
     });
     expect(config.graphql!.limits).toEqual({ maxQueryBytes: 16384, maxTokens: 1000, maxDepth: 3, maxAliases: 15, maxRootFields: 15, maxUniqueFields: 50, maxDirectives: 50, maxRecursiveSelections: 1000, maxCost: 5000, defaultFieldCost: 1, fieldCosts: {}, defaultListSize: 10 });
-    expect(config.accountLimits).toEqual({ loginPerAccount: { points: 10, durationSeconds: 900 }, loginPerIp: { points: 5, durationSeconds: 60 }, mailPerAddress: { points: 5, durationSeconds: 3600 }, mailPerIp: { points: 30, durationSeconds: 3600 } });
+    expect(config.accountLimits).toEqual({ loginPerAccount: { points: 10, durationSeconds: 900 }, loginPerIp: { points: 5, durationSeconds: 60 }, mailPerAddress: { points: 5, durationSeconds: 3600 }, mailPerIp: { points: 30, durationSeconds: 3600 }, secondFactorPerAccount: { points: 5, durationSeconds: 900 }, secondFactorPerIp: { points: 50, durationSeconds: 900 } });
   });
 
   test('defaults derived from the environment or other options', async () => {

@@ -120,6 +120,19 @@ describe.each(KINDS)('OpenID flows, $name', (kind) => {
     expect(res.body).toEqual({ data: { product: { name: 'Prototype Drone' } } });
   });
 
+  test('the account page under the issuer: signs in through the first-party client, then its links and forms stay under the prefix', async () => {
+    const browser = new TestBrowser(d.issuer);
+    let page = await browser.go(`${d.issuer}/account`);
+    for (let step = 0; step < 3 && page.dom.querySelector('input[name=password]'); step++) {
+      page = await browser.submit(page, { email: DEMO.alice.email, password: DEMO.alice.password });
+    }
+    expect(page.status).toBe(200);
+    expect(page.url).toBe(`${d.issuer}/account`);
+    expect(page.dom.querySelector('#email')?.text).toBe(DEMO.alice.email);
+    for (const form of page.dom.querySelectorAll('form')) expect(form.getAttribute('action')).toMatch(new RegExp(`^${d.prefix}/account/`));
+    expect(page.dom.querySelector('#sign-out')?.getAttribute('href')).toBe(`${d.prefix}/session/end`);
+  });
+
   test('implicit flow (id_token token): tokens in the fragment, iss is the issuer with its path', async () => {
     const seen = await browse(new TestBrowser(d.issuer), `${d.issuer}/authorization?${query({
       client_id: DEMO.spa.id, response_type: 'id_token token', redirect_uri: DEMO.spa.redirectUri, scope: 'openid email', state: 's1', nonce: 'n1',

@@ -8,6 +8,7 @@ import { csrfCheck, renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
+import type { MfaInteractionDeps } from './second-factor.js';
 import { errorPage } from '../views.js';
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
@@ -26,6 +27,8 @@ export interface InteractionDeps {
   requireVerifiedEmail: boolean;
   /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
   allowRemoteLogos: boolean;
+  /** TOTP second step and enrolment (`mfa.enabled`); absent: passwords only. */
+  mfa?: MfaInteractionDeps;
 }
 
 /** What the interaction actions use: the deps and the CSRF guard built from `csrfSecret`. */

@@ -6,6 +6,8 @@ import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
+import { loginResult } from '../../accounts/mfa/policy.js';
+import { afterPassword } from './second-factor.js';
 
 /** A page link under the issuer's path, if there is one. */
 function underMount(ctx: Context, path: string | undefined): string | undefined {
@@ -31,7 +33,8 @@ export async function showLogin(ctx: Context, deps: InteractionActionDeps, detai
 
 /**
  * `POST /interaction/:uid/login`: checks the password under the login limits (counted before the check), then
- * ends the login prompt with `amr: ['pwd']`. Unconfirmed addresses are refused when
+ * ends the login prompt with `amr: ['pwd']`, or goes on to the second factor when the MFA policy asks for one
+ * (second-factor.ts). Unconfirmed addresses are refused when
  * `selfService.requireVerifiedEmail`, with a new confirmation mail.
  */
 export function loginActions(deps: InteractionActionDeps): Middleware[] {
@@ -61,7 +64,9 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
           await deps.flows.resendVerification(ctx, account, details.uid);
           return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
         }
-        await finishInteraction(ctx, details, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
+        // The MFA policy may ask for a second factor (or its enrolment) first: then that page is shown instead.
+        if (!(await afterPassword(ctx, deps, details, account))) return;
+        await finishInteraction(ctx, details, { login: loginResult(account.id, ['pwd']) }, false);
       } finally {
         await reset;
       }
