@@ -1,6 +1,6 @@
 import { errors } from 'oidc-provider';
-import { StorageUnavailableError } from '../lib/errors.js';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
+import { StorageUnavailableError } from '../lib/core/errors.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
 import { DEFAULTS } from '../config/defaults.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { Account, AccountStore, NewAccount } from '../lib/accounts/account-store.js';
-import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from '../lib/accounts/account-records.js';
-import { hashPassword } from '../lib/accounts/password.js';
-import type { SeedAccount } from '../lib/config/types.js';
+import type { Account, AccountStore, NewAccount } from '../lib/core/account-store.js';
+import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from './account-records.js';
+import { hashPassword } from './password.js';
+import type { SeedAccount } from '../config/types.js';
 import type { RedisStorage } from './redis.js';
 
 interface StoredAccount { account: Account; passwordHash: string }

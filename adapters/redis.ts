@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { errors } from 'oidc-provider';
-import { ConfigError, PortcullisError, StorageConnectError, StorageUnavailableError } from '../lib/errors.js';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
+import { ConfigError, PortcullisError, StorageConnectError, StorageUnavailableError } from '../lib/core/errors.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
 import { DEFAULTS } from '../config/defaults.js';
 
 /** A connected ioredis client: a single node (also behind Sentinel) or a Cluster. */

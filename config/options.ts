@@ -14,8 +14,8 @@
 import { OptionalKind, Type, type Static, type TArray, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { DocumentNode } from 'graphql';
 import type { IResolvers } from '@graphql-tools/utils';
-import type { AccountStore } from '../lib/accounts/account-store.js';
-import type { Logger } from '../lib/logger.js';
+import type { AccountStore } from '../lib/core/account-store.js';
+import type { Logger } from '../lib/core/logger.js';
 import type { RedisClient } from '../adapters/redis.js';
 
 /** What an option says about itself beyond JSON Schema: the README columns. */

@@ -1,9 +1,9 @@
 import { MemoryStorage } from '../adapters/memory.js';
 import { RedisStorage } from '../adapters/redis.js';
-import type { Storage } from '../adapters/types.js';
+import type { Storage } from './core/storage.js';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { ResolvedConfig } from './config/types.js';
-import { memoryLimiterBackend, type LimiterBackend } from './limits/limiter.js';
+import type { ResolvedConfig } from '../config/types.js';
+import { memoryLimiterBackend, type LimiterBackend } from './core/limiter.js';
 
 /** The storage a server uses and the matching rate-limit backend (counters live where the tokens live). */
 export interface StorageBundle {

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { ResolvedConfig } from '../config/types.js';
+import type { ResolvedConfig } from '../../config/types.js';
 import { CsrfGuard } from '../http/csrf.js';
-import type { Logger } from '../logger.js';
-import type { Account, AccountStore } from './account-store.js';
+import type { Logger } from '../core/logger.js';
+import type { Account, AccountStore } from '../core/account-store.js';
 import type { AccountLimits } from './account-limits.js';
 import { AccountMail } from './account-mail.js';
 import type { AccountSessions } from './account-sessions.js';

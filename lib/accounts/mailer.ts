@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import nodemailer from 'nodemailer';
-import type { MailConfig } from '../config/types.js';
-import type { Logger } from '../logger.js';
+import type { MailConfig } from '../../config/types.js';
+import type { Logger } from '../core/logger.js';
 import { DEFAULTS } from '../../config/defaults.js';
 
 /** One outgoing message (plain text; links are written out in full). */

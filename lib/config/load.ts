@@ -1,12 +1,12 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
-import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
-import { ConfigError, type ConfigProblem } from '../errors.js';
+import { ACCOUNT_STORE_METHODS } from '../core/account-store.js';
+import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { readSigningKeys } from '../oidc/keys.js';
 import { cloneData, isPlainObject } from './merge.js';
-import type { PortcullisConfig, ResolvedConfig } from './types.js';
+import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js';
 
 // `useDefaults` fills every literal default of the option schema into the (cloned) input while validating; sections
 // are created empty first, so defaults apply at every depth and a partial section keeps its other members.

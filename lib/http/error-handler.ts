@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { PortcullisError, type OAuthErrorCode } from '../errors.js';
+import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
 import { setPageSecurityHeaders } from './security-headers.js';
 import { errorPage } from '../oidc/views.js';
 

@@ -1,4 +1,4 @@
-import { createLimiter } from '../../lib/limits/limiter.js';
+import { createLimiter } from '../../lib/core/limiter.js';
 import { createStorage } from '../../lib/storage.js';
 import { loadConfig } from '../../lib/config/load.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';

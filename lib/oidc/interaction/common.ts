@@ -2,7 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
-import type { AccountStore } from '../../accounts/account-store.js';
+import type { AccountStore } from '../../core/account-store.js';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import type { ConsentStore } from '../consent-store.js';

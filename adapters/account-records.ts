@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SeedAccount } from '../config/types.js';
-import type { Account, NewAccount } from './account-store.js';
+import type { Account, NewAccount } from '../lib/core/account-store.js';
 import { burnPasswordCheck, verifyPassword } from './password.js';
 
 /** Shared by the account stores: how records are built, whatever they are kept in. */

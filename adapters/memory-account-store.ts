@@ -1,5 +1,5 @@
 import type { SeedAccount } from '../config/types.js';
-import type { Account, AccountStore, NewAccount } from './account-store.js';
+import type { Account, AccountStore, NewAccount } from '../lib/core/account-store.js';
 import { hashPassword } from './password.js';
 import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now } from './account-records.js';
 
