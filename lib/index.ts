@@ -27,7 +27,7 @@ export { InvalidDpopProofError } from './graphql/dpop.js';
 export { GraphqlErrorCode } from './graphql/errors.js';
 export type { Account, AccountStore, NewAccount } from './core/account-store.js';
 export { mergeConfig } from './config/merge.js';
-export type { Mailer, MailMessage } from './accounts/mailer.js';
+export type { Mailer, MailMessage } from './core/mailer.js';
 export { MemoryAccountStore } from '../adapters/memory-account-store.js';
 export { hashPassword, verifyPassword } from '../adapters/password.js';
 export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';

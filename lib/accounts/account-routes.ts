@@ -14,7 +14,7 @@ import { resetRequestActions } from './actions/reset.js';
 import { resendActions } from './actions/resend.js';
 import { signupActions } from './actions/signup.js';
 import { verifyActions } from './actions/verify.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '../core/mailer.js';
 import { ACCOUNT_PATHS, withInteraction } from './paths.js';
 import { resendConfirmationAtLogin } from './use-cases/mail-requests.js';
 import type { AccountServices } from './use-cases/services.js';

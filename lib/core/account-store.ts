@@ -23,6 +23,22 @@ export interface NewAccount {
 }
 
 /**
+ * A seed account, as the `accounts` option holds it (the option schema, `config/options.ts`, validates it): a
+ * storage's {@link Storage.accountStore} writes these at start-up, hashing each password (scrypt).
+ */
+export interface AccountSeed {
+  /** Subject; without it, one derived from the e-mail address (stable across instances). */
+  id?: string;
+  email: string;
+  /** Clear text; hashed at start-up, never stored. */
+  password: string;
+  email_verified?: boolean;
+  roles?: readonly string[];
+  /** OpenID Connect Core §5.1 claims; `sub`, `email` and `email_verified` are ignored here. */
+  claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * Where accounts live. Portcullis ships an in-memory implementation; a host plugs in its own user database by
  * implementing these methods and passing the object as `accountStore`. Every method is async. The first three
  * are used at login; the others by sign-up, e-mail verification and password reset.

@@ -76,6 +76,8 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     operationLimitsPlugin({
       schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] === true,
     }),
+    // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.
+    ...(options.plugins as ApolloServerPlugin<GraphqlContext>[]),
   ];
   const apollo = new ApolloServer<GraphqlContext>({
     schema,

@@ -10,7 +10,7 @@ import { ProviderStorageOutage, throughProviderBoundary } from './storage-outage
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
-import { errorPage } from './views.js';
+import { errorPage } from '../http/pages.js';
 import { PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
 import { endpointRateLimits } from './endpoint-limits.js';

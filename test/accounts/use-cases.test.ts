@@ -4,7 +4,7 @@ import { AccountMail } from '../../lib/accounts/account-mail.js';
 import { AccountSessions } from '../../lib/accounts/account-sessions.js';
 import { mailForTakenAddress, resetConfirmsAddress } from '../../lib/accounts/hijacking-policy.js';
 import { describeDuration } from '../../lib/accounts/mail-templates.js';
-import type { Mailer, MailMessage } from '../../lib/accounts/mailer.js';
+import type { Mailer, MailMessage } from '../../lib/core/mailer.js';
 import { MemoryAccountStore } from '../../adapters/memory-account-store.js';
 import { changeEmail } from '../../lib/accounts/use-cases/change-email.js';
 import { confirmEmail, inspectConfirmation } from '../../lib/accounts/use-cases/confirm-email.js';

@@ -17,8 +17,8 @@ suiteIf(available, 'no Redis at REDIS_URL')('rate-limit counters in Redis', () =
     const [a, b] = [await bundle(keyPrefix), await bundle(keyPrefix)];
     try {
       const spec = { points: 3, durationSeconds: 60 };
-      const atA = createLimiter('login-ip', spec, a.limiterBackend);
-      const atB = createLimiter('login-ip', spec, b.limiterBackend);
+      const atA = createLimiter('login-ip', spec, a.storage.limiterBackend());
+      const atB = createLimiter('login-ip', spec, b.storage.limiterBackend());
       expect((await atA.consume('198.51.100.7')).allowed).toBe(true);
       expect((await atB.consume('198.51.100.7')).allowed).toBe(true);
       expect((await atA.consume('198.51.100.7')).allowed).toBe(true);

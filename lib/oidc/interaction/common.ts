@@ -7,7 +7,7 @@ import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
-import { errorPage } from '../views.js';
+import { errorPage } from '../../http/pages.js';
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
 
