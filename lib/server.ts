@@ -5,7 +5,6 @@ import Koa, { type Context, type Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Storage } from './core/storage.js';
 import type { AccountStore } from './core/account-store.js';
-import { MemoryAccountStore } from '../adapters/memory-account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
