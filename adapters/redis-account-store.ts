@@ -1,8 +1,7 @@
-import type { Account, AccountStore, NewAccount, StoredSecondFactor } from '../lib/accounts/account-store.js';
-import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from '../lib/accounts/account-records.js';
-import { hashPassword } from '../lib/accounts/password.js';
-import type { SeedAccount } from '../lib/config/types.js';
-import type { RedisStorage } from './redis.js';
+import type { Account, AccountSeed, AccountStore, NewAccount, StoredSecondFactor } from '../lib/core/account-store.js';
+import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from './account-records.js';
+import { hashPassword } from './password.js';
+import type { RedisConnection } from './redis-connection.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
 
@@ -19,14 +18,14 @@ return redis.call('GET', ARGV[1] .. id .. '}')`;
  * sign-ups for one address across instances cannot both win. No key expires.
  */
 export class RedisAccountStore implements AccountStore {
-  readonly #s: RedisStorage;
+  readonly #s: RedisConnection;
 
-  constructor(storage: RedisStorage) {
+  constructor(storage: RedisConnection) {
     this.#s = storage;
   }
 
   /** Writes the seed accounts (idempotent: the same seed gives the same ids on every instance). */
-  static async fromSeed(storage: RedisStorage, seed: readonly SeedAccount[]): Promise<RedisAccountStore> {
+  static async fromSeed(storage: RedisConnection, seed: readonly AccountSeed[]): Promise<RedisAccountStore> {
     const store = new RedisAccountStore(storage);
     for (const s of seed) {
       const account = accountFromSeed(s);

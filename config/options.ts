@@ -12,11 +12,14 @@
  * configuration merges deeply over the defaults. Arrays and maps (`clients`, `scopes`, `fieldCosts`) replace.
  */
 import { OptionalKind, Type, type Static, type TArray, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
-import type { DocumentNode } from 'graphql';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { DocumentNode, ValidationRule } from 'graphql';
 import type { IResolvers } from '@graphql-tools/utils';
-import type { AccountStore } from '../lib/accounts/account-store.js';
-import type { Logger } from '../lib/logger.js';
-import type { RedisClient } from '../adapters/redis.js';
+import type { Cluster, Redis } from 'ioredis';
+import type { AccountStore } from '../lib/core/account-store.js';
+import type { Logger } from '../lib/core/logger.js';
+import type { Mailer } from '../lib/core/mailer.js';
+import type { Storage } from '../lib/core/storage.js';
 
 /** What an option says about itself beyond JSON Schema: the README columns. */
 export interface OptionMeta {
@@ -195,6 +198,13 @@ const graphqlSchema = Type.Object({
   privateFieldCheck: withDefault(oneOf(['warn', 'refuse', 'off'] as const), 'warn', {
     description: 'Start-up check for fields named like e-mail, password, token, secret, user/account id without `@requiresScopes` or `@public(reason:)`: `warn` logs, `refuse` stops the server, `off` skips it',
   }),
+  plugins: withDefault(Type.Unsafe<ApolloServerPlugin<BaseContext>[]>({ type: 'array', items: { type: 'object' } }), [], {
+    description: 'Extra Apollo Server plugins (tracing, metrics, audit logs), run after Portcullis\' own; their hooks see `contextValue.auth`',
+    security: 'runs inside the request: a plugin can read tokens\' claims and change responses',
+  }),
+  validationRules: withDefault(Type.Unsafe<ValidationRule[]>({ type: 'array' }), [], {
+    description: 'Extra graphql-js validation rules, run by the document gate with the standard ones (failures `400 GRAPHQL_VALIDATION_FAILED`); a document that passed is remembered, so a rule must depend on the document and schema only',
+  }),
   resource: derived(Type.String({ format: 'uri', not: { pattern: '#' } }), {
     defaultText: 'issuer\'s origin + `graphql.path`',
     description: 'Resource indicator of the API: tokens requested with `resource=<this>` are JWT access tokens (RFC 9068) verified without a storage lookup; tokens for other audiences are refused',
@@ -290,12 +300,16 @@ export const ConfigSchema = Type.Object({
   }),
   graphql: Type.Optional(graphqlSchema),
   storage: section('Where codes, tokens, sessions, grants, consent and counters live', {
-    type: withDefault(oneOf(['memory', 'redis'] as const), 'memory', {
-      description: 'Storage of codes, tokens, sessions, grants, remembered consent and rate-limit counters: `memory` (one process) or `redis`',
+    type: withDefault(oneOf(['memory', 'redis', 'custom'] as const), 'memory', {
+      description: 'Storage of codes, tokens, sessions, grants, remembered consent and rate-limit counters: `memory` (one process), `redis`, or `custom` (your own `Storage` as `instance`)',
       security: 'production refuses an unset type: choose `redis`, or `memory` explicitly for one instance',
     }),
     url: optional(Type.String({ pattern: '^rediss?://' }), { defaultText: 'unset', description: 'Redis URL (`redis://[:password@]host:port[/db]`, `rediss://…`) for `type: \'redis\'` (`REDIS_URL` for the standalone server); exclusive with `client`' }),
-    client: optional(Type.Unsafe<RedisClient>({ type: 'object' }), { defaultText: 'unset', description: 'An ioredis client you own (single node, Sentinel or `Cluster`) instead of `url`' }),
+    client: optional(Type.Unsafe<Redis | Cluster>({ type: 'object' }), { defaultText: 'unset', description: 'An ioredis client you own (single node, Sentinel or `Cluster`) instead of `url`' }),
+    instance: optional(Type.Unsafe<Storage>({ type: 'object' }), {
+      defaultText: 'unset',
+      description: 'Your own `Storage` (the contract in `lib/core/storage.ts`: adapters, `ping`, `close`, `accountStore`, `limiterBackend`) for `type: \'custom\'`; you own it: `close()` leaves it open',
+    }),
     keyPrefix: withDefault(Type.String({ maxLength: 100 }), 'portcullis:', { description: 'Prefix of every Redis key' }),
     maxEntries: withDefault(Type.Integer({ minimum: 0 }), 0, { defaultText: '(unbounded)', description: 'Bound on memory entries: when full, new writes get 503 instead of evicting live data' }),
   }),
@@ -330,6 +344,11 @@ export const ConfigSchema = Type.Object({
       defaultText: 'unset: development mailbox',
       description: 'SMTP for nodemailer: `smtp://user:pass@host:587`, `smtps://…` or an options object',
       security: 'without it production sends no mail and turns sign-up and reset off',
+    }),
+    mailer: optional(Type.Unsafe<Mailer>({ type: 'object' }), {
+      defaultText: 'unset: built from `smtp`',
+      description: 'Your own `Mailer` (`{ kind: \'custom\', send(message) }`: a mail API, a queue); used instead of `smtp` and the mailbox',
+      security: 'counts as mail in production (sign-up and reset stay on)',
     }),
     mailbox: withDefault(Type.String({ minLength: 1 }), '.mailbox', {
       defaultText: '(or `PORTCULLIS_DEV_MAILBOX` when set)',

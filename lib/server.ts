@@ -3,11 +3,8 @@ import { createHash } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
 import Koa, { type Context, type Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Storage } from '../adapters/types.js';
-import type { AccountStore } from './accounts/account-store.js';
-import { MemoryAccountStore } from './accounts/memory-account-store.js';
-import { RedisStorage } from '../adapters/redis.js';
-import { RedisAccountStore } from '../adapters/redis-account-store.js';
+import type { Storage } from './core/storage.js';
+import type { AccountStore } from './core/account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
@@ -18,8 +15,8 @@ import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
 import { loadConfig } from './config/load.js';
-import type { PortcullisConfig, ResolvedConfig } from './config/types.js';
-import { ConfigError } from './errors.js';
+import type { PortcullisConfig, ResolvedConfig } from '../config/types.js';
+import { ConfigError } from './core/errors.js';
 import { startApollo } from './graphql/apollo.js';
 import type { GraphqlContext } from './graphql/auth-context.js';
 import { bearerAuth, CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from './graphql/transport.js';
@@ -32,8 +29,8 @@ import { isReservedPath, issuerPath, routeTable, type RouteParts } from './http/
 import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
-import type { LimiterBackend } from './limits/limiter.js';
-import { createLogger, type Logger } from './logger.js';
+import type { LimiterBackend } from './core/limiter.js';
+import { createLogger, type Logger } from './core/logger.js';
 import { ConsentStore } from './oidc/consent-store.js';
 import { interactionRoutes } from './oidc/interactions.js';
 import { DEFAULT_SIGNING_ALGORITHMS, generateCookieKey, generateSigningKeys } from './oidc/keys.js';
@@ -51,11 +48,11 @@ export interface PortcullisServer {
   readonly apollo: ApolloServer<GraphqlContext> | undefined;
   /** The validated, frozen configuration. */
   readonly config: ResolvedConfig;
-  /** The account store in use: `accountStore`, else one seeded from `accounts` in the storage (memory or Redis). */
+  /** The account store in use: `accountStore`, else the storage's own (`Storage.accountStore`), seeded from `accounts`. */
   readonly accounts: AccountStore;
   /** The logger in use. */
   readonly logger: Logger;
-  /** The storage in use (memory or Redis). */
+  /** The storage in use (memory, Redis, or the host's own instance). */
   readonly storage: Storage;
   /** Rate-limit backend matching the storage (Redis counters when storage is Redis). */
   readonly limiterBackend: LimiterBackend;
@@ -85,7 +82,7 @@ export interface PortcullisServer {
    * @throws {ConfigError} at `registration.enabled` when registration is off.
    */
   mintInitialAccessToken(options?: MintInitialAccessTokenOptions): Promise<string>;
-  /** Stops the HTTP server (if `listen` was used), Apollo and storage. Idempotent. */
+  /** Stops the HTTP server (if `listen` was used), Apollo and the storage it opened (a host's own instance stays open). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -130,17 +127,15 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const signingKeys = config.keys.signing ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
-  const { storage, limiterBackend } = await createStorage(config.storage);
+  const { storage, owned: ownsStorage } = await createStorage(config.storage);
+  const limiterBackend = storage.limiterBackend();
   let apollo: ApolloServer<GraphqlContext> | undefined;
   try {
-    const accounts = config.accountStore ?? (storage instanceof RedisStorage
-      ? await RedisAccountStore.fromSeed(storage, config.accounts)
-      : await MemoryAccountStore.fromSeed(config.accounts));
+    const accounts = config.accountStore ?? await storage.accountStore(config.accounts);
     const consents = new ConsentStore(storage.adapter);
     const scopes = new ScopePolicy(config.scopes);
     const initialAccessTokens = new InitialAccessTokens(storage.adapter);
-    const accountSessions = new AccountSessions(storage.adapter, logger, storage instanceof RedisStorage
-      ? (accountId, kind, id, exp) => storage.addToAccountIndex(accountId, kind, id, exp) : undefined);
+    const accountSessions = new AccountSessions(storage.adapter, logger, storage.addToAccountIndex?.bind(storage));
     const provider = await createProvider({
       config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend, adapter: accountSessions.wrap(storage.adapter),
     });
@@ -269,14 +264,14 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         }
         await apollo?.stop();
         await accountSessions.settled();
-        await storage.close();
+        if (ownsStorage) await storage.close();
       },
     };
   } catch (err) {
     // A failed start-up must not leave anything running: the ioredis client would reconnect forever and keep
     // the process alive (bad configuration found after the storage opened, a client that fails validation, …).
     await apollo?.stop().catch(() => undefined);
-    await storage.close();
+    if (ownsStorage) await storage.close();
     throw err;
   }
 }

@@ -7,7 +7,7 @@ import type { CsrfGuard } from '../http/csrf.js';
 import { html, raw } from '../http/html.js';
 import { csrfCheck, formBody, formField, layout, parseForm, renderPage, renderTooManyRequests } from '../http/pages.js';
 import type { AccountSessions } from './account-sessions.js';
-import type { Account, AccountStore } from './account-store.js';
+import type { Account, AccountStore } from '../core/account-store.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
 import { enrolPage, MFA_TEXT, recoveryCodesPage } from './mfa/views.js';

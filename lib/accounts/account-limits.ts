@@ -1,5 +1,5 @@
-import type { AccountLimitsConfig } from '../config/types.js';
-import { createLimiter, type LimitResult, type LimiterBackend, memoryLimiterBackend } from '../limits/limiter.js';
+import type { AccountLimitsConfig } from '../../config/types.js';
+import { createLimiter, type LimitResult, type LimiterBackend, memoryLimiterBackend } from '../core/limiter.js';
 
 /**
  * The rate limits of the login form and of the account mail (rate-limiter-flexible through `createLimiter`).

@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory } from '../../adapters/types.js';
-import type { Logger } from '../logger.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory } from '../core/storage.js';
+import type { Logger } from '../core/logger.js';
 
 
 interface IndexEntry { id: string; exp: number /* epoch seconds */ }
@@ -118,7 +118,7 @@ export class AccountSessions {
     const grants = this.#adapter('Grant');
     for (const { id } of payload.sessions) await sessions.destroy(id);
     for (const { id } of payload.grants) {
-      // Each grant-linked model's adapter (the one list, adapters/types.ts), as oidc-provider's own revocation does.
+      // Each grant-linked model's adapter (the one list, lib/core/storage.ts), as oidc-provider's own revocation does.
       for (const model of GRANT_LINKED_MODELS) await this.#adapter(model).revokeByGrantId(id);
       await grants.destroy(id);
     }

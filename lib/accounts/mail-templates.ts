@@ -4,7 +4,7 @@
  * issuer and a random token, and durations. No message says whether the reader has an account beyond what the
  * reader's own address already tells them (no account enumeration).
  */
-import type { MailMessage } from './mailer.js';
+import type { MailMessage } from '../core/mailer.js';
 
 /** Subject and body of one account mail. */
 export type MailContent = Pick<MailMessage, 'subject' | 'text'>;

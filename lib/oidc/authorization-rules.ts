@@ -1,7 +1,7 @@
 import { stringify } from 'node:querystring';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { OAuthErrorCode } from '../errors.js';
+import type { OAuthErrorCode } from '../core/errors.js';
 import { writeError } from '../http/error-handler.js';
 
 /**

@@ -4,7 +4,7 @@ import { createMailer } from '../../lib/accounts/mailer.js';
 import { standaloneSettings } from '../../examples/standalone/config.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { freePort, startServer } from '../helpers/server.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/core/logger.js';
 
 const base: PortcullisConfig = { issuer: 'http://localhost:3000' };
 const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {}, getSecondFactor() {}, setSecondFactor() {} };

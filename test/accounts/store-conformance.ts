@@ -1,4 +1,4 @@
-import type { AccountStore } from '../../lib/accounts/account-store.js';
+import type { AccountStore } from '../../lib/core/account-store.js';
 
 /** Every AccountStore must pass this unchanged. `make` returns a store seeded with alice (alice-demo-password). */
 export function accountStoreConformance(name: string, make: () => Promise<{ store: AccountStore; close(): Promise<void> }>): void {

@@ -1,7 +1,7 @@
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../core/logger.js';
 import type { AccountMail } from '../account-mail.js';
 import type { AccountSessions } from '../account-sessions.js';
-import type { Account } from '../account-store.js';
+import type { Account } from '../../core/account-store.js';
 import { secondFactorAddedMail, secondFactorRemovedMail, type FactorName } from '../mail-templates.js';
 
 /**

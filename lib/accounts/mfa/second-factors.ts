@@ -1,6 +1,6 @@
-import { createLimiter, memoryLimiterBackend, type Limiter, type LimiterBackend } from '../../limits/limiter.js';
-import type { LimitConfig } from '../../config/types.js';
-import type { Account, AccountStore, StoredSecondFactor } from '../account-store.js';
+import { createLimiter, memoryLimiterBackend, type Limiter, type LimiterBackend } from '../../core/limiter.js';
+import type { LimitConfig } from '../../../config/types.js';
+import type { Account, AccountStore, StoredSecondFactor } from '../../core/account-store.js';
 import {
   hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, qrSvg, sameHash, SecretBox, TOTP_PERIOD, totpUri, verifyTotp,
 } from './totp.js';

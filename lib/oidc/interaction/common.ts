@@ -2,14 +2,24 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
-import type { AccountStore } from '../../accounts/account-store.js';
+import type { AccountStore } from '../../core/account-store.js';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
-import type { MfaInteractionDeps } from './second-factor.js';
-import { errorPage } from '../views.js';
+import type { Adapter } from '../../core/storage.js';
+import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
+import type { SecondFactors } from '../../accounts/mfa/second-factors.js';
+import { errorPage } from '../../http/pages.js';
+
+/** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
+export interface MfaInteractionDeps {
+  factors: SecondFactors;
+  changes: FactorChanges;
+  /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
+  pending: Adapter;
+}
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
 

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { Account } from '../../accounts/account-store.js';
+import type { Account } from '../../core/account-store.js';
 import { formBody, parseForm, renderPage } from '../../http/pages.js';
 import { displayableLogo } from '../client-logo.js';
 import { consentPage } from '../views.js';

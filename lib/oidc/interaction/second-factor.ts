@@ -1,23 +1,14 @@
 import type { Context, Middleware } from 'koa';
-import type { Adapter } from '../../../adapters/types.js';
-import type { Account } from '../../accounts/account-store.js';
-import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
+import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
-import type { SecondFactors } from '../../accounts/mfa/second-factors.js';
 import { codePage, enrolPage, MFA_TEXT, recoveryCodesPage } from '../../accounts/mfa/views.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
-  type Details, type InteractionActionDeps,
+  type Details, type InteractionActionDeps, type MfaInteractionDeps,
 } from './common.js';
 
-/** What the second sign-in step needs (`mfa.enabled`). */
-export interface MfaInteractionDeps {
-  factors: SecondFactors;
-  changes: FactorChanges;
-  /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
-  pending: Adapter;
-}
+export type { MfaInteractionDeps } from './common.js';
 
 /** A sign-in between its first and second factor, kept for the interaction's lifetime. */
 interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown' }

@@ -1,5 +1,4 @@
-import type { SeedAccount } from '../config/types.js';
-import type { Account, AccountStore, NewAccount, StoredSecondFactor } from './account-store.js';
+import type { Account, AccountSeed, AccountStore, NewAccount, StoredSecondFactor } from '../lib/core/account-store.js';
 import { hashPassword } from './password.js';
 import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now } from './account-records.js';
 
@@ -12,14 +11,14 @@ export class MemoryAccountStore implements AccountStore {
   readonly #factors = new Map<string, string>();
 
   /** Builds a store from seed accounts; hashes every password (async). */
-  static async fromSeed(seed: readonly SeedAccount[]): Promise<MemoryAccountStore> {
+  static async fromSeed(seed: readonly AccountSeed[]): Promise<MemoryAccountStore> {
     const store = new MemoryAccountStore();
     for (const s of seed) await store.add(s);
     return store;
   }
 
   /** Adds an account; the clear-text password is hashed and dropped. */
-  async add(seed: SeedAccount): Promise<Account> {
+  async add(seed: AccountSeed): Promise<Account> {
     const account = accountFromSeed(seed);
     const stored = { account, passwordHash: await hashPassword(seed.password) };
     this.#byId.set(account.id, stored);

@@ -23,6 +23,22 @@ export interface NewAccount {
 }
 
 /**
+ * A seed account, as the `accounts` option holds it (the option schema, `config/options.ts`, validates it): a
+ * storage's {@link Storage.accountStore} writes these at start-up, hashing each password (scrypt).
+ */
+export interface AccountSeed {
+  /** Subject; without it, one derived from the e-mail address (stable across instances). */
+  id?: string;
+  email: string;
+  /** Clear text; hashed at start-up, never stored. */
+  password: string;
+  email_verified?: boolean;
+  roles?: readonly string[];
+  /** OpenID Connect Core §5.1 claims; `sub`, `email` and `email_verified` are ignored here. */
+  claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * The second factors of an account other than passkeys: a TOTP secret (RFC 6238) and single-use recovery codes.
  * Written and read whole by {@link AccountStore.getSecondFactor} / {@link AccountStore.setSecondFactor}; a store
  * keeps it as an opaque JSON value beside the account.
