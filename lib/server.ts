@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
 import Koa, { type Context, type Middleware } from 'koa';
+import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import type { Storage } from '../adapters/types.js';
 import type { AccountStore } from './accounts/account-store.js';
@@ -11,6 +12,11 @@ import { RedisAccountStore } from '../adapters/redis-account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
+import { hasPasskeyMethods } from './accounts/account-store.js';
+import { PasskeyChallenges } from './accounts/passkeys/challenges.js';
+import { PasskeyService } from './accounts/passkeys/passkey-service.js';
+import { relyingPartyFor } from './accounts/passkeys/relying-party.js';
+import { passkeyAccountRoutes } from './accounts/passkeys/routes.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
 import { loadConfig } from './config/load.js';
@@ -137,6 +143,11 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
     });
 
+    // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
+    const passkeys = config.passkeys.enabled && hasPasskeyMethods(accounts)
+      ? new PasskeyService({ accounts, challenges: new PasskeyChallenges(storage.adapter, config.passkeys.challengeTtl), rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger })
+      : undefined;
+
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     pinAppToIssuer(provider as never, config.issuer);
     const providerCallback = provider.callback();
@@ -167,8 +178,11 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
       health: healthEndpoints(storage),
       oidcProvider,
-      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos }),
-      accountPages: flows.routes,
+      interactionPages: interactionRoutes({
+        provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos,
+        passkeys: passkeys && { service: passkeys, secondFactor: config.passkeys.secondFactor },
+      }),
+      accountPages: passkeys ? compose([flows.routes, passkeyAccountRoutes({ provider, accounts, passkeys, csrfSecret })]) : flows.routes,
       graphql,
     });
 

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
-import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
+import { ACCOUNT_STORE_METHODS, PASSKEY_STORE_METHODS } from '../accounts/account-store.js';
+import { relyingPartyFor } from '../accounts/passkeys/relying-party.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { readSigningKeys } from '../oidc/keys.js';
@@ -137,13 +138,17 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   if (!validate(candidate)) throw describe(validate.errors![0]);
 
   // Defaults derived from other options or the environment (`derived` in the option schema).
-  const { graphql, keys, registration, selfService } = candidate;
+  const { graphql, keys, registration, selfService, passkeys } = candidate;
+  const store = candidate.accountStore as Record<string, unknown> | undefined;
+  const passkeyMethodMissing = PASSKEY_STORE_METHODS.find((m) => store && typeof store[m] !== 'function');
+  const domainIssuer = relyingPartyFor(candidate.issuer, passkeys.rpName).usable;
   const config: ResolvedConfig = {
     ...candidate,
     keys: { ...keys, signing: typeof keys.signing === 'string' ? readSigningKeys(keys.signing) : keys.signing },
     storage: { ...candidate.storage, explicitType },
     registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
     selfService: { ...selfService, signup: selfService.signup ?? !production },
+    passkeys: { ...passkeys, enabled: passkeys.enabled ?? (domainIssuer && !passkeyMethodMissing) },
     graphql: graphql && { ...graphql, resource: graphql.resource ?? `${candidate.issuer.replace(/\/$/, '')}${graphql.path}` },
     production,
   };
@@ -152,6 +157,12 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     if (config.accountStore && typeof config.accountStore[method] !== 'function') {
       throw new ConfigError(`accountStore.${method}`, 'must be a function (see the AccountStore interface)');
     }
+  }
+  if (config.passkeys.enabled && passkeyMethodMissing) {
+    throw new ConfigError(`accountStore.${passkeyMethodMissing}`, 'must be a function when passkeys.enabled is on (see the AccountStore interface), or set passkeys.enabled to false');
+  }
+  if (config.passkeys.enabled && !domainIssuer) {
+    throw new ConfigError('passkeys.enabled', `passkeys need an issuer whose host is a domain name (WebAuthn relying-party ID), not ${new URL(config.issuer).hostname}: use e.g. http://localhost:PORT in development, or set passkeys.enabled to false`);
   }
   if (config.storage.type === 'redis' && !config.storage.url === !config.storage.client) {
     throw new ConfigError('storage', 'type "redis" needs exactly one of storage.url or storage.client');

@@ -4,6 +4,7 @@ import { CsrfGuard } from '../http/csrf.js';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { loginActions } from './interaction/login.js';
+import { passkeyLoginActions } from './interaction/passkey.js';
 import { showInteractionActions } from './interaction/show.js';
 
 /**
@@ -15,6 +16,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   const router = new Router({ prefix: '/interaction' });
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
+  if (deps.passkeys) router.post('/:uid/passkey', ...passkeyLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
   return router.routes() as unknown as Middleware;
 }

@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
 import type { AccountStore } from '../../accounts/account-store.js';
+import type { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import type { ConsentStore } from '../consent-store.js';
@@ -25,6 +26,8 @@ export interface InteractionDeps {
   requireVerifiedEmail: boolean;
   /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
   allowRemoteLogos: boolean;
+  /** Passkey sign-in and second factor, when `passkeys.enabled` (`secondFactor`: `passkeys.secondFactor`). */
+  passkeys?: { service: PasskeyService; secondFactor: boolean };
 }
 
 /** What the interaction actions use: the deps and the CSRF guard built from `csrfSecret`. */

@@ -1,6 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
+import { passkeySignIn } from '../../accounts/passkeys/views.js';
 import { loginPage } from '../views.js';
+import { passkeyBinding, showSecondFactor } from './passkey.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
@@ -11,10 +13,15 @@ const GENERIC_LOGIN_ERROR = 'The e-mail address or password is incorrect.';
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, error?: string, email?: string): Promise<PageBuilder> {
   const scope = interactionPath(details);
   const csrfToken = deps.csrf.issue(ctx, scope);
-  const name = await clientName(deps.provider, details);
+  // Independent: the client's name and, with passkeys, a new sign-in challenge bound to this interaction.
+  const [name, requestOptions] = await Promise.all([
+    clientName(deps.provider, details),
+    deps.passkeys?.service.authenticationOptions(passkeyBinding(details), { purpose: 'login' }),
+  ]);
   return (nonce) => loginPage({
     nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email,
     signupUrl: deps.flows.signupUrl(details.uid), resetUrl: deps.flows.resetUrl(details.uid),
+    passkey: requestOptions && passkeySignIn({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true }),
   });
 }
 
@@ -25,8 +32,9 @@ export async function showLogin(ctx: Context, deps: InteractionActionDeps, detai
 
 /**
  * `POST /interaction/:uid/login`: checks the password under the login limits (counted before the check), then
- * ends the login prompt with `amr: ['pwd']`. Unconfirmed addresses are refused when
- * `selfService.requireVerifiedEmail`, with a new confirmation mail.
+ * ends the login prompt with `amr: ['pwd']`, or, for an account with a passkey (`passkeys.secondFactor`), asks for
+ * the passkey next (passkey.ts). Unconfirmed addresses are refused when `selfService.requireVerifiedEmail`, with a
+ * new confirmation mail.
  */
 export function loginActions(deps: InteractionActionDeps): Middleware[] {
   return [
@@ -55,6 +63,8 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
           await deps.flows.resendVerification(ctx, account, details.uid);
           return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
         }
+        const passkeys = deps.passkeys?.secondFactor ? deps.passkeys.service : undefined;
+        if (passkeys && (await passkeys.list(account.id)).length > 0) return await showSecondFactor(ctx, deps, details, account.id, ['pwd']);
         await finishInteraction(ctx, details, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
       } finally {
         await reset;
