@@ -6,6 +6,7 @@ import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { PasskeyAccountStore } from '../../lib/accounts/account-store.js';
 import { createHash } from 'node:crypto';
+import { pino } from 'pino';
 
 /**
  * Passkeys end to end in headless Chromium with the Chrome DevTools Protocol virtual authenticator (CTAP2,
@@ -25,6 +26,10 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
   /** The client's redirect_uri: a real HTTP server here (the browser really leaves the issuer). */
   let callbackServer: Server;
   let redirectUri: string;
+  const logLines: string[] = [];
+  /** The reasons the server logged for refused assertions since `from`. */
+  const refusals = (from: number) => logLines.slice(from).map((l) => JSON.parse(l) as { msg: string; reason?: string })
+    .filter((l) => l.msg === 'passkey assertion refused').map((l) => l.reason);
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -35,6 +40,7 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     await new Promise<void>((resolve) => callbackServer.listen(port, '127.0.0.1', resolve));
     redirectUri = `http://localhost:${port}/callback`;
     srv = await startServer((address) => ({
+      logger: pino({ level: 'info' }, { write: (line: string) => { logLines.push(line); } }),
       issuer: address.replace('127.0.0.1', 'localhost'),
       clients: demoFixtures().clients!.map((c) => (c.client_id === 'demo-web' ? { ...c, redirect_uris: [redirectUri] } : c)),
     }));
@@ -115,15 +121,26 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     await signOut(s);
   }
 
-  /** Opens the login page of a new authorization request with the authenticator not answering by itself. */
+  /**
+   * Opens the login page of a new authorization request with the authenticator not answering by itself, so the
+   * autofill request stays pending; {@link clickPasskey} lets it answer the button only.
+   */
   async function loginPageWithoutAutofill(s: Session) {
     const rp = await relyingParty(issuer, { redirectUri });
     const start = await startAuthorization(rp, { scope: 'openid email' });
     await presence(s, false);
     await s.page.goto(String(start.url));
     await s.page.waitForSelector('#passkey-button', { state: 'visible' });
-    await presence(s, true);
     return { rp, start };
+  }
+
+  /** Clicks the passkey button with the authenticator answering; returns the answer to the passkey POST. */
+  async function clickPasskey(s: Session) {
+    await presence(s, true);
+    const [answer] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/passkey')), s.page.click('#passkey-button')]);
+    // A refused sign-in shows the login page again, whose autofill request must not answer by itself.
+    await presence(s, false);
+    return answer;
   }
 
   test('register from /account/passkeys, sign out, sign in through the autofill (conditional UI): amr hwk+user+mfa, acr mfa; no CSP violation', async () => {
@@ -179,7 +196,7 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     // The button (the autofill is kept from answering first).
     let flow = await loginPageWithoutAutofill(s);
     expect(await s.page.getAttribute('#email', 'autocomplete')).toBe('username webauthn');
-    await s.page.click('#passkey-button');
+    expect((await clickPasskey(s)).status()).toBe(303);
     await allowIfAsked(s);
     let claims = await finish(s, flow.rp, flow.start);
     expect(claims).toMatchObject({ sub: 'admin', amr: ['hwk', 'user', 'mfa'], acr: 'urn:portcullis:mfa' });
@@ -197,7 +214,7 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
       expect(await copy.text()).toContain('The passkey sign-in expired. Try again.');
       await route.fulfill({ response: original });
     });
-    await s.page.click('#passkey-button');
+    await clickPasskey(s);
     await allowIfAsked(s);
     expect((await finish(s, flow.rp, flow.start)).sub).toBe('admin');
     expect(statuses).toEqual([303, 400]);
@@ -207,7 +224,9 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     // That old response posted to a new sign-in (with its fresh CSRF token): signed over another challenge.
     flow = await loginPageWithoutAutofill(s);
     const oldCredential = new URLSearchParams(captured!).get('credential')!;
+    let mark = logLines.length;
     const replay = await postPasskey(s.page, oldCredential);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/Unexpected authentication response challenge/)]);
     expect(replay.status).toBe(401);
     expect(replay.text).toContain('This passkey could not be used to sign in.');
 
@@ -223,8 +242,10 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
       form.set('credential', JSON.stringify(credential));
       await route.continue({ postData: form.toString() });
     });
-    let [answer] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/passkey')), s.page.click('#passkey-button')]);
+    mark = logLines.length;
+    let answer = await clickPasskey(s);
     expect(answer.status()).toBe(401);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/Unexpected authentication response origin/)]);
     await s.page.unroute('**/interaction/*/passkey');
 
     // Authenticator data for another RP ID (its SHA-256 is the first 32 bytes).
@@ -238,16 +259,20 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
       form.set('credential', JSON.stringify(credential));
       await route.continue({ postData: form.toString() });
     });
-    [answer] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/passkey')), s.page.click('#passkey-button')]);
+    mark = logLines.length;
+    answer = await clickPasskey(s);
     expect(answer.status()).toBe(401);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/RP ID/)]);
     await s.page.unroute('**/interaction/*/passkey');
 
     // A signature counter below the one stored (a cloned authenticator, WebAuthn §6.1.1).
     const [current] = await store().listPasskeys('admin');
     await store().savePasskey('admin', { ...current!, counter: current!.counter + 1000 });
     flow = await loginPageWithoutAutofill(s);
-    [answer] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/passkey')), s.page.click('#passkey-button')]);
+    mark = logLines.length;
+    answer = await clickPasskey(s);
     expect(answer.status()).toBe(401);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/counter value \d+ was lower than expected \d+/)]);
     await store().savePasskey('admin', current!);
     expect((await store().listPasskeys('admin'))[0]!.credentialId).toBe(registered!.credentialId);
 
@@ -255,12 +280,10 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     flow = await loginPageWithoutAutofill(s);
     await s.page.fill('input[name=email]', 'admin@example.com');
     await s.page.fill('input[name=password]', 'admin-demo-password');
-    await presence(s, false);
     await s.page.click('button[type=submit]:has-text("Sign in")');
     await s.page.waitForSelector('#passkey-second-factor', { state: 'visible' });
     expect(await s.page.textContent('h1')).toBe('Confirm with your passkey');
-    await presence(s, true);
-    await s.page.click('#passkey-button');
+    expect((await clickPasskey(s)).status()).toBe(303);
     await allowIfAsked(s);
     claims = await finish(s, flow.rp, flow.start);
     expect(claims).toMatchObject({ sub: 'admin', amr: ['pwd', 'hwk', 'user', 'mfa'], acr: 'urn:portcullis:mfa' });
@@ -271,7 +294,9 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
 
   test('rename and delete from the list', async () => {
     const s = await openSession();
-    await enrol(s, 'alice@example.com', 'alice-demo-password', 'Old name');
+    const carol = (await store().create({ email: 'carol@example.com', password: 'carol-password-123', claims: { name: 'Carol' } }))!;
+    await store().markEmailVerified(carol.id);
+    await enrol(s, 'carol@example.com', 'carol-password-123', 'Old name');
     // Signed in again (by the passkey, through the autofill) to manage them.
     const rp = await relyingParty(issuer, { redirectUri });
     const start = await startAuthorization(rp, { scope: 'openid email' });
@@ -285,11 +310,12 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     await s.page.waitForSelector('#notice');
     expect(await s.page.textContent('#notice')).toBe('The passkey was renamed.');
     expect(await s.page.locator('li.passkey .passkey-name', { hasText: 'New name' }).count()).toBe(1);
-    const before = (await store().listPasskeys('alice')).length;
+    expect((await store().listPasskeys(carol.id)).map((p) => p.name)).toEqual(['New name']);
     await s.page.locator('li.passkey', { hasText: 'New name' }).locator('form.delete button').click();
     await s.page.waitForSelector('#notice');
     expect(await s.page.textContent('#notice')).toBe('The passkey was deleted.');
-    expect(await store().listPasskeys('alice')).toHaveLength(before - 1);
+    expect(await store().listPasskeys(carol.id)).toEqual([]);
+    expect(await s.page.textContent('#no-passkeys')).toBe('You have no passkeys yet.');
     expect(s.violations).toEqual([]);
     await s.context.close();
   }, TIMEOUT);
