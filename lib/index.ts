@@ -25,7 +25,7 @@ export {
 export { InvalidTokenError } from './graphql/auth-context.js';
 export { InvalidDpopProofError } from './graphql/dpop.js';
 export { GraphqlErrorCode } from './graphql/errors.js';
-export type { Account, AccountStore, NewAccount } from './accounts/account-store.js';
+export type { Account, AccountStore, NewAccount, StoredPasskey } from './accounts/account-store.js';
 export { mergeConfig } from './config/merge.js';
 export type { Mailer, MailMessage } from './accounts/mailer.js';
 export { MemoryAccountStore } from './accounts/memory-account-store.js';

@@ -34,13 +34,9 @@ export class PasskeyChallenges {
     this.#adapter = adapter('PasskeyChallenge');
   }
 
-  static #id(binding: string): string {
-    return binding;
-  }
-
   /** Stores `pending` for `binding` (replacing what was there). */
   async issue(binding: string, pending: PendingChallenge): Promise<void> {
-    await this.#adapter.upsert(PasskeyChallenges.#id(binding), { ...pending }, this.ttlSeconds);
+    await this.#adapter.upsert(binding, { ...pending }, this.ttlSeconds);
   }
 
   /**
@@ -48,7 +44,7 @@ export class PasskeyChallenges {
    * @returns `undefined` when there is none (expired, used, replaced by nothing) or it is for another purpose.
    */
   async take(binding: string, purposes: readonly ChallengePurpose[]): Promise<PendingChallenge | undefined> {
-    const id = PasskeyChallenges.#id(binding);
+    const id = binding;
     const payload = await this.#adapter.find(id);
     if (!payload || payload.consumed || !purposes.includes(payload.purpose as ChallengePurpose)) return undefined;
     try {
