@@ -4,7 +4,7 @@
  * issuer and a random token, and durations. No message says whether the reader has an account beyond what the
  * reader's own address already tells them (no account enumeration).
  */
-import type { MailMessage } from './mailer.js';
+import type { MailMessage } from '../core/mailer.js';
 
 /** Subject and body of one account mail. */
 export type MailContent = Pick<MailMessage, 'subject' | 'text'>;
@@ -86,5 +86,24 @@ export function addressChangingMail({ resetPageUrl }: { resetPageUrl: string }):
   return {
     subject: 'Your e-mail address is being changed',
     text: `Hello,\n\nsomeone signed in with your password and asked to move your account to another address. If this was not you, reset your password now: ${resetPageUrl}\n`,
+  };
+}
+
+/** Which second factor changed, in words for the notice mails. */
+export type FactorName = 'an authenticator app (TOTP)' | 'new recovery codes' | 'a passkey';
+
+/** Notice after a second factor was added; other sessions were signed out. */
+export function secondFactorAddedMail({ factor }: { factor: FactorName }): MailContent {
+  return {
+    subject: 'A sign-in method was added to your account',
+    text: `Hello,\n\n${factor} was just added to your account for two-step verification, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.\n`,
+  };
+}
+
+/** Notice after a second factor was removed; other sessions were signed out. */
+export function secondFactorRemovedMail({ factor }: { factor: FactorName }): MailContent {
+  return {
+    subject: 'A sign-in method was removed from your account',
+    text: `Hello,\n\n${factor} was just removed from your account, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.\n`,
   };
 }

@@ -26,6 +26,14 @@ export function layout(nonce: string, title: string, body: SafeHtml): string {
 <body><main>${body}</main></body></html>`.value;
 }
 
+/** An error page for errors that cannot be sent back to the client. Names the OAuth `error` code. */
+export function errorPage(nonce: string, error: string, description?: string): string {
+  return layout(nonce, 'Request refused', html`<h1>Request refused</h1>
+<p class="error">error: <code id="error">${error}</code></p>
+${description ? html`<p id="error_description">${description}</p>` : ''}
+<p>The application that sent you here made a request this server cannot accept. No data was shared.</p>`);
+}
+
 /** Builds a page's HTML from the CSP nonce of its inline style. */
 export type PageBuilder = (nonce: string) => string;
 

@@ -5,6 +5,7 @@ import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { loginActions } from './interaction/login.js';
 import { passkeyLoginActions } from './interaction/passkey.js';
+import { secondFactorActions } from './interaction/second-factor.js';
 import { showInteractionActions } from './interaction/show.js';
 
 /**
@@ -18,5 +19,11 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   router.post('/:uid/login', ...loginActions(actionDeps));
   if (deps.passkeys) router.post('/:uid/passkey', ...passkeyLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
+  if (deps.mfa) {
+    const second = secondFactorActions(actionDeps);
+    router.post('/:uid/second-factor', ...second.code);
+    router.post('/:uid/enrol', ...second.enrol);
+    router.post('/:uid/continue', ...second.continue);
+  }
   return router.routes() as unknown as Middleware;
 }

@@ -56,11 +56,3 @@ export function consentPage(v: ConsentView): string {
 <button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`);
 }
-
-/** An error page for errors that cannot be sent back to the client. Names the OAuth `error` code. */
-export function errorPage(nonce: string, error: string, description?: string): string {
-  return layout(nonce, 'Request refused', html`<h1>Request refused</h1>
-<p class="error">error: <code id="error">${error}</code></p>
-${description ? html`<p id="error_description">${description}</p>` : ''}
-<p>The application that sent you here made a request this server cannot accept. No data was shared.</p>`);
-}

@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, formBody, formField, renderPage, renderTooManyRequests } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
 import { INTERACTION_UID } from '../paths.js';
 import type { AccountServices } from '../use-cases/services.js';
@@ -17,15 +18,20 @@ export interface AccountActionDeps {
 /** A link under a page. */
 export type PageLink = NonNullable<FormView['links']>[number];
 
-/** One CSRF cookie path for every account form. */
+/** One CSRF cookie path for every account form (under the issuer's path). */
 const CSRF_SCOPE = '/account';
+
+/** Our page paths (`/account/…`, `/interaction/…`) as the browser requests them: under the issuer's path. */
+function linksUnderMount(ctx: Context, links: PageLink[] | undefined): PageLink[] | undefined {
+  return links?.map((l) => (l.href.startsWith('/') ? { ...l, href: mountedPath(ctx, l.href) } : l));
+}
 
 /** The answer to every "we may have mailed you" request, the same whether or not the address has an account. */
 export const MAIL_SENT_TEXT = 'If the address can receive mail from us, a message is on its way. Follow the link in it to continue. The link works once and expires.';
 
 /** A message page (`#message`), marked as an error from status 400 on. */
 export function message(ctx: Context, status: number, title: string, text: string, links?: PageLink[]): void {
-  renderPage(ctx, status, (nonce) => messagePage(nonce, title, text, { error: status >= 400, links }));
+  renderPage(ctx, status, (nonce) => messagePage(nonce, title, text, { error: status >= 400, links: linksUnderMount(ctx, links) }));
 }
 
 /** 429 with `Retry-After` and the account pages' message. */
@@ -45,13 +51,14 @@ export function invalidLink(ctx: Context, what: string, again: Omit<PageLink, 'i
 
 /** Renders an account form with a fresh CSRF token. */
 export function showForm(ctx: Context, csrf: CsrfGuard, status: number, view: Omit<FormView, 'nonce' | 'csrfToken'>): void {
-  const csrfToken = csrf.issue(ctx, CSRF_SCOPE);
-  renderPage(ctx, status, (nonce) => formPage({ ...view, nonce, csrfToken }));
+  const csrfToken = csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+  const action = mountedPath(ctx, view.action);
+  renderPage(ctx, status, (nonce) => formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken }));
 }
 
 /** Middleware: a form submission goes on only with the account forms' CSRF token; else 403. */
 export function accountCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, () => CSRF_SCOPE, (ctx) =>
+  return csrfCheck(csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) =>
     message(ctx, 403, 'Request refused', 'The form was not submitted from this page (missing or wrong CSRF token). Reload the page and try again.'));
 }
 

@@ -1,4 +1,4 @@
-import type { Adapter, AdapterFactory } from '../../../adapters/types.js';
+import type { Adapter, AdapterFactory } from '../../core/storage.js';
 
 /** What a challenge was issued for. */
 export type ChallengePurpose =

@@ -3,8 +3,8 @@ import {
   type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Logger } from '../../logger.js';
-import type { Account, PasskeyAccountStore, StoredPasskey } from '../account-store.js';
+import type { Logger } from '../../core/logger.js';
+import type { Account, PasskeyAccountStore, StoredPasskey } from '../../core/account-store.js';
 import type { PasskeyChallenges, PendingChallenge } from './challenges.js';
 import type { RelyingParty } from './relying-party.js';
 

@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../http/html.js';
 import { layout } from '../../http/pages.js';
-import type { StoredPasskey } from '../account-store.js';
+import type { StoredPasskey } from '../../core/account-store.js';
 
 /** Where our passkey script is served (lib/accounts/passkeys/routes.ts). */
 export const PASSKEY_SCRIPT_PATH = '/account/passkeys/client.js';
@@ -46,10 +46,7 @@ export const PASSKEY_TEXT = Object.freeze({
     msgCancelled: 'The passkey request was cancelled or timed out.',
     msgExists: 'This device already holds a passkey for your account.',
     msgFailed: 'Your browser could not create a passkey.',
-  },
-  signedOut: {
-    title: 'Sign in first',
-    text: 'You are not signed in. Sign in to an application that uses this server, then come back to this page.',
+    back: 'Back to your account',
   },
   login: {
     or: 'or',
@@ -78,8 +75,8 @@ function messages(t: Translate, page: 'list' | 'login', keys: { cancelled: strin
   };
 }
 
-function scriptTag(nonce: string): SafeHtml {
-  return html`<script nonce="${nonce}" src="${PASSKEY_SCRIPT_PATH}" defer></script>`;
+function scriptTag(nonce: string, mount = ''): SafeHtml {
+  return html`<script nonce="${nonce}" src="${mount + PASSKEY_SCRIPT_PATH}" defer></script>`;
 }
 
 function date(ms: number | undefined, never: string): string {
@@ -95,6 +92,8 @@ export interface PasskeyListView {
   creationOptions: unknown;
   notice?: string;
   error?: string;
+  /** The issuer's path (`mountedPath`), put before every link and form action: `''` at the host root. */
+  mount?: string;
   t?: Translate;
 }
 
@@ -104,12 +103,13 @@ export function passkeyListPage(v: PasskeyListView): string {
   const s = PASSKEY_TEXT.list;
   const tx = (key: keyof typeof s) => t(`passkeys.list.${key}`, s[key]);
   const msg = messages(t, 'list', { cancelled: s.msgCancelled, failed: s.msgFailed, exists: s.msgExists });
+  const at = (path: string) => (v.mount ?? '') + path;
   const item = (p: StoredPasskey) => html`<li class="passkey" data-credential-id="${p.credentialId}">
 <strong class="passkey-name">${p.name}</strong>${p.deviceType === 'multiDevice' ? html` <small>(${tx('synced')})</small>` : ''}<br>
 <small>${tx('created')}: <span class="created">${date(p.createdAt, tx('never'))}</span> · ${tx('lastUsed')}: <span class="last-used">${date(p.lastUsedAt, tx('never'))}</span> · ${tx('signatures')}: <span class="counter">${p.counter}</span></small>
-<form method="post" action="${PASSKEY_PATHS.rename}" class="rename"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential_id" value="${p.credentialId}">
+<form method="post" action="${at(PASSKEY_PATHS.rename)}" class="rename"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential_id" value="${p.credentialId}">
 <label>${tx('nameLabel')} <input type="text" name="name" value="${p.name}" maxlength="64" required autocomplete="off"></label><button type="submit" class="secondary">${tx('rename')}</button></form>
-<form method="post" action="${PASSKEY_PATHS.remove}" class="delete"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential_id" value="${p.credentialId}"><button type="submit" class="secondary">${tx('remove')}</button></form>
+<form method="post" action="${at(PASSKEY_PATHS.remove)}" class="delete"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential_id" value="${p.credentialId}"><button type="submit" class="secondary">${tx('remove')}</button></form>
 </li>`;
   return layout(v.nonce, tx('title'), html`<h1>${tx('title')}</h1>
 <p>${tx('signedInAs')} <strong id="account-email">${v.email}</strong></p>
@@ -119,20 +119,14 @@ ${v.error ? html`<p class="error" role="alert" id="error">${v.error}</p>` : ''}
 <p class="error" role="alert" id="passkey-error" hidden></p>
 ${v.passkeys.length ? html`<ul id="passkeys">${v.passkeys.map(item)}</ul>` : html`<p id="no-passkeys">${tx('none')}</p>`}
 <h2>${tx('addTitle')}</h2>
-<form method="post" action="${PASSKEY_PATHS.register}" id="passkey-register" data-passkey="create" data-options="${JSON.stringify(v.creationOptions)}"
+<form method="post" action="${at(PASSKEY_PATHS.register)}" id="passkey-register" data-passkey="create" data-options="${JSON.stringify(v.creationOptions)}"
  data-error="passkey-error" data-msg-cancelled="${msg.cancelled}" data-msg-failed="${msg.failed}" data-msg-exists="${msg.exists ?? ''}" hidden>
 <input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential" value="">
 <label for="passkey-name">${tx('nameLabel')}</label><input id="passkey-name" type="text" name="name" maxlength="64" value="${tx('defaultName')} ${v.passkeys.length + 1}" autocomplete="off">
 <button type="submit" id="add-passkey">${tx('add')}</button>
 </form>
-${scriptTag(v.nonce)}`);
-}
-
-/** The page for a request to `/account/passkeys` without a session (status 401). */
-export function signedOutPage(nonce: string, t: Translate = english): string {
-  const s = PASSKEY_TEXT.signedOut;
-  return layout(nonce, t('passkeys.signedOut.title', s.title), html`<h1>${t('passkeys.signedOut.title', s.title)}</h1>
-<p class="error" id="message">${t('passkeys.signedOut.text', s.text)}</p>`);
+<p><a id="back" href="${at('/account')}">${tx('back')}</a></p>
+${scriptTag(v.nonce, v.mount)}`);
 }
 
 export interface PasskeySignInView {
@@ -144,6 +138,8 @@ export interface PasskeySignInView {
   requestOptions: unknown;
   /** Offer the passkeys in the e-mail field's autofill (conditional mediation) as well as by the button. */
   conditional: boolean;
+  /** The issuer's path (`mountedPath`) for the script's URL: `''` at the host root. */
+  mount?: string;
   t?: Translate;
 }
 
@@ -163,22 +159,32 @@ export function passkeySignIn(v: PasskeySignInView): SafeHtml {
 <button type="submit" id="passkey-button" class="secondary">${t('passkeys.login.button', s.button)}</button>
 </form>
 <p class="error" role="alert" id="passkey-error" hidden></p>
-${scriptTag(v.nonce)}`;
+${scriptTag(v.nonce, v.mount)}`;
 }
 
-/** After a right password, for an account with a passkey: the passkey as the second factor. */
-export function secondFactorPage(v: Omit<PasskeySignInView, 'conditional'> & { error?: string }): string {
+/**
+ * The passkey as the second factor after a right password: a button that asks for one of the account's passkeys
+ * and posts the assertion. The whole page (passkeys only) or a part of the TOTP code page (both enrolled).
+ */
+export function passkeySecondFactor(v: Omit<PasskeySignInView, 'conditional'>): SafeHtml {
   const t = v.t ?? english;
   const s = PASSKEY_TEXT.secondFactor;
   const msg = messages(t, 'login', { cancelled: PASSKEY_TEXT.login.msgCancelled, failed: PASSKEY_TEXT.login.msgFailed });
-  return layout(v.nonce, t('passkeys.secondFactor.title', s.title), html`<h1>${t('passkeys.secondFactor.title', s.title)}</h1>
-<p>${t('passkeys.secondFactor.text', s.text)}</p>
-${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
-<p class="error" role="alert" id="passkey-error" hidden></p>
+  return html`<p class="error" role="alert" id="passkey-error" hidden></p>
 <form method="post" action="${v.action}" id="passkey-second-factor" data-passkey="get" data-options="${JSON.stringify(v.requestOptions)}"
  data-error="passkey-error" data-msg-cancelled="${msg.cancelled}" data-msg-failed="${msg.failed}" hidden>
 <input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential" value="">
 <button type="submit" id="passkey-button" autofocus>${t('passkeys.secondFactor.button', s.button)}</button>
 </form>
-${scriptTag(v.nonce)}`);
+${scriptTag(v.nonce, v.mount)}`;
+}
+
+/** After a right password, for an account whose only second factor is a passkey. */
+export function secondFactorPage(v: Omit<PasskeySignInView, 'conditional'> & { error?: string }): string {
+  const t = v.t ?? english;
+  const s = PASSKEY_TEXT.secondFactor;
+  return layout(v.nonce, t('passkeys.secondFactor.title', s.title), html`<h1>${t('passkeys.secondFactor.title', s.title)}</h1>
+<p>${t('passkeys.secondFactor.text', s.text)}</p>
+${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
+${passkeySecondFactor(v)}`);
 }

@@ -1,4 +1,4 @@
-import type { Account } from '../account-store.js';
+import type { Account } from '../../core/account-store.js';
 import { isEmailAddress } from '../input-rules.js';
 import { resetPasswordMail } from '../mail-templates.js';
 import { returnToFor } from '../paths.js';

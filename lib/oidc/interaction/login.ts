@@ -1,17 +1,24 @@
 import type { Context, Middleware } from 'koa';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
 import { passkeySignIn } from '../../accounts/passkeys/views.js';
+import { mountedPath } from '../../http/routes.js';
 import { loginPage } from '../views.js';
-import { passkeyBinding, showSecondFactor } from './passkey.js';
+import { afterPassword, passkeyBinding } from './second-factor.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
+import { loginResult } from '../../accounts/mfa/policy.js';
+
+/** A page link under the issuer's path, if there is one. */
+function underMount(ctx: Context, path: string | undefined): string | undefined {
+  return path === undefined ? undefined : mountedPath(ctx, path);
+}
 
 const GENERIC_LOGIN_ERROR = 'The e-mail address or password is incorrect.';
 
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, error?: string, email?: string): Promise<PageBuilder> {
-  const scope = interactionPath(details);
+  const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, scope);
   // Independent: the client's name and, with passkeys, a new sign-in challenge bound to this interaction.
   const [name, requestOptions] = await Promise.all([
@@ -20,8 +27,8 @@ async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Det
   ]);
   return (nonce) => loginPage({
     nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email,
-    signupUrl: deps.flows.signupUrl(details.uid), resetUrl: deps.flows.resetUrl(details.uid),
-    passkey: requestOptions && passkeySignIn({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true }),
+    signupUrl: underMount(ctx, deps.flows.signupUrl(details.uid)), resetUrl: underMount(ctx, deps.flows.resetUrl(details.uid)),
+    passkey: requestOptions && passkeySignIn({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount: mountedPath(ctx, '') }),
   });
 }
 
@@ -32,9 +39,10 @@ export async function showLogin(ctx: Context, deps: InteractionActionDeps, detai
 
 /**
  * `POST /interaction/:uid/login`: checks the password under the login limits (counted before the check), then
- * ends the login prompt with `amr: ['pwd']`, or, for an account with a passkey (`passkeys.secondFactor`), asks for
- * the passkey next (passkey.ts). Unconfirmed addresses are refused when `selfService.requireVerifiedEmail`, with a
- * new confirmation mail.
+ * ends the login prompt with `amr: ['pwd']`, or goes on to the second factor when the MFA policy asks for one
+ * (second-factor.ts; a TOTP code, a recovery code or, with `passkeys.secondFactor`, one of the account's passkeys).
+ * Unconfirmed addresses are refused when
+ * `selfService.requireVerifiedEmail`, with a new confirmation mail.
  */
 export function loginActions(deps: InteractionActionDeps): Middleware[] {
   return [
@@ -63,9 +71,9 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
           await deps.flows.resendVerification(ctx, account, details.uid);
           return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
         }
-        const passkeys = deps.passkeys?.secondFactor ? deps.passkeys.service : undefined;
-        if (passkeys && (await passkeys.list(account.id)).length > 0) return await showSecondFactor(ctx, deps, details, account.id, ['pwd']);
-        await finishInteraction(ctx, details, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
+        // The MFA policy may ask for a second factor (or its enrolment) first: then that page is shown instead.
+        if (!(await afterPassword(ctx, deps, details, account))) return;
+        await finishInteraction(ctx, details, { login: loginResult(account.id, ['pwd']) }, false);
       } finally {
         await reset;
       }
