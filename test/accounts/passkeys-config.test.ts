@@ -2,7 +2,8 @@ import { errorOf } from '../helpers/errors.js';
 import { ConfigError, loadConfig, type PortcullisConfig } from '../../lib/index.js';
 import { relyingPartyFor } from '../../lib/accounts/passkeys/relying-party.js';
 
-const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {} };
+// A host store with the seven required methods and the second-factor pair that mfa (on by default) needs.
+const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {}, getSecondFactor() {}, setSecondFactor() {} };
 const passkeyMethods = { listPasskeys() {}, savePasskey() {}, deletePasskey() {}, findAccountByPasskey() {} };
 const load = (input: Partial<PortcullisConfig>) => loadConfig({ issuer: 'http://localhost:3000', ...input } as PortcullisConfig, {});
 

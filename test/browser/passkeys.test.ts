@@ -102,10 +102,17 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
 
   /** Without a session, /account/passkeys (the /account guard) sends the browser to the login page, not the list. */
   async function expectSentToSignIn(s: Session) {
-    await s.page.goto(`${issuer}/account/passkeys`);
-    expect(new URL(s.page.url()).pathname).toMatch(/^\/interaction\//);
-    expect(await s.page.locator('#passkey-register').count()).toBe(0);
-    expect(await s.page.locator('input[name=password]').count()).toBe(1);
+    // The authenticator would answer the login page's conditional request (autofill) by itself and sign in again:
+    // hold it while looking at the page.
+    await s.cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId: s.authenticatorId, enabled: false });
+    try {
+      await s.page.goto(`${issuer}/account/passkeys`);
+      expect(new URL(s.page.url()).pathname).toMatch(/^\/interaction\//);
+      expect(await s.page.locator('#passkey-register').count()).toBe(0);
+      expect(await s.page.locator('input[name=password]').count()).toBe(1);
+    } finally {
+      await s.cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId: s.authenticatorId, enabled: true });
+    }
   }
 
   async function signOut(s: Session) {
