@@ -1,4 +1,4 @@
-import type { Account, AccountSeed, AccountStore, NewAccount, StoredSecondFactor } from '../lib/core/account-store.js';
+import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
 import { hashPassword } from './password.js';
 import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now } from './account-records.js';
 
@@ -8,6 +8,10 @@ interface StoredAccount { account: Account; passwordHash: string }
 export class MemoryAccountStore implements AccountStore {
   readonly #byId = new Map<string, StoredAccount>();
   readonly #byEmail = new Map<string, StoredAccount>();
+  /** Passkeys per account id, keyed by credential id. */
+  readonly #passkeys = new Map<string, Map<string, StoredPasskey>>();
+  /** Credential id → account id. */
+  readonly #passkeyOwner = new Map<string, string>();
   readonly #factors = new Map<string, string>();
 
   /** Builds a store from seed accounts; hashes every password (async). */
@@ -72,6 +76,30 @@ export class MemoryAccountStore implements AccountStore {
     const stored = this.#byId.get(id);
     if (!stored) return;
     stored.account = freeze({ ...stored.account, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
+  }
+
+  async listPasskeys(id: string): Promise<StoredPasskey[]> {
+    return [...(this.#passkeys.get(id)?.values() ?? [])].map((p) => structuredClone(p)).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async savePasskey(id: string, passkey: StoredPasskey): Promise<void> {
+    const owner = this.#passkeyOwner.get(passkey.credentialId);
+    if (owner !== undefined && owner !== id) throw new Error('this credential id is registered to another account');
+    let mine = this.#passkeys.get(id);
+    if (!mine) this.#passkeys.set(id, mine = new Map());
+    mine.set(passkey.credentialId, structuredClone(passkey));
+    this.#passkeyOwner.set(passkey.credentialId, id);
+  }
+
+  async deletePasskey(id: string, credentialId: string): Promise<boolean> {
+    const removed = this.#passkeys.get(id)?.delete(credentialId) ?? false;
+    if (removed) this.#passkeyOwner.delete(credentialId);
+    return removed;
+  }
+
+  async findAccountByPasskey(credentialId: string): Promise<Account | undefined> {
+    const owner = this.#passkeyOwner.get(credentialId);
+    return owner === undefined ? undefined : this.#byId.get(owner)?.account;
   }
 
   async getSecondFactor(id: string): Promise<StoredSecondFactor | undefined> {

@@ -1,4 +1,4 @@
-import type { Account, AccountSeed, AccountStore, NewAccount, StoredSecondFactor } from '../lib/core/account-store.js';
+import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
 import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from './account-records.js';
 import { hashPassword } from './password.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -14,8 +14,11 @@ return redis.call('GET', ARGV[1] .. id .. '}')`;
 /**
  * {@link AccountStore} in Redis, next to the provider's data, so that every instance sees the same accounts,
  * sign-ups and password changes. Keys: `<prefix>Account:{<id>}` (JSON of the account and its scrypt hash) and
- * `<prefix>AccountEmail:{<lower-cased e-mail>}` (the id), `<prefix>AccountMfa:{<id>}` (JSON of the second factors). An address is claimed with `SET NX`, so two concurrent
- * sign-ups for one address across instances cannot both win. No key expires.
+ * `<prefix>AccountEmail:{<lower-cased e-mail>}` (the id), `<prefix>AccountMfa:{<id>}` (JSON of the second factors).
+ * An address is claimed with `SET NX`, so two concurrent sign-ups for one address across instances cannot both win.
+ * Passkeys: `<prefix>Passkeys:{<id>}` (a hash, field = credential id, value = JSON of the {@link StoredPasskey}) and
+ * `<prefix>PasskeyOwner:{<credential id>}` (the account id, claimed with `SET NX` so a credential id belongs to one
+ * account). No key expires.
  */
 export class RedisAccountStore implements AccountStore {
   readonly #s: RedisConnection;
@@ -122,6 +125,48 @@ export class RedisAccountStore implements AccountStore {
 
   async markEmailVerified(id: string): Promise<void> {
     await this.#update(id, (a) => ({ ...a, emailVerified: true, claims: { ...a.claims, updated_at: nowSeconds() } }));
+  }
+
+  #passkeysKey(id: string): string {
+    return `${this.#s.keyPrefix}Passkeys:{${id}}`;
+  }
+
+  #ownerKey(credentialId: string): string {
+    return `${this.#s.keyPrefix}PasskeyOwner:{${credentialId}}`;
+  }
+
+  async listPasskeys(id: string): Promise<StoredPasskey[]> {
+    const all = await this.#s.run(() => this.#s.client.hvals(this.#passkeysKey(id)));
+    return all.map((raw) => JSON.parse(raw) as StoredPasskey).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async savePasskey(id: string, passkey: StoredPasskey): Promise<void> {
+    const owner = this.#ownerKey(passkey.credentialId);
+    // The owner index and the account's hash live in different cluster slots: claim the id first, then write.
+    const claimed = await this.#s.run(() => this.#s.client.set(owner, id, 'NX'));
+    if (claimed !== 'OK' && (await this.#s.run(() => this.#s.client.get(owner))) !== id) {
+      throw new Error('this credential id is registered to another account');
+    }
+    await this.#s.run(() => this.#s.client.hset(this.#passkeysKey(id), passkey.credentialId, JSON.stringify(passkey)));
+  }
+
+  async deletePasskey(id: string, credentialId: string): Promise<boolean> {
+    const removed = await this.#s.run(() => this.#s.client.hdel(this.#passkeysKey(id), credentialId));
+    if (removed === 0) return false;
+    const owner = this.#ownerKey(credentialId);
+    if ((await this.#s.run(() => this.#s.client.get(owner))) === id) await this.#s.run(() => this.#s.client.del(owner));
+    return true;
+  }
+
+  async findAccountByPasskey(credentialId: string): Promise<Account | undefined> {
+    const id = await this.#s.run(() => this.#s.client.get(this.#ownerKey(credentialId)));
+    if (!id) return undefined;
+    // An owner index left behind by an interrupted save does not count: the account must hold the passkey.
+    const [stored, held] = await Promise.all([
+      this.#read(id),
+      this.#s.run(() => this.#s.client.hexists(this.#passkeysKey(id), credentialId)),
+    ]);
+    return held ? stored?.account : undefined;
   }
 
   #factorKey(id: string): string {

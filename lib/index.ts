@@ -25,7 +25,7 @@ export {
 export { InvalidTokenError } from './graphql/auth-context.js';
 export { InvalidDpopProofError } from './graphql/dpop.js';
 export { GraphqlErrorCode } from './graphql/errors.js';
-export type { Account, AccountSeed, AccountStore, NewAccount } from './core/account-store.js';
+export type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey } from './core/account-store.js';
 export { mergeConfig } from './config/merge.js';
 export type { Mailer, MailMessage } from './core/mailer.js';
 export { MemoryAccountStore } from '../adapters/memory-account-store.js';

@@ -2,15 +2,20 @@ import type { Server } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
 import Koa, { type Context, type Middleware } from 'koa';
+import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import type { Storage } from './core/storage.js';
 import type { AccountStore } from './core/account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
+import { hasPasskeyMethods } from './core/account-store.js';
+import { PasskeyChallenges } from './accounts/passkeys/challenges.js';
+import { PasskeyService } from './accounts/passkeys/passkey-service.js';
+import { relyingPartyFor } from './accounts/passkeys/relying-party.js';
+import { passkeyAccountRoutes } from './accounts/passkeys/routes.js';
 import { FactorChanges } from './accounts/mfa/factor-changes.js';
-import { accountHomeRoutes } from './accounts/account-home.js';
-import compose from 'koa-compose';
+import { accountHomeRoutes, type AccountHomeDeps } from './accounts/account-home.js';
 import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
@@ -152,6 +157,10 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
     });
 
+    // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
+    const passkeys = config.passkeys.enabled && hasPasskeyMethods(accounts)
+      ? new PasskeyService({ accounts, challenges: new PasskeyChallenges(storage.adapter, config.passkeys.challengeTtl), rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger })
+      : undefined;
     const factors = config.mfa.enabled ? new SecondFactors({
       accounts,
       // Without a key of its own: one derived from the first cookie key (a configured secret in production).
@@ -161,7 +170,9 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       limiterBackend,
     }) : undefined;
     if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
-    const mfa = factors ? { factors, changes: new FactorChanges(accountSessions, flows.mail, logger), pending: storage.adapter('MfaPending') } : undefined;
+    // Adding or removing any second factor (TOTP, recovery codes, a passkey) signs the other sessions out and mails a notice.
+    const factorChanges = new FactorChanges(accountSessions, flows.mail, logger);
+    const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending') } : undefined;
 
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     // Its app sees paths under the issuer's path (the route table strips it).
@@ -213,13 +224,17 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
       health: healthEndpoints(storage),
       oidcProvider,
-      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa }),
-      // The flows (sign-up, reset, …) and the signed-in account page `/account` (lib/accounts/account-home.ts).
-      accountPages: compose([flows.routes, accountHomeRoutes({
+      interactionPages: interactionRoutes({
+        provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa,
+        passkeys: passkeys && { service: passkeys, secondFactor: config.passkeys.secondFactor },
+      }),
+      // The flows (sign-up, reset, …), the signed-in account page `/account` (lib/accounts/account-home.ts) and its
+      // passkey page `/account/passkeys`, behind the same sign-in guard.
+      accountPages: compose([flows.routes, ...accountHome({
         provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
-      })]),
+      }, passkeys, factorChanges)]),
       graphql,
     });
 
@@ -274,4 +289,11 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     if (ownsStorage) await storage.close();
     throw err;
   }
+}
+
+/** `/account` and, with passkeys on, `/account/passkeys` (both behind the account page's sign-in guard). */
+function accountHome(home: AccountHomeDeps, passkeys: PasskeyService | undefined, changes: FactorChanges): Middleware[] {
+  const pages = [accountHomeRoutes(home)];
+  if (passkeys) pages.unshift(passkeyAccountRoutes({ home, passkeys, changes }));
+  return pages;
 }

@@ -77,7 +77,8 @@ export interface AccountHomeDeps {
   resetUrl?: string;
 }
 
-interface SignedIn { account: Account; sessionId: string; loginTs: number; acr?: string }
+/** The signed-in browser of an account page (`ctx.state.signedIn`): its account, provider session id, sign-in time (epoch s) and `acr`. */
+export interface SignedIn { account: Account; sessionId: string; loginTs: number; acr?: string }
 
 const CSRF_SCOPE = '/account';
 
@@ -106,8 +107,12 @@ function signInFirst(ctx: Context, deps: AccountHomeDeps, fresh: boolean): void 
   ctx.redirect(url.href);
 }
 
-/** Middleware: a signed-in browser goes on (`ctx.state.signedIn`); others are sent to sign in. */
-function requireSignIn(deps: AccountHomeDeps, fresh: boolean): Middleware {
+/**
+ * Middleware: a signed-in browser goes on (`ctx.state.signedIn`, a {@link SignedIn}); others are sent to sign in
+ * through {@link ACCOUNT_CLIENT_ID} (303). With `fresh`, a sign-in older than `reauthenticateAfterSeconds` signs in
+ * again first (`prompt=login`). The guard of every account page (`/account`, `/account/passkeys`).
+ */
+export function requireSignIn(deps: AccountHomeDeps, fresh: boolean): Middleware {
   return async function requireSignIn(ctx: Context, next: Next) {
     const who = await signedIn(ctx, deps);
     if (!who) return signInFirst(ctx, deps, false);

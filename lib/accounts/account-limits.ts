@@ -29,6 +29,11 @@ export class AccountLimits {
     return this.#loginAccount.consume(email.toLowerCase());
   }
 
+  /** Counts one sign-in attempt from `ip` that names no address (a passkey); the per-IP login limit applies. */
+  async loginAttemptFromIp(ip: string): Promise<LimitResult> {
+    return this.#loginIp.consume(ip);
+  }
+
   /** A successful login clears the account's counter (OWASP Authentication Cheat Sheet). */
   async loginSucceeded(email: string): Promise<void> {
     await this.#loginAccount.reset(email.toLowerCase());

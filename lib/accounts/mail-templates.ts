@@ -90,7 +90,7 @@ export function addressChangingMail({ resetPageUrl }: { resetPageUrl: string }):
 }
 
 /** Which second factor changed, in words for the notice mails. */
-export type FactorName = 'an authenticator app (TOTP)' | 'new recovery codes';
+export type FactorName = 'an authenticator app (TOTP)' | 'new recovery codes' | 'a passkey';
 
 /** Notice after a second factor was added; other sessions were signed out. */
 export function secondFactorAddedMail({ factor }: { factor: FactorName }): MailContent {

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
-import { ACCOUNT_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
+import { ACCOUNT_STORE_METHODS, PASSKEY_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
+import { relyingPartyFor } from '../accounts/passkeys/relying-party.js';
 import { STORAGE_METHODS } from '../core/storage.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
@@ -180,13 +181,17 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   checkIssuerPath(candidate.issuer);
 
   // Defaults derived from other options or the environment (`derived` in the option schema).
-  const { graphql, keys, registration, selfService } = candidate;
+  const { graphql, keys, registration, selfService, passkeys } = candidate;
+  const store = candidate.accountStore as Record<string, unknown> | undefined;
+  const passkeyMethodMissing = PASSKEY_STORE_METHODS.find((m) => store && typeof store[m] !== 'function');
+  const domainIssuer = relyingPartyFor(candidate.issuer, passkeys.rpName).usable;
   const config: ResolvedConfig = {
     ...candidate,
     keys: { ...keys, signing: typeof keys.signing === 'string' ? readSigningKeys(keys.signing) : keys.signing },
     storage: { ...candidate.storage, explicitType },
     registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
     selfService: { ...selfService, signup: selfService.signup ?? !production },
+    passkeys: { ...passkeys, enabled: passkeys.enabled ?? (domainIssuer && !passkeyMethodMissing), secondFactor: passkeys.secondFactor ?? candidate.mfa.enabled },
     graphql: graphql && { ...graphql, resource: graphql.resource ?? `${new URL(candidate.issuer).origin}${graphql.path}` },
     production,
   };
@@ -196,6 +201,15 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     if (config.accountStore && config.mfa.enabled && typeof config.accountStore[method] !== 'function') {
       throw new ConfigError(`accountStore.${method}`, 'must be a function when mfa.enabled is on (see the AccountStore interface), or set mfa.enabled to false');
     }
+  }
+  if (config.passkeys.enabled && passkeyMethodMissing) {
+    throw new ConfigError(`accountStore.${passkeyMethodMissing}`, 'must be a function when passkeys.enabled is on (see the AccountStore interface), or set passkeys.enabled to false');
+  }
+  if (config.passkeys.enabled && config.passkeys.secondFactor && !config.mfa.enabled) {
+    throw new ConfigError('passkeys.secondFactor', 'the passkey as a second factor is a step of mfa: set mfa.enabled to true, or passkeys.secondFactor to false');
+  }
+  if (config.passkeys.enabled && !domainIssuer) {
+    throw new ConfigError('passkeys.enabled', `passkeys need an issuer whose host is a domain name (WebAuthn relying-party ID), not ${new URL(config.issuer).hostname}: use e.g. http://localhost:PORT in development, or set passkeys.enabled to false`);
   }
   if (config.storage.type === 'redis' && !config.storage.url === !config.storage.client) {
     throw new ConfigError('storage', 'type "redis" needs exactly one of storage.url or storage.client');

@@ -111,6 +111,47 @@ export interface AccountStore {
   getSecondFactor?(id: string): Promise<StoredSecondFactor | undefined>;
   /** Replaces the account's second factors; `undefined` removes them. Unknown ids are ignored. */
   setSecondFactor?(id: string, value: StoredSecondFactor | undefined): Promise<void>;
+
+  // Passkeys (WebAuthn Level 3 §4 "credential record"). Optional in the type so a host store written before them
+  // keeps compiling; both shipped stores implement them, and `passkeys.enabled` refuses a store without them
+  // (ConfigError naming the method, see PASSKEY_STORE_METHODS).
+  /** The account's passkeys, oldest `createdAt` first; `[]` for an unknown id. */
+  listPasskeys?(id: string): Promise<StoredPasskey[]>;
+  /**
+   * Inserts the passkey, or replaces the account's passkey with the same `credentialId` (counter, name, last use).
+   * @throws Error when another account holds that `credentialId` (WebAuthn §7.1 step 26: a credential id is
+   *   registered to one user only); the caller checks with {@link findAccountByPasskey} first.
+   */
+  savePasskey?(id: string, passkey: StoredPasskey): Promise<void>;
+  /** Removes the account's passkey; false when the account has no passkey with that id. */
+  deletePasskey?(id: string, credentialId: string): Promise<boolean>;
+  /** The account holding a passkey (discoverable sign-in finds the user from the credential). */
+  findAccountByPasskey?(credentialId: string): Promise<Account | undefined>;
+}
+
+/**
+ * A registered passkey: what a relying party keeps of a WebAuthn credential (WebAuthn Level 3 §4 "credential
+ * record"). JSON-serialisable.
+ */
+export interface StoredPasskey {
+  /** Credential id, base64url (at most 1023 bytes before encoding, WebAuthn §5.1). */
+  credentialId: string;
+  /** The credential public key as COSE_Key (RFC 9052 §7), base64url. */
+  publicKey: string;
+  /** Signature counter last seen (WebAuthn §6.1.1); 0 for authenticators without one. */
+  counter: number;
+  /** Transport hints reported at registration (`internal`, `hybrid`, `usb`, `nfc`, `ble`). */
+  transports?: string[];
+  /** The user's label for it. */
+  name: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds of the last sign-in with it. */
+  lastUsedAt?: number;
+  /** Backup state flag (BS, WebAuthn §6.1): the private key is synced to other devices. */
+  backedUp?: boolean;
+  /** `multiDevice` when the credential is backup eligible (BE flag): a synced passkey. */
+  deviceType?: 'singleDevice' | 'multiDevice';
 }
 
 /** The second-factor methods of {@link AccountStore}, checked when `mfa` is on. */
@@ -118,3 +159,14 @@ export const SECOND_FACTOR_METHODS = ['getSecondFactor', 'setSecondFactor'] as c
 
 /** The names of the {@link AccountStore} methods, checked when the server is built. */
 export const ACCOUNT_STORE_METHODS = ['findById', 'findByEmail', 'verifyPassword', 'create', 'setPassword', 'setEmail', 'markEmailVerified'] as const;
+
+/** The {@link AccountStore} methods passkeys need, checked when `passkeys.enabled` is on. */
+export const PASSKEY_STORE_METHODS = ['listPasskeys', 'savePasskey', 'deletePasskey', 'findAccountByPasskey'] as const;
+
+/** An {@link AccountStore} with the passkey methods. */
+export type PasskeyAccountStore = AccountStore & Required<Pick<AccountStore, typeof PASSKEY_STORE_METHODS[number]>>;
+
+/** Whether `store` implements every method of {@link PASSKEY_STORE_METHODS}. */
+export function hasPasskeyMethods(store: AccountStore): store is PasskeyAccountStore {
+  return PASSKEY_STORE_METHODS.every((m) => typeof store[m] === 'function');
+}

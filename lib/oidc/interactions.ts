@@ -4,6 +4,7 @@ import { CsrfGuard } from '../http/csrf.js';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { loginActions } from './interaction/login.js';
+import { passkeyLoginActions } from './interaction/passkey.js';
 import { secondFactorActions } from './interaction/second-factor.js';
 import { showInteractionActions } from './interaction/show.js';
 
@@ -16,6 +17,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   const router = new Router({ prefix: '/interaction' });
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
+  if (deps.passkeys) router.post('/:uid/passkey', ...passkeyLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
   if (deps.mfa) {
     const second = secondFactorActions(actionDeps);

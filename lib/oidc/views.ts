@@ -1,4 +1,4 @@
-import { html } from '../http/html.js';
+import { html, type SafeHtml } from '../http/html.js';
 import { layout } from '../http/pages.js';
 
 export interface LoginView {
@@ -12,6 +12,11 @@ export interface LoginView {
   signupUrl?: string;
   /** Link to the password reset page (shown when mail is available). */
   resetUrl?: string;
+  /**
+   * The passkey sign-in block (lib/accounts/passkeys/views.ts `passkeySignIn`), when passkeys are on; the e-mail
+   * field then also offers passkeys in its autofill (`autocomplete="username webauthn"`).
+   */
+  passkey?: SafeHtml;
 }
 
 /** The login form: fields `email`, `password` and the hidden `csrf` token. */
@@ -21,10 +26,11 @@ export function loginPage(v: LoginView): string {
 ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 <form method="post" action="${v.action}" autocomplete="on">
 <input type="hidden" name="csrf" value="${v.csrfToken}">
-<label for="email">E-mail</label><input id="email" type="email" name="email" required autofocus value="${v.email ?? ''}">
+<label for="email">E-mail</label><input id="email" type="email" name="email" required autofocus value="${v.email ?? ''}"${v.passkey ? html` autocomplete="username webauthn"` : ''}>
 <label for="password">Password</label><input id="password" type="password" name="password" required autocomplete="current-password">
 <button type="submit">Sign in</button>
 </form>
+${v.passkey ?? ''}
 ${v.resetUrl ? html`<p><a id="reset" href="${v.resetUrl}">Forgot your password?</a></p>` : ''}
 ${v.signupUrl ? html`<p>No account yet? <a id="signup" href="${v.signupUrl}">Create one</a></p>` : ''}`);
 }

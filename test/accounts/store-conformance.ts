@@ -1,4 +1,8 @@
-import type { AccountStore } from '../../lib/core/account-store.js';
+import { hasPasskeyMethods, type AccountStore, type PasskeyAccountStore, type StoredPasskey } from '../../lib/core/account-store.js';
+
+function passkey(credentialId: string, extra: Partial<StoredPasskey> = {}): StoredPasskey {
+  return { credentialId, publicKey: 'pQECAyYgASFYIA', counter: 0, name: `key ${credentialId}`, createdAt: Date.now(), ...extra };
+}
 
 /** Every AccountStore must pass this unchanged. `make` returns a store seeded with alice (alice-demo-password). */
 export function accountStoreConformance(name: string, make: () => Promise<{ store: AccountStore; close(): Promise<void> }>): void {
@@ -68,6 +72,50 @@ export function accountStoreConformance(name: string, make: () => Promise<{ stor
       expect(await store.getSecondFactor!('nobody')).toBeUndefined();
       // a verified password still works, and the account record is unchanged by the factor writes
       expect((await store.verifyPassword('alice@example.com', 'alice-demo-password'))?.id).toBe('alice');
+    });
+
+    describe('passkeys', () => {
+      let keys: PasskeyAccountStore;
+      beforeEach(() => {
+        expect(hasPasskeyMethods(store)).toBe(true);
+        keys = store as PasskeyAccountStore;
+      });
+
+      test('saved passkeys are listed oldest first, found by credential id, and saving the same id replaces it', async () => {
+        expect(await keys.listPasskeys('alice')).toEqual([]);
+        expect(await keys.findAccountByPasskey('cred-a')).toBeUndefined();
+        await keys.savePasskey('alice', passkey('cred-b', { createdAt: 2000, transports: ['internal', 'hybrid'], deviceType: 'multiDevice', backedUp: true }));
+        await keys.savePasskey('alice', passkey('cred-a', { createdAt: 1000 }));
+        expect((await keys.listPasskeys('alice')).map((p) => p.credentialId)).toEqual(['cred-a', 'cred-b']);
+        expect((await keys.listPasskeys('alice'))[1]).toEqual(passkey('cred-b', { createdAt: 2000, transports: ['internal', 'hybrid'], deviceType: 'multiDevice', backedUp: true }));
+        expect((await keys.findAccountByPasskey('cred-a'))?.id).toBe('alice');
+
+        await keys.savePasskey('alice', passkey('cred-a', { createdAt: 1000, counter: 7, lastUsedAt: 3000, name: 'Laptop' }));
+        const [a] = await keys.listPasskeys('alice');
+        expect(a).toMatchObject({ credentialId: 'cred-a', counter: 7, lastUsedAt: 3000, name: 'Laptop' });
+        expect(await keys.listPasskeys('alice')).toHaveLength(2);
+      });
+
+      test('a credential id belongs to one account: saving it for another account throws', async () => {
+        const bob = (await store.create({ email: 'bob.keys@example.com', password: 'bob-password-123', claims: {} }))!;
+        await keys.savePasskey('alice', passkey('cred-shared'));
+        await expect(keys.savePasskey(bob.id, passkey('cred-shared'))).rejects.toThrow(/another account/);
+        expect(await keys.listPasskeys(bob.id)).toEqual([]);
+        expect((await keys.findAccountByPasskey('cred-shared'))?.id).toBe('alice');
+      });
+
+      test('deletePasskey removes only the owner\'s passkey and frees its credential id', async () => {
+        const bob = (await store.create({ email: 'bob.del@example.com', password: 'bob-password-123', claims: {} }))!;
+        await keys.savePasskey('alice', passkey('cred-x'));
+        expect(await keys.deletePasskey(bob.id, 'cred-x')).toBe(false);
+        expect((await keys.findAccountByPasskey('cred-x'))?.id).toBe('alice');
+        expect(await keys.deletePasskey('alice', 'cred-x')).toBe(true);
+        expect(await keys.deletePasskey('alice', 'cred-x')).toBe(false);
+        expect(await keys.listPasskeys('alice')).toEqual([]);
+        expect(await keys.findAccountByPasskey('cred-x')).toBeUndefined();
+        await keys.savePasskey(bob.id, passkey('cred-x'));
+        expect((await keys.findAccountByPasskey('cred-x'))?.id).toBe(bob.id);
+      });
     });
   });
 }

@@ -1,4 +1,4 @@
-import { html, raw } from '../../http/html.js';
+import { html, raw, type SafeHtml } from '../../http/html.js';
 import { layout } from '../../http/pages.js';
 
 /**
@@ -23,7 +23,11 @@ export const MFA_TEXT = {
   tooMany: 'Too many attempts. Please try again later.',
 } as const;
 
-export interface CodeView { nonce: string; action: string; csrfToken: string; clientName?: string; error?: string }
+export interface CodeView {
+  nonce: string; action: string; csrfToken: string; clientName?: string; error?: string;
+  /** Another way to pass the step, shown below the code form (the passkey button, lib/accounts/passkeys/views.ts). */
+  passkey?: SafeHtml;
+}
 
 /** The second step of a sign-in: field `code` (TOTP or recovery code). */
 export function codePage(v: CodeView): string {
@@ -36,7 +40,8 @@ ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 <input type="hidden" name="csrf" value="${v.csrfToken}">
 <label for="code">${t.codeLabel}</label><input id="code" type="text" name="code" required autofocus autocomplete="one-time-code" inputmode="text" maxlength="32">
 <button type="submit">${t.codeSubmit}</button>
-</form>`);
+</form>
+${v.passkey ?? ''}`);
 }
 
 export interface EnrolView { nonce: string; action: string; csrfToken: string; svg: string; secret: string; sealed: string; required?: boolean; error?: string; hidden?: Record<string, string> }

@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
+import type { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
 import type { AccountStore } from '../../core/account-store.js';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
@@ -37,6 +38,8 @@ export interface InteractionDeps {
   requireVerifiedEmail: boolean;
   /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
   allowRemoteLogos: boolean;
+  /** Passkey sign-in and second factor, when `passkeys.enabled` (`secondFactor`: `passkeys.secondFactor`). */
+  passkeys?: { service: PasskeyService; secondFactor: boolean };
   /** TOTP second step and enrolment (`mfa.enabled`); absent: passwords only. */
   mfa?: MfaInteractionDeps;
 }

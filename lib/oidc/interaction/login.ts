@@ -1,13 +1,14 @@
 import type { Context, Middleware } from 'koa';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
+import { passkeySignIn } from '../../accounts/passkeys/views.js';
 import { mountedPath } from '../../http/routes.js';
 import { loginPage } from '../views.js';
+import { afterPassword, passkeyBinding } from './second-factor.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
 import { loginResult } from '../../accounts/mfa/policy.js';
-import { afterPassword } from './second-factor.js';
 
 /** A page link under the issuer's path, if there is one. */
 function underMount(ctx: Context, path: string | undefined): string | undefined {
@@ -19,10 +20,15 @@ const GENERIC_LOGIN_ERROR = 'The e-mail address or password is incorrect.';
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, error?: string, email?: string): Promise<PageBuilder> {
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, scope);
-  const name = await clientName(deps.provider, details);
+  // Independent: the client's name and, with passkeys, a new sign-in challenge bound to this interaction.
+  const [name, requestOptions] = await Promise.all([
+    clientName(deps.provider, details),
+    deps.passkeys?.service.authenticationOptions(passkeyBinding(details), { purpose: 'login' }),
+  ]);
   return (nonce) => loginPage({
     nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email,
     signupUrl: underMount(ctx, deps.flows.signupUrl(details.uid)), resetUrl: underMount(ctx, deps.flows.resetUrl(details.uid)),
+    passkey: requestOptions && passkeySignIn({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount: mountedPath(ctx, '') }),
   });
 }
 
@@ -34,7 +40,8 @@ export async function showLogin(ctx: Context, deps: InteractionActionDeps, detai
 /**
  * `POST /interaction/:uid/login`: checks the password under the login limits (counted before the check), then
  * ends the login prompt with `amr: ['pwd']`, or goes on to the second factor when the MFA policy asks for one
- * (second-factor.ts). Unconfirmed addresses are refused when
+ * (second-factor.ts; a TOTP code, a recovery code or, with `passkeys.secondFactor`, one of the account's passkeys).
+ * Unconfirmed addresses are refused when
  * `selfService.requireVerifiedEmail`, with a new confirmation mail.
  */
 export function loginActions(deps: InteractionActionDeps): Middleware[] {

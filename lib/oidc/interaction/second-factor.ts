@@ -2,6 +2,8 @@ import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
 import { codePage, enrolPage, MFA_TEXT, recoveryCodesPage } from '../../accounts/mfa/views.js';
+import { passkeySecondFactor, secondFactorPage } from '../../accounts/passkeys/views.js';
+import { mountedPath } from '../../http/routes.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
@@ -11,10 +13,26 @@ import {
 export type { MfaInteractionDeps } from './common.js';
 
 /** A sign-in between its first and second factor, kept for the interaction's lifetime. */
-interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown' }
+export interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown' }
 
 /** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
 const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
+
+/** The challenge binding of a sign-in's passkey ceremonies: its interaction. */
+export function passkeyBinding(details: Details): string {
+  return `interaction:${details.uid}`;
+}
+
+/** Whether the account's passkeys count as its second factor (`passkeys.secondFactor` and at least one passkey). */
+async function hasPasskeyFactor(deps: InteractionActionDeps, accountId: string): Promise<boolean> {
+  return Boolean(deps.passkeys?.secondFactor) && (await deps.passkeys!.service.list(accountId)).length > 0;
+}
+
+/** Whether the account has a second factor: TOTP, or a passkey when those count. */
+async function enrolled(deps: InteractionActionDeps, accountId: string): Promise<boolean> {
+  const [{ totp }, passkey] = await Promise.all([deps.mfa!.factors.status(accountId), hasPasskeyFactor(deps, accountId)]);
+  return totp || passkey;
+}
 
 async function readPending(mfa: MfaInteractionDeps, details: Details): Promise<Pending | undefined> {
   return (await mfa.pending.find(details.uid)) as Pending | undefined;
@@ -36,8 +54,7 @@ export async function secondStepOf(deps: InteractionActionDeps, details: Details
   if (pending) return pending;
   const accountId = details.session?.accountId;
   if (accountId && details.prompt.reasons.length && details.prompt.reasons.every((r) => STEP_UP_REASONS.has(r))) {
-    const { totp } = await mfa.factors.status(accountId);
-    const stepUp: Pending = { accountId, methods: ['pwd'], stage: totp ? 'second-factor' : 'enrol' };
+    const stepUp: Pending = { accountId, methods: ['pwd'], stage: (await enrolled(deps, accountId)) ? 'second-factor' : 'enrol' };
     await savePending(mfa, details, stepUp);
     return stepUp;
   }
@@ -51,11 +68,11 @@ export async function secondStepOf(deps: InteractionActionDeps, details: Details
 export async function afterPassword(ctx: Context, deps: InteractionActionDeps, details: Details, account: Account): Promise<boolean> {
   const mfa = deps.mfa;
   if (!mfa) return true;
-  const [{ totp }, client] = await Promise.all([
-    mfa.factors.status(account.id),
+  const [hasFactor, client] = await Promise.all([
+    enrolled(deps, account.id),
     deps.provider.Client.find(String(details.params.client_id)),
   ]);
-  const next = afterFirstFactor({ enrolled: totp, clientRequiresMfa: clientRequiresMfa(client), requested: mfaRequested(details.params.acr_values) });
+  const next = afterFirstFactor({ enrolled: hasFactor, clientRequiresMfa: clientRequiresMfa(client), requested: mfaRequested(details.params.acr_values) });
   if (next === 'done') return true;
   const pending: Pending = { accountId: account.id, methods: ['pwd'], stage: next };
   await savePending(mfa, details, pending);
@@ -69,8 +86,15 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, scope);
   if (pending.stage === 'second-factor') {
-    const name = await clientName(deps.provider, details);
-    return renderPage(ctx, status, (nonce) => codePage({ nonce, action: `${scope}/second-factor`, csrfToken, clientName: name, error }));
+    // The account's passkeys (with a challenge bound to this interaction, remembering the factors passed) and/or its code.
+    const [name, { totp }, passkey] = await Promise.all([clientName(deps.provider, details), mfa.factors.status(pending.accountId), hasPasskeyFactor(deps, pending.accountId)]);
+    const requestOptions = passkey
+      ? await deps.passkeys!.service.authenticationOptions(passkeyBinding(details), { purpose: 'second-factor', accountId: pending.accountId, amr: pending.methods })
+      : undefined;
+    const mount = mountedPath(ctx, '');
+    const button = (nonce: string) => requestOptions && passkeySecondFactor({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, mount });
+    if (!totp && requestOptions) return renderPage(ctx, status, (nonce) => secondFactorPage({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, mount, error }));
+    return renderPage(ctx, status, (nonce) => codePage({ nonce, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: button(nonce) }));
   }
   const account = known ?? await deps.accounts.findById(pending.accountId);
   if (!account) return refuse(ctx, 400, 'login_required', 'The account of this sign-in no longer exists.');
@@ -78,9 +102,17 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
   renderPage(ctx, status, (nonce) => enrolPage({ nonce, action: `${scope}/enrol`, csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, required: true, error }));
 }
 
-async function finish(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending): Promise<void> {
+/**
+ * Ends a pending second step: the login prompt is done with the factors passed before plus `methods` (`otp`, or
+ * the passkey's `hwk`/`swk` and `user`).
+ */
+export async function finishSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, methods: readonly Amr[]): Promise<void> {
   await deps.mfa!.pending.destroy(details.uid);
-  await finishInteraction(ctx, details, { login: loginResult(pending.accountId, [...pending.methods, 'otp']) }, false);
+  await finishInteraction(ctx, details, { login: loginResult(pending.accountId, [...pending.methods, ...methods]) }, false);
+}
+
+function finish(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending): Promise<void> {
+  return finishSecondStep(ctx, deps, details, pending, ['otp']);
 }
 
 /** Loads the pending second step of the interaction, else answers 400. */

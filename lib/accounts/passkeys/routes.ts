@@ -1,0 +1,99 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { csrfCheck, formBody, formField, parseForm, renderPage } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
+import { requireSignIn, type AccountHomeDeps, type SignedIn } from '../account-home.js';
+import type { FactorChanges } from '../mfa/factor-changes.js';
+import { messagePage } from '../views.js';
+import { PASSKEY_SCRIPT } from './browser-script.js';
+import { MAX_PASSKEY_NAME, type PasskeyRefusal, type PasskeyService } from './passkey-service.js';
+import { PASSKEY_PATHS, PASSKEY_TEXT, passkeyListPage } from './views.js';
+
+/** What {@link passkeyAccountRoutes} needs. */
+export interface PasskeyRouteDeps {
+  /** The account page's deps: its sign-in guard (with the re-authentication window) guards these pages too. */
+  home: AccountHomeDeps;
+  passkeys: PasskeyService;
+  /** Adding or deleting a passkey signs the other sessions out and mails a notice, as a TOTP change does. */
+  changes: FactorChanges;
+}
+
+/** The CSRF cookie path of the passkey forms (under the issuer's path). */
+const CSRF_SCOPE = PASSKEY_PATHS.list;
+const MAX_CREDENTIAL_JSON = 12_000;
+const NOTICES = { added: PASSKEY_TEXT.list.added, renamed: PASSKEY_TEXT.list.renamed, removed: PASSKEY_TEXT.list.removed } as const;
+const REFUSALS: Record<PasskeyRefusal, string> = {
+  expired: PASSKEY_TEXT.list.expired,
+  malformed: PASSKEY_TEXT.list.noCredential,
+  'unknown-credential': PASSKEY_TEXT.list.notVerified,
+  'not-verified': PASSKEY_TEXT.list.notVerified,
+  taken: PASSKEY_TEXT.list.taken,
+};
+
+const signedInOf = (ctx: Context) => ctx.state.signedIn as SignedIn;
+/** The challenge binding of the account page: this browser's oidc-provider session. */
+const bindingOf = (ctx: Context) => `session:${signedInOf(ctx).sessionId}`;
+
+/**
+ * `/account/passkeys` (WebAuthn Level 3 §7.1 registration, plus rename and delete) for the user signed in to
+ * oidc-provider in this browser (the `/account` guard: a browser without a session is sent to sign in; a change
+ * after `mfa.reauthenticateAfterSeconds` signs in again first), and `GET /account/passkeys/client.js`, the browser
+ * script. Every form has a CSRF token; every change answers with a 303 back to the list (POST/redirect/GET),
+ * which shows what happened. Adding or deleting a passkey goes through {@link FactorChanges}.
+ */
+export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
+  const { passkeys, changes, home } = deps;
+  const signedIn = requireSignIn(home, false);
+  const change = [parseForm, csrfCheck(home.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce) =>
+    messagePage(nonce, 'Request refused', 'The form was not submitted from this page (missing or wrong CSRF token). Reload the page and try again.', { error: true }))), requireSignIn(home, true)];
+
+  async function showList(ctx: Context, status = 200, error?: string): Promise<void> {
+    const { account } = signedInOf(ctx);
+    const [list, creationOptions] = await Promise.all([passkeys.list(account.id), passkeys.registrationOptions(account, bindingOf(ctx))]);
+    const done = typeof ctx.query.done === 'string' && ctx.query.done in NOTICES ? NOTICES[ctx.query.done as keyof typeof NOTICES] : undefined;
+    const csrfToken = home.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+    renderPage(ctx, status, (nonce) => passkeyListPage({
+      nonce, csrfToken, email: account.email, passkeys: list, creationOptions, notice: error ? undefined : done, error, mount: mountedPath(ctx, ''),
+    }));
+  }
+
+  function backToList(ctx: Context, done: keyof typeof NOTICES): void {
+    ctx.status = 303;
+    ctx.redirect(`${mountedPath(ctx, PASSKEY_PATHS.list)}?done=${done}`);
+  }
+
+  const router = new Router();
+  router.get(PASSKEY_PATHS.script, function servePasskeyScript(ctx: Context) {
+    ctx.type = 'text/javascript; charset=utf-8';
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+    ctx.body = PASSKEY_SCRIPT;
+  });
+  router.get(PASSKEY_PATHS.list, signedIn, function showPasskeys(ctx: Context) {
+    return showList(ctx);
+  });
+  router.post(PASSKEY_PATHS.register, ...change, async function registerPasskey(ctx: Context) {
+    const body = formBody(ctx);
+    const credential = formField(body, 'credential', MAX_CREDENTIAL_JSON);
+    if (!credential) return showList(ctx, 400, PASSKEY_TEXT.list.noCredential);
+    const result = await passkeys.register(signedInOf(ctx).account, bindingOf(ctx), credential, formField(body, 'name', 1000).slice(0, MAX_PASSKEY_NAME));
+    if (!result.ok) return showList(ctx, result.reason === 'taken' ? 409 : 400, REFUSALS[result.reason]);
+    await changes.changed(signedInOf(ctx).account, 'added', 'a passkey', signedInOf(ctx).sessionId);
+    backToList(ctx, 'added');
+  });
+  router.post(PASSKEY_PATHS.rename, ...change, async function renamePasskey(ctx: Context) {
+    const body = formBody(ctx);
+    const renamed = await passkeys.rename(signedInOf(ctx).account.id, formField(body, 'credential_id', 1400), formField(body, 'name', 1000));
+    if (!renamed) return showList(ctx, 404, PASSKEY_TEXT.list.notFound);
+    backToList(ctx, 'renamed');
+  });
+  router.post(PASSKEY_PATHS.remove, ...change, async function deletePasskey(ctx: Context) {
+    const { account, sessionId } = signedInOf(ctx);
+    const removed = await passkeys.remove(account.id, formField(formBody(ctx), 'credential_id', 1400));
+    if (!removed) return showList(ctx, 404, PASSKEY_TEXT.list.notFound);
+    await changes.changed(account, 'removed', 'a passkey', sessionId);
+    backToList(ctx, 'removed');
+  });
+  return router.routes() as unknown as Middleware;
+}

@@ -1,0 +1,58 @@
+import type { Context, Middleware } from 'koa';
+import { loginResult, type Amr } from '../../accounts/mfa/policy.js';
+import { PASSKEY_TEXT } from '../../accounts/passkeys/views.js';
+import { formBody, formField, parseForm } from '../../http/pages.js';
+import {
+  detailsOf, finishInteraction, interactionCsrf, loadInteraction, refuse, requirePrompt, type InteractionActionDeps,
+} from './common.js';
+import { showLogin } from './login.js';
+import { finishSecondStep, passkeyBinding, secondStepOf, showSecondStep } from './second-factor.js';
+
+/** Largest credential JSON we accept from the form. */
+const MAX_CREDENTIAL_JSON = 12_000;
+
+/**
+ * `POST /interaction/:uid/passkey`: a passkey assertion (WebAuthn Level 3 §7.2) for this interaction's challenge,
+ * either a passwordless sign-in (discoverable credential, user verification required) or the second factor of the
+ * MFA step (second-factor.ts) after the password. Ends the login prompt through the MFA policy's `loginResult`,
+ * with `amr` `hwk`/`swk` (+ `user`, + `pwd`) and `mfa`, `acr` `urn:portcullis:mfa` (RFC 8176). Counted under the
+ * per-IP login limit. 404 when passkeys are off.
+ */
+export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
+  return [
+    parseForm,
+    loadInteraction(deps.provider),
+    interactionCsrf(deps.csrf),
+    requirePrompt('login', 'This sign-in step is already complete.'),
+    async function checkPasskey(ctx: Context) {
+      const details = detailsOf(ctx);
+      if (!deps.passkeys) return refuse(ctx, 404, 'invalid_request', 'Passkeys are not enabled on this server.');
+      const pending = await secondStepOf(deps, details);
+      const again = (status: number, text: string) => pending?.stage === 'second-factor'
+        ? showSecondStep(ctx, deps, details, pending, undefined, status, text)
+        : showLogin(ctx, deps, details, status, text);
+      const limit = await deps.limits.loginAttemptFromIp(ctx.ip);
+      if (!limit.allowed) {
+        ctx.set('Retry-After', String(limit.retryAfterSeconds));
+        return again(429, 'Too many sign-in attempts. Please try again later.');
+      }
+      const credential = formField(formBody(ctx), 'credential', MAX_CREDENTIAL_JSON);
+      const result = await deps.passkeys.service.authenticate(passkeyBinding(details), credential);
+      if (!result.ok) {
+        return again(result.reason === 'expired' ? 400 : 401, result.reason === 'expired' ? PASSKEY_TEXT.login.expired : PASSKEY_TEXT.login.refused);
+      }
+      const { account, amr } = result.value;
+      if (pending) {
+        // A second step is pending for one account: only that account's passkey ends it (the password was theirs).
+        if (pending.accountId !== account.id) return again(401, PASSKEY_TEXT.login.refused);
+        const passed = amr.filter((m): m is Amr => m === 'hwk' || m === 'swk' || m === 'user');
+        return finishSecondStep(ctx, deps, details, pending, passed);
+      }
+      if (!account.emailVerified && deps.requireVerifiedEmail) {
+        await deps.flows.resendVerification(ctx, account, details.uid);
+        return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.');
+      }
+      await finishInteraction(ctx, details, { login: loginResult(account.id, amr as Amr[]) }, false);
+    },
+  ];
+}

@@ -1,0 +1,343 @@
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.js';
+import { relyingParty, startAuthorization, oidc, type RelyingParty } from '../helpers/flow.js';
+import { freePort, startServer, type RunningServer } from '../helpers/server.js';
+import { demoFixtures } from '../../examples/demo-fixtures.js';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { PasskeyAccountStore } from '../../lib/core/account-store.js';
+import { createHash } from 'node:crypto';
+import { pino } from 'pino';
+
+/**
+ * Passkeys end to end in headless Chromium with the Chrome DevTools Protocol virtual authenticator (CTAP2,
+ * internal transport, resident keys, user verification): register from /account/passkeys after a password
+ * sign-in, sign out, sign in with the passkey, and the ID token's amr/acr; the passkey as a second factor; and
+ * refusals of a replayed, re-targeted or tampered response. The issuer is http://localhost:PORT: an IP address is
+ * never a WebAuthn relying-party ID.
+ */
+const suite = browserSuite;
+/** Several sign-ins per test, each a few hundred ms; generous on a shared machine. */
+const TIMEOUT = 120_000;
+
+suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
+  let browser: Browser;
+  let srv: RunningServer;
+  let issuer: string;
+  /** The client's redirect_uri: a real HTTP server here (the browser really leaves the issuer). */
+  let callbackServer: Server;
+  let redirectUri: string;
+  const logLines: string[] = [];
+  /** The reasons the server logged for refused assertions since `from`. */
+  const refusals = (from: number) => logLines.slice(from).map((l) => JSON.parse(l) as { msg: string; reason?: string })
+    .filter((l) => l.msg === 'passkey assertion refused').map((l) => l.reason);
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    callbackServer = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('client callback');
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => callbackServer.listen(port, '127.0.0.1', resolve));
+    redirectUri = `http://localhost:${port}/callback`;
+    srv = await startServer((address) => ({
+      logger: pino({ level: 'info' }, { write: (line: string) => { logLines.push(line); } }),
+      issuer: address.replace('127.0.0.1', 'localhost'),
+      clients: demoFixtures().clients!.map((c) => (c.client_id === 'demo-web' ? { ...c, redirect_uris: [redirectUri] } : c)),
+    }));
+    issuer = srv.server.config.issuer;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+    await new Promise((resolve) => callbackServer?.close(resolve));
+  });
+
+  interface Session { context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string; violations: string[] }
+
+  /** A fresh browser profile with one virtual platform authenticator that verifies the user. */
+  async function openSession(): Promise<Session> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const violations: string[] = [];
+    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    return { context, page, cdp, authenticatorId, violations };
+  }
+
+  /** Waits for the client callback, then exchanges the code with openid-client; returns the ID token claims. */
+  async function finish(s: Session, rp: RelyingParty, start: Awaited<ReturnType<typeof startAuthorization>>) {
+    await s.page.waitForURL((url) => url.href.startsWith(redirectUri));
+    const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(s.page.url()), {
+      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+    });
+    return tokens.claims()!;
+  }
+
+  async function passwordSignIn(s: Session, email: string, password: string) {
+    const rp = await relyingParty(issuer, { redirectUri });
+    const start = await startAuthorization(rp, { scope: 'openid email' });
+    await s.page.goto(String(start.url));
+    await s.page.fill('input[name=email]', email);
+    await s.page.fill('input[name=password]', password);
+    await s.page.click('button[type=submit]:has-text("Sign in")');
+    return { rp, start };
+  }
+
+  async function allowIfAsked(s: Session) {
+    await s.page.waitForURL((url) => url.href.startsWith(redirectUri) || url.pathname.startsWith('/interaction/'));
+    if (!s.page.url().startsWith(redirectUri) && await s.page.locator('button[value=allow]').count()) await s.page.click('button[value=allow]');
+  }
+
+  async function registerPasskey(s: Session, name: string) {
+    await s.page.goto(`${issuer}/account/passkeys`);
+    await s.page.fill('#passkey-name', name);
+    await s.page.click('#add-passkey');
+    await s.page.waitForSelector('#notice');
+    expect(await s.page.textContent('#notice')).toBe('The passkey was added.');
+  }
+
+  /** Without a session, /account/passkeys (the /account guard) sends the browser to the login page, not the list. */
+  async function expectSentToSignIn(s: Session) {
+    // The authenticator would answer the login page's conditional request (autofill) by itself and sign in again:
+    // hold it while looking at the page.
+    await s.cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId: s.authenticatorId, enabled: false });
+    try {
+      await s.page.goto(`${issuer}/account/passkeys`);
+      expect(new URL(s.page.url()).pathname).toMatch(/^\/interaction\//);
+      expect(await s.page.locator('#passkey-register').count()).toBe(0);
+      expect(await s.page.locator('input[name=password]').count()).toBe(1);
+    } finally {
+      await s.cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId: s.authenticatorId, enabled: true });
+    }
+  }
+
+  async function signOut(s: Session) {
+    await s.page.goto(`${issuer}/session/end`);
+    await s.page.click('button[value=yes]');
+    await s.page.waitForLoadState();
+    await expectSentToSignIn(s);
+  }
+
+  const store = () => srv.server.accounts as PasskeyAccountStore;
+  /** Whether the virtual authenticator answers by itself (user presence and verification simulated). */
+  const presence = (s: Session, enabled: boolean) => s.cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId: s.authenticatorId, enabled });
+
+  /** Password sign-in, then a passkey registered from /account/passkeys, then sign-out. */
+  async function enrol(s: Session, email: string, password: string, name: string) {
+    const first = await passwordSignIn(s, email, password);
+    await allowIfAsked(s);
+    expect((await finish(s, first.rp, first.start)).amr).toEqual(['pwd']);
+    await registerPasskey(s, name);
+    await signOut(s);
+  }
+
+  /**
+   * Opens the login page of a new authorization request with the authenticator not answering by itself, so the
+   * autofill request stays pending; {@link clickPasskey} lets it answer the button only.
+   */
+  async function loginPageWithoutAutofill(s: Session) {
+    const rp = await relyingParty(issuer, { redirectUri });
+    const start = await startAuthorization(rp, { scope: 'openid email' });
+    await presence(s, false);
+    await s.page.goto(String(start.url));
+    await s.page.waitForSelector('#passkey-button', { state: 'visible' });
+    return { rp, start };
+  }
+
+  /** Clicks the passkey button with the authenticator answering; returns the answer to the passkey POST. */
+  async function clickPasskey(s: Session) {
+    await presence(s, true);
+    const [answer] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/passkey')), s.page.click('#passkey-button')]);
+    // A refused sign-in shows the login page again, whose autofill request must not answer by itself.
+    await presence(s, false);
+    return answer;
+  }
+
+  test('register from /account/passkeys, sign out, sign in through the autofill (conditional UI): amr hwk+user+mfa, acr mfa; no CSP violation', async () => {
+    const s = await openSession();
+    await expectSentToSignIn(s);
+
+    const first = await passwordSignIn(s, 'alice@example.com', 'alice-demo-password');
+    await allowIfAsked(s);
+    expect((await finish(s, first.rp, first.start)).amr).toEqual(['pwd']);
+    await registerPasskey(s, 'My laptop');
+    expect(await s.page.locator('li.passkey').count()).toBe(1);
+    expect(await s.page.textContent('li.passkey .passkey-name')).toBe('My laptop');
+    expect(await s.page.textContent('li.passkey .last-used')).toBe('never');
+    const { credentials } = await s.cdp.send('WebAuthn.getCredentials', { authenticatorId: s.authenticatorId });
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]!.isResidentCredential).toBe(true);
+    expect(credentials[0]!.rpId).toBe('localhost');
+    const [stored] = await store().listPasskeys('alice');
+    expect(stored).toMatchObject({ credentialId: Buffer.from(credentials[0]!.credentialId, 'base64').toString('base64url'), name: 'My laptop', deviceType: 'singleDevice' });
+    await signOut(s);
+
+    // The login page's conditional request: the browser offers the passkey in the e-mail field's autofill, and the
+    // virtual authenticator (which answers by itself) picks it, so the page signs in without any click.
+    const rp = await relyingParty(issuer, { redirectUri });
+    const start = await startAuthorization(rp, { scope: 'openid email' });
+    const posted = s.page.waitForRequest((r) => r.url().endsWith('/passkey') && r.method() === 'POST');
+    await s.page.goto(String(start.url));
+    await posted;
+    await allowIfAsked(s);
+    const claims = await finish(s, rp, start);
+    expect(claims.sub).toBe('alice');
+    expect(claims.amr).toEqual(['hwk', 'user', 'mfa']);
+    expect(claims.acr).toBe('urn:portcullis:mfa');
+
+    // Last use and the new signature count, in the store and on the page.
+    const [used] = await store().listPasskeys('alice');
+    expect(used!.lastUsedAt).toBeGreaterThanOrEqual(stored!.createdAt);
+    expect(used!.counter).toBeGreaterThan(stored!.counter);
+    await s.page.goto(`${issuer}/account/passkeys`);
+    expect(await s.page.textContent('li.passkey .last-used')).not.toBe('never');
+    expect(Number(await s.page.textContent('li.passkey .counter'))).toBe(used!.counter);
+
+    expect(s.violations).toEqual([]);
+    await s.context.close();
+  }, TIMEOUT);
+
+  test('the "Sign in with a passkey" button; a replayed or re-targeted response and a counter going backwards are refused; the passkey as a second factor', async () => {
+    const s = await openSession();
+    await enrol(s, 'admin@example.com', 'admin-demo-password', 'Security key');
+    const [registered] = await store().listPasskeys('admin');
+
+    // The button (the autofill is kept from answering first).
+    let flow = await loginPageWithoutAutofill(s);
+    expect(await s.page.getAttribute('#email', 'autocomplete')).toBe('username webauthn');
+    expect((await clickPasskey(s)).status()).toBe(303);
+    await allowIfAsked(s);
+    let claims = await finish(s, flow.rp, flow.start);
+    expect(claims).toMatchObject({ sub: 'admin', amr: ['hwk', 'user', 'mfa'], acr: 'urn:portcullis:mfa' });
+    await signOut(s);
+
+    // The same response sent twice for one challenge: the first signs in, the copy finds no challenge.
+    flow = await loginPageWithoutAutofill(s);
+    const statuses: number[] = [];
+    let captured: string | undefined;
+    await s.page.route('**/interaction/*/passkey', async (route) => {
+      captured = route.request().postData() ?? undefined;
+      const original = await route.fetch({ maxRedirects: 0 });
+      const copy = await route.fetch({ maxRedirects: 0 });
+      statuses.push(original.status(), copy.status());
+      expect(await copy.text()).toContain('The passkey sign-in expired. Try again.');
+      await route.fulfill({ response: original });
+    });
+    await clickPasskey(s);
+    await allowIfAsked(s);
+    expect((await finish(s, flow.rp, flow.start)).sub).toBe('admin');
+    expect(statuses).toEqual([303, 400]);
+    await s.page.unroute('**/interaction/*/passkey');
+    await signOut(s);
+
+    // That old response posted to a new sign-in (with its fresh CSRF token): signed over another challenge.
+    flow = await loginPageWithoutAutofill(s);
+    const oldCredential = new URLSearchParams(captured!).get('credential')!;
+    let mark = logLines.length;
+    const replay = await postPasskey(s.page, oldCredential);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/Unexpected authentication response challenge/)]);
+    expect(replay.status).toBe(401);
+    expect(replay.text).toContain('This passkey could not be used to sign in.');
+
+    // A response whose client data names another origin (as a phishing site's would).
+    flow = await loginPageWithoutAutofill(s);
+    await s.page.route('**/interaction/*/passkey', async (route) => {
+      const form = new URLSearchParams(route.request().postData()!);
+      const credential = JSON.parse(form.get('credential')!);
+      const clientData = JSON.parse(Buffer.from(credential.response.clientDataJSON, 'base64url').toString());
+      expect(clientData.origin).toBe(issuer);
+      clientData.origin = 'http://evil.localhost:8443';
+      credential.response.clientDataJSON = Buffer.from(JSON.stringify(clientData)).toString('base64url');
+      form.set('credential', JSON.stringify(credential));
+      await route.continue({ postData: form.toString() });
+    });
+    mark = logLines.length;
+    let answer = await clickPasskey(s);
+    expect(answer.status()).toBe(401);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/Unexpected authentication response origin/)]);
+    await s.page.unroute('**/interaction/*/passkey');
+
+    // Authenticator data for another RP ID (its SHA-256 is the first 32 bytes).
+    flow = await loginPageWithoutAutofill(s);
+    await s.page.route('**/interaction/*/passkey', async (route) => {
+      const form = new URLSearchParams(route.request().postData()!);
+      const credential = JSON.parse(form.get('credential')!);
+      const data = Buffer.from(credential.response.authenticatorData, 'base64url');
+      createHash('sha256').update('evil.localhost').digest().copy(data, 0);
+      credential.response.authenticatorData = data.toString('base64url');
+      form.set('credential', JSON.stringify(credential));
+      await route.continue({ postData: form.toString() });
+    });
+    mark = logLines.length;
+    answer = await clickPasskey(s);
+    expect(answer.status()).toBe(401);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/RP ID/)]);
+    await s.page.unroute('**/interaction/*/passkey');
+
+    // A signature counter below the one stored (a cloned authenticator, WebAuthn §6.1.1).
+    const [current] = await store().listPasskeys('admin');
+    await store().savePasskey('admin', { ...current!, counter: current!.counter + 1000 });
+    flow = await loginPageWithoutAutofill(s);
+    mark = logLines.length;
+    answer = await clickPasskey(s);
+    expect(answer.status()).toBe(401);
+    expect(refusals(mark)).toEqual([expect.stringMatching(/counter value \d+ was lower than expected \d+/)]);
+    await store().savePasskey('admin', current!);
+    expect((await store().listPasskeys('admin'))[0]!.credentialId).toBe(registered!.credentialId);
+
+    // Second factor: the right password alone no longer signs in an account that has a passkey.
+    flow = await loginPageWithoutAutofill(s);
+    await s.page.fill('input[name=email]', 'admin@example.com');
+    await s.page.fill('input[name=password]', 'admin-demo-password');
+    await s.page.click('button[type=submit]:has-text("Sign in")');
+    await s.page.waitForSelector('#passkey-second-factor', { state: 'visible' });
+    expect(await s.page.textContent('h1')).toBe('Confirm with your passkey');
+    expect((await clickPasskey(s)).status()).toBe(303);
+    await allowIfAsked(s);
+    claims = await finish(s, flow.rp, flow.start);
+    expect(claims).toMatchObject({ sub: 'admin', amr: ['pwd', 'hwk', 'user', 'mfa'], acr: 'urn:portcullis:mfa' });
+
+    expect(s.violations).toEqual([]);
+    await s.context.close();
+  }, TIMEOUT);
+
+  test('rename and delete from the list', async () => {
+    const s = await openSession();
+    const carol = (await store().create({ email: 'carol@example.com', password: 'carol-password-123', claims: { name: 'Carol' } }))!;
+    await store().markEmailVerified(carol.id);
+    await enrol(s, 'carol@example.com', 'carol-password-123', 'Old name');
+    // Signed in again (by the passkey, through the autofill) to manage them.
+    const rp = await relyingParty(issuer, { redirectUri });
+    const start = await startAuthorization(rp, { scope: 'openid email' });
+    await s.page.goto(String(start.url));
+    await allowIfAsked(s);
+    await finish(s, rp, start);
+    await s.page.goto(`${issuer}/account/passkeys`);
+    const item = s.page.locator('li.passkey', { hasText: 'Old name' });
+    await item.locator('form.rename input[name=name]').fill('New name');
+    await item.locator('form.rename button').click();
+    await s.page.waitForSelector('#notice');
+    expect(await s.page.textContent('#notice')).toBe('The passkey was renamed.');
+    expect(await s.page.locator('li.passkey .passkey-name', { hasText: 'New name' }).count()).toBe(1);
+    expect((await store().listPasskeys(carol.id)).map((p) => p.name)).toEqual(['New name']);
+    await s.page.locator('li.passkey', { hasText: 'New name' }).locator('form.delete button').click();
+    await s.page.waitForSelector('#notice');
+    expect(await s.page.textContent('#notice')).toBe('The passkey was deleted.');
+    expect(await store().listPasskeys(carol.id)).toEqual([]);
+    expect(await s.page.textContent('#no-passkeys')).toBe('You have no passkeys yet.');
+    expect(s.violations).toEqual([]);
+    await s.context.close();
+  }, TIMEOUT);
+});
+
+/** Posts `credential` with the login page's CSRF token to its passkey action, from the page (its cookies). */
+async function postPasskey(page: Page, credential: string): Promise<{ status: number; text: string }> {
+  const action = await page.getAttribute('#passkey-signin', 'action');
+  const csrf = await page.getAttribute('#passkey-signin input[name=csrf]', 'value');
+  const res = await page.request.post(new URL(action!, page.url()).href, { form: { csrf: csrf!, credential }, maxRedirects: 0 });
+  return { status: res.status(), text: await res.text() };
+}
