@@ -35,6 +35,7 @@ import { DEFAULT_SIGNING_ALGORITHMS, generateCookieKey, generateSigningKeys } fr
 import { createProvider, registrationEnabled } from './oidc/provider.js';
 import { InitialAccessTokens, type MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
 import { ScopePolicy } from './oidc/scope-policy.js';
+import { logoRoute, resolveUi, uiContext } from './ui/ui.js';
 
 /** What {@link createServer} returns. */
 export interface PortcullisServer {
@@ -102,6 +103,7 @@ function checkGraphqlPath(path: string): void {
  */
 export async function createServer(input: PortcullisConfig): Promise<PortcullisServer> {
   const config = loadConfig(input);
+  const ui = resolveUi(config.ui);
   if (config.graphql) checkGraphqlPath(config.graphql.path);
 
   const logger = config.logger ?? createLogger();
@@ -134,7 +136,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
     const flows = accountFlows({
-      config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
+      config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui,
     });
 
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
@@ -169,6 +171,8 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       oidcProvider,
       interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos }),
       accountPages: flows.routes,
+      uiContext: uiContext(ui),
+      logo: logoRoute(ui),
       graphql,
     });
 

@@ -13,6 +13,9 @@ import compose from 'koa-compose';
  * | provider endpoints, discovery, JWKS | requestLog → handleErrors → requireIssuerHost → oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
  * | login/consent pages (`/interaction/…`) | requestLog → handleErrors → requireIssuerHost → interaction pages |
  * | account pages (`/account/…`) | requestLog → handleErrors → requireIssuerHost → account pages (their CSRF check inside) |
+ * | logo (`/ui/logo`) | requestLog → handleErrors → requireIssuerHost → logo |
+ *
+ * Every chain after `requestLog` starts with `uiContext` (the request's language and branding, lib/ui/ui.ts).
  * | GraphQL (`graphql.path`, `<path>/csrf-token`) | requestLog → handleErrors → requireIssuerHost → transport guard → bearer auth → document gate → Apollo |
  */
 
@@ -41,7 +44,7 @@ export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration
 export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
 
 /** Prefixes of the pages Portcullis renders itself. */
-export const PAGE_PREFIXES = Object.freeze({ interaction: '/interaction', account: '/account' });
+export const PAGE_PREFIXES = Object.freeze({ interaction: '/interaction', account: '/account', ui: '/ui' });
 
 function firstSegment(path: string): string {
   const end = path.indexOf('/', 1);
@@ -66,6 +69,10 @@ export interface RouteParts {
   oidcProvider: Middleware;
   interactionPages: Middleware;
   accountPages: Middleware;
+  /** The request's language and branding for every page (`uiContext`, lib/ui/ui.ts). */
+  uiContext: Middleware;
+  /** `/ui/logo`: the configured logo. */
+  logo: Middleware;
   /**
    * The GraphQL endpoint's paths (`graphql.path` and its CSRF-token path) and chain (transport guard, bearer
    * auth, gate, Apollo), when `graphql` is configured.
@@ -78,7 +85,7 @@ export interface RouteParts {
  * @returns a Koa middleware; unknown paths call `next()` without running any of ours.
  */
 export function routeTable(parts: RouteParts): Middleware {
-  const guarded = (...handlers: Middleware[]) => compose([parts.requestLog, parts.handleErrors, parts.requireIssuerHost, ...handlers]);
+  const guarded = (...handlers: Middleware[]) => compose([parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost, ...handlers]);
   const provider = guarded(parts.oidcProvider);
 
   const exact = new Map<string, Middleware>();
@@ -94,6 +101,7 @@ export function routeTable(parts: RouteParts): Middleware {
   for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
   bySegment.set(PAGE_PREFIXES.interaction, guarded(parts.interactionPages));
   bySegment.set(PAGE_PREFIXES.account, guarded(parts.accountPages));
+  bySegment.set(PAGE_PREFIXES.ui, guarded(parts.logo));
 
   return function dispatchRoute(ctx: Context, next: Next) {
     const path = ctx.path;

@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { CsrfGuard } from '../http/csrf.js';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
-import { loginActions } from './interaction/login.js';
+import { cancelLoginActions, loginActions } from './interaction/login.js';
 import { showInteractionActions } from './interaction/show.js';
 
 /**
@@ -15,6 +15,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   const router = new Router({ prefix: '/interaction' });
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
+  router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
   return router.routes() as unknown as Middleware;
 }

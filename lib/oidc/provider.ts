@@ -11,6 +11,7 @@ import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from './views.js';
+import { useUiLocales } from '../ui/ui.js';
 import { PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
 import { endpointRateLimits } from '../limits/endpoint-limits.js';
@@ -212,7 +213,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       const nonce = setPageSecurityHeaders(ctx as never);
       ctx.type = 'html';
       const description = isPlainTokenRefusal(ctx, out.error) ? PLAIN_TOKEN_DESCRIPTION : out.error_description;
-      ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined);
+      const ui = useUiLocales(ctx as never, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
+      ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined, { ui });
     },
     clientBasedCORS(_ctx, origin, client) {
       return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;

@@ -7,7 +7,8 @@ import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
-import { errorPage } from '../views.js';
+import { useUiLocales } from '../../ui/ui.js';
+import { errorPage, type ErrorSituation } from '../views.js';
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
 
@@ -43,9 +44,12 @@ export function interactionPath(details: Details): string {
   return `/interaction/${details.uid}`;
 }
 
-/** Our error page naming the OAuth `error` code, for a request that cannot go on. */
-export function refuse(ctx: Context, status: number, error: string, description: string): void {
-  renderPage(ctx, status, (nonce) => errorPage(nonce, error, description));
+/**
+ * Our error page for a request that cannot go on: in words (by `situation`, else by the `error` code), with the
+ * OAuth `error` code and `description` in small print.
+ */
+export function refuse(ctx: Context, status: number, error: string, description: string, situation?: ErrorSituation): void {
+  renderPage(ctx, status, (nonce, ui) => errorPage(nonce, error, description, { ui, situation }));
 }
 
 /**
@@ -59,12 +63,13 @@ export function loadInteraction(provider: Provider): Middleware {
       details = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode === 503) throw err;
-      return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
+      return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION, 'expired');
     }
     if (details.uid !== (ctx as Context & { params: Record<string, string> }).params.uid) {
-      return refuse(ctx, 400, 'invalid_request', 'This sign-in request does not belong to this browser session.');
+      return refuse(ctx, 400, 'invalid_request', 'This sign-in request does not belong to this browser session.', 'expired');
     }
     ctx.state.interaction = details;
+    useUiLocales(ctx, details.params.ui_locales);
     await next();
   };
 }
@@ -72,15 +77,26 @@ export function loadInteraction(provider: Provider): Middleware {
 /** Middleware: a form submission goes on only with this interaction's CSRF token; else 403. */
 export function interactionCsrf(csrf: CsrfGuard): Middleware {
   return csrfCheck(csrf, (ctx) => interactionPath(detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
-    'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.'));
+    'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.', 'form'));
 }
 
 /** Middleware: the interaction must be at prompt `name` (`login` or `consent`); else 400 with `description`. */
 export function requirePrompt(name: 'login' | 'consent', description: string): Middleware {
   return async function requirePrompt(ctx: Context, next: Next) {
-    if (detailsOf(ctx).prompt.name !== name) return refuse(ctx, 400, 'invalid_request', description);
+    if (detailsOf(ctx).prompt.name !== name) return refuse(ctx, 400, 'invalid_request', description, 'step');
     await next();
   };
+}
+
+/**
+ * The host the answer of `details` goes to (its redirect_uri), shown to the user beside the client's name; the
+ * scheme for a native app's private-use URI scheme (RFC 8252 §7.1).
+ */
+export function clientDomain(details: Details): string | undefined {
+  const uri = details.params.redirect_uri;
+  if (typeof uri !== 'string' || !URL.canParse(uri)) return undefined;
+  const url = new URL(uri);
+  return url.host || url.protocol.replace(/:$/, '');
 }
 
 /** The client's display name (`client_name`), else its id. */
@@ -98,7 +114,7 @@ export async function finishInteraction(ctx: Context, details: Details, result: 
   // It may have expired while this request ran (a password hash takes a while): then, as a fresh read would have
   // found nothing, the sign-in is over; never saved with a lifetime of zero or less.
   const ttl = details.exp - Math.floor(Date.now() / 1000);
-  if (ttl <= 0) return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
+  if (ttl <= 0) return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION, 'expired');
   details.result = merge && !('error' in result) ? { ...details.lastSubmission, ...result } : result;
   await details.save(ttl);
   ctx.status = 303;
