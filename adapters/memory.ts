@@ -1,7 +1,10 @@
 import { errors } from 'oidc-provider';
-import { StorageUnavailableError } from '../lib/errors.js';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from './types.js';
+import { StorageUnavailableError } from '../lib/core/errors.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
 import { DEFAULTS } from '../config/defaults.js';
+import type { AccountSeed, AccountStore } from '../lib/core/account-store.js';
+import { memoryLimiterBackend, type LimiterBackend } from '../lib/core/limiter.js';
+import { MemoryAccountStore } from './memory-account-store.js';
 
 /**
  * Entries are kept as JSON text, exactly as the Redis adapter stores them: both adapters hand back the same plain
@@ -52,6 +55,16 @@ export class MemoryStorage implements Storage {
   readonly adapter: AdapterFactory = (modelName: string) => new MemoryAdapter(this, modelName);
 
   async ping(): Promise<void> {}
+
+  /** A {@link MemoryAccountStore} seeded with `seed` (this process only, like every memory entry). */
+  accountStore(seed: readonly AccountSeed[]): Promise<AccountStore> {
+    return MemoryAccountStore.fromSeed(seed);
+  }
+
+  /** In-process counters (rate-limiter-flexible's memory limiter). */
+  limiterBackend(): LimiterBackend {
+    return memoryLimiterBackend;
+  }
 
   async close(): Promise<void> {
     clearInterval(this.#timer);

@@ -1,8 +1,7 @@
-import type { Account, AccountStore, NewAccount } from '../lib/accounts/account-store.js';
-import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from '../lib/accounts/account-records.js';
-import { hashPassword } from '../lib/accounts/password.js';
-import type { SeedAccount } from '../lib/config/types.js';
-import type { RedisStorage } from './redis.js';
+import type { Account, AccountSeed, AccountStore, NewAccount, StoredSecondFactor } from '../lib/core/account-store.js';
+import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from './account-records.js';
+import { hashPassword } from './password.js';
+import type { RedisConnection } from './redis-connection.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
 
@@ -15,18 +14,18 @@ return redis.call('GET', ARGV[1] .. id .. '}')`;
 /**
  * {@link AccountStore} in Redis, next to the provider's data, so that every instance sees the same accounts,
  * sign-ups and password changes. Keys: `<prefix>Account:{<id>}` (JSON of the account and its scrypt hash) and
- * `<prefix>AccountEmail:{<lower-cased e-mail>}` (the id). An address is claimed with `SET NX`, so two concurrent
+ * `<prefix>AccountEmail:{<lower-cased e-mail>}` (the id), `<prefix>AccountMfa:{<id>}` (JSON of the second factors). An address is claimed with `SET NX`, so two concurrent
  * sign-ups for one address across instances cannot both win. No key expires.
  */
 export class RedisAccountStore implements AccountStore {
-  readonly #s: RedisStorage;
+  readonly #s: RedisConnection;
 
-  constructor(storage: RedisStorage) {
+  constructor(storage: RedisConnection) {
     this.#s = storage;
   }
 
   /** Writes the seed accounts (idempotent: the same seed gives the same ids on every instance). */
-  static async fromSeed(storage: RedisStorage, seed: readonly SeedAccount[]): Promise<RedisAccountStore> {
+  static async fromSeed(storage: RedisConnection, seed: readonly AccountSeed[]): Promise<RedisAccountStore> {
     const store = new RedisAccountStore(storage);
     for (const s of seed) {
       const account = accountFromSeed(s);
@@ -123,5 +122,23 @@ export class RedisAccountStore implements AccountStore {
 
   async markEmailVerified(id: string): Promise<void> {
     await this.#update(id, (a) => ({ ...a, emailVerified: true, claims: { ...a.claims, updated_at: nowSeconds() } }));
+  }
+
+  #factorKey(id: string): string {
+    return `${this.#s.keyPrefix}AccountMfa:{${id}}`;
+  }
+
+  async getSecondFactor(id: string): Promise<StoredSecondFactor | undefined> {
+    const raw = await this.#s.run(() => this.#s.client.get(this.#factorKey(id)));
+    return raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+  }
+
+  async setSecondFactor(id: string, value: StoredSecondFactor | undefined): Promise<void> {
+    if (!value) {
+      await this.#s.run(() => this.#s.client.del(this.#factorKey(id)));
+      return;
+    }
+    if (!(await this.#read(id))) return;
+    await this.#s.run(() => this.#s.client.set(this.#factorKey(id), JSON.stringify(value)));
   }
 }

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from '../lib/index.js';
-import { createLogger } from '../lib/logger.js';
+import { createLogger } from '../lib/core/logger.js';
 import { demoFixtures } from '../examples/demo-fixtures.js';
 
 const rounds = Number(process.argv[2] ?? 15);

@@ -5,7 +5,7 @@
  * baseline, not against a strawman.
  */
 import type { Redis } from 'ioredis';
-import type { Adapter, AdapterFactory, AdapterPayload } from '../adapters/types.js';
+import type { Adapter, AdapterFactory, AdapterPayload } from '../lib/core/storage.js';
 
 /** Models whose entries carry a `grantId` and go with their Grant (oidc-provider's memory_adapter.js list). */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);

@@ -74,7 +74,7 @@ async function serve(kind: string): Promise<void> {
       // Every rule on with its default; only the operation budget is raised so that no request gets 429.
       graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: { points: 1e12, durationSeconds: 60 } },
       // --log: as `npm run bench` (pino at level info; this process' stdout is /dev/null); else no logs at all.
-      logger: args.includes('--log') ? (await import('../lib/logger.js')).createLogger({ LOG_LEVEL: 'info' })
+      logger: args.includes('--log') ? (await import('../lib/core/logger.js')).createLogger({ LOG_LEVEL: 'info' })
         : { warn() {}, info() {}, error() {}, debug() {}, child() { return this; } } as never,
     });
     const http = await server.listen(port, '127.0.0.1');

@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import Koa from 'koa';
 import Provider, { type Configuration } from 'oidc-provider';
 import { createServer, generateSigningKeys, DEFAULT_SIGNING_ALGORITHMS, generateCookieKey } from '../lib/index.js';
-import { createLogger } from '../lib/logger.js';
+import { createLogger } from '../lib/core/logger.js';
 import { SCOPE_CLAIMS } from '../config/defaults.js';
 import { catalogResolvers, typeDefs } from '../examples/catalog/schema.js';
 import { DEMO, demoFixtures } from '../examples/demo-fixtures.js';

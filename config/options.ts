@@ -12,11 +12,14 @@
  * configuration merges deeply over the defaults. Arrays and maps (`clients`, `scopes`, `fieldCosts`) replace.
  */
 import { OptionalKind, Type, type Static, type TArray, type TObject, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
-import type { DocumentNode } from 'graphql';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { DocumentNode, ValidationRule } from 'graphql';
 import type { IResolvers } from '@graphql-tools/utils';
-import type { AccountStore } from '../lib/accounts/account-store.js';
-import type { Logger } from '../lib/logger.js';
-import type { RedisClient } from '../adapters/redis.js';
+import type { Cluster, Redis } from 'ioredis';
+import type { AccountStore } from '../lib/core/account-store.js';
+import type { Logger } from '../lib/core/logger.js';
+import type { Mailer } from '../lib/core/mailer.js';
+import type { Storage } from '../lib/core/storage.js';
 import type { Locale, MessageKey } from '../lib/ui/i18n.js';
 import type { UiTemplates } from '../lib/ui/templates.js';
 
@@ -110,6 +113,12 @@ const clientSchema = Type.Object({
   client_name: Type.Optional(Type.String()),
   scope: Type.Optional(Type.String()),
   post_logout_redirect_uris: Type.Optional(Type.Array(Type.String({ format: 'uri' }))),
+  require_mfa: optional(Type.Boolean(), {
+    description: 'Every sign-in for this client needs a second factor (TOTP or a recovery code); the ID token then has `acr` `urn:portcullis:mfa` and `amr` with `mfa`. Also accepted as registration metadata',
+    defaultText: '`false`',
+    security: 'a session signed in with a password only is stepped up before the client gets a code',
+    see: 'RFC 8176, OIDC Core §2 (acr)',
+  }),
   pkce_optional: optional(Type.Boolean(), {
     description: 'Lets a confidential client skip PKCE when it cannot send `code_verifier`',
     defaultText: '`false`',
@@ -152,7 +161,7 @@ const graphqlLimits = {
 };
 
 const graphqlSchema = Type.Object({
-  path: withDefault(Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }), '/graphql', { description: 'Path of the GraphQL endpoint (`/api/graphql`, `/api/v1/graphql`, …)' }),
+  path: withDefault(Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }), '/graphql', { description: 'Path of the GraphQL endpoint on the host, absolute (not under the issuer\'s path unless written so): `/api/graphql`, `/auth/graphql`, …' }),
   typeDefs: required(Type.Unsafe<string | DocumentNode | Array<string | DocumentNode>>({ anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }, { type: 'array' }] }), {
     description: 'The host schema (SDL, a parsed `DocumentNode`, or an array of them)', defaultText: 'unset: GraphQL off',
   }),
@@ -200,8 +209,15 @@ const graphqlSchema = Type.Object({
   privateFieldCheck: withDefault(oneOf(['warn', 'refuse', 'off'] as const), 'warn', {
     description: 'Start-up check for fields named like e-mail, password, token, secret, user/account id without `@requiresScopes` or `@public(reason:)`: `warn` logs, `refuse` stops the server, `off` skips it',
   }),
+  plugins: withDefault(Type.Unsafe<ApolloServerPlugin<BaseContext>[]>({ type: 'array', items: { type: 'object' } }), [], {
+    description: 'Extra Apollo Server plugins (tracing, metrics, audit logs), run after Portcullis\' own; their hooks see `contextValue.auth`',
+    security: 'runs inside the request: a plugin can read tokens\' claims and change responses',
+  }),
+  validationRules: withDefault(Type.Unsafe<ValidationRule[]>({ type: 'array' }), [], {
+    description: 'Extra graphql-js validation rules, run by the document gate with the standard ones (failures `400 GRAPHQL_VALIDATION_FAILED`); a document that passed is remembered, so a rule must depend on the document and schema only',
+  }),
   resource: derived(Type.String({ format: 'uri', not: { pattern: '#' } }), {
-    defaultText: 'issuer + `graphql.path`',
+    defaultText: 'issuer\'s origin + `graphql.path`',
     description: 'Resource indicator of the API: tokens requested with `resource=<this>` are JWT access tokens (RFC 9068) verified without a storage lookup; tokens for other audiences are refused',
     see: 'RFC 8707, RFC 9068',
   }),
@@ -211,7 +227,7 @@ const graphqlSchema = Type.Object({
 export const ConfigSchema = Type.Object({
   issuer: required(Type.String({ format: 'uri', pattern: '^https?://', not: { pattern: '[?#]' } }), {
     defaultText: '(required)',
-    description: 'Issuer identifier; absolute http(s) URL without query or fragment. Endpoints hang off it',
+    description: 'Issuer identifier; absolute http(s) URL without query or fragment. Endpoints, pages and cookies hang off it: with a path (`https://host/auth`, no trailing `/`) everything is served under `/auth`, plus RFC 8414\'s `/.well-known/oauth-authorization-server/auth`',
     security: 'https required in production',
     see: 'OIDC Discovery §3, RFC 8414 §2',
   }),
@@ -295,12 +311,16 @@ export const ConfigSchema = Type.Object({
   }),
   graphql: Type.Optional(graphqlSchema),
   storage: section('Where codes, tokens, sessions, grants, consent and counters live', {
-    type: withDefault(oneOf(['memory', 'redis'] as const), 'memory', {
-      description: 'Storage of codes, tokens, sessions, grants, remembered consent and rate-limit counters: `memory` (one process) or `redis`',
+    type: withDefault(oneOf(['memory', 'redis', 'custom'] as const), 'memory', {
+      description: 'Storage of codes, tokens, sessions, grants, remembered consent and rate-limit counters: `memory` (one process), `redis`, or `custom` (your own `Storage` as `instance`)',
       security: 'production refuses an unset type: choose `redis`, or `memory` explicitly for one instance',
     }),
     url: optional(Type.String({ pattern: '^rediss?://' }), { defaultText: 'unset', description: 'Redis URL (`redis://[:password@]host:port[/db]`, `rediss://…`) for `type: \'redis\'` (`REDIS_URL` for the standalone server); exclusive with `client`' }),
-    client: optional(Type.Unsafe<RedisClient>({ type: 'object' }), { defaultText: 'unset', description: 'An ioredis client you own (single node, Sentinel or `Cluster`) instead of `url`' }),
+    client: optional(Type.Unsafe<Redis | Cluster>({ type: 'object' }), { defaultText: 'unset', description: 'An ioredis client you own (single node, Sentinel or `Cluster`) instead of `url`' }),
+    instance: optional(Type.Unsafe<Storage>({ type: 'object' }), {
+      defaultText: 'unset',
+      description: 'Your own `Storage` (the contract in `lib/core/storage.ts`: adapters, `ping`, `close`, `accountStore`, `limiterBackend`) for `type: \'custom\'`; you own it: `close()` leaves it open',
+    }),
     keyPrefix: withDefault(Type.String({ maxLength: 100 }), 'portcullis:', { description: 'Prefix of every Redis key' }),
     maxEntries: withDefault(Type.Integer({ minimum: 0 }), 0, { defaultText: '(unbounded)', description: 'Bound on memory entries: when full, new writes get 503 instead of evicting live data' }),
   }),
@@ -336,6 +356,11 @@ export const ConfigSchema = Type.Object({
       description: 'SMTP for nodemailer: `smtp://user:pass@host:587`, `smtps://…` or an options object',
       security: 'without it production sends no mail and turns sign-up and reset off',
     }),
+    mailer: optional(Type.Unsafe<Mailer>({ type: 'object' }), {
+      defaultText: 'unset: built from `smtp`',
+      description: 'Your own `Mailer` (`{ kind: \'custom\', send(message) }`: a mail API, a queue); used instead of `smtp` and the mailbox',
+      security: 'counts as mail in production (sign-up and reset stay on)',
+    }),
     mailbox: withDefault(Type.String({ minLength: 1 }), '.mailbox', {
       defaultText: '(or `PORTCULLIS_DEV_MAILBOX` when set)',
       description: 'Development only: each message is written there as an `.eml` file and its link is logged',
@@ -349,6 +374,32 @@ export const ConfigSchema = Type.Object({
     loginPerIp: limit(100, 900, { description: 'Login attempts per client IP', security: 'slows spraying; set `proxy` behind a proxy so the client IP is used' }),
     mailPerAddress: limit(5, 3600, { description: 'Sign-up, resend, reset and change mails per e-mail address', security: 'keeps the server from flooding a mailbox' }),
     mailPerIp: limit(30, 3600, { description: 'Sign-ups, resends, reset and change requests per client IP' }),
+    secondFactorPerAccount: limit(5, 900, {
+      description: 'Second-factor attempts (TOTP or recovery code) per account, at sign-in, step-up and enrolment; success resets it',
+      security: 'a 6-digit code has 10⁶ values: 5 tries per 15 minutes keeps guessing hopeless',
+      see: 'RFC 6238 §5.1',
+    }),
+    secondFactorPerIp: limit(50, 900, { description: 'Second-factor attempts per client IP' }),
+  }),
+  mfa: section('Second factors (TOTP with recovery codes) and the signed-in account page `/account`', {
+    enabled: withDefault(Type.Boolean(), true, {
+      description: 'TOTP enrolment on `/account/security`, the second sign-in step for accounts that enrolled, `require_mfa` clients and `acr_values=urn:portcullis:mfa`. Needs an account store with `getSecondFactor`/`setSecondFactor`',
+      see: 'RFC 6238, RFC 8176',
+    }),
+    encryptionKey: optional(Type.String({ minLength: 32 }), {
+      defaultText: 'derived from the first cookie key',
+      description: 'Secret (≥ 32 characters) from which the AES-256-GCM key encrypting TOTP secrets at rest is derived (HKDF-SHA-256)',
+      security: 'set it in production: without it the key is derived from `keys.cookies[0]`, so rotating cookie keys would make every enrolled TOTP unusable (recovery codes still work); a start-up warning says so',
+    }),
+    issuerLabel: optional(Type.String({ minLength: 1, maxLength: 64 }), {
+      defaultText: 'the issuer\'s host name',
+      description: 'Name shown in authenticator apps for the TOTP entry (`issuer` of the `otpauth://` URI)',
+    }),
+    reauthenticateAfterSeconds: withDefault(seconds(), 600, {
+      unit: 'seconds',
+      description: 'On `/account`, a change (factors, sessions, applications) needs a sign-in no older than this; else the browser signs in again first',
+      security: 'a browser left signed in cannot change factors without the password (and second factor)',
+    }),
   }),
   openid: withDefault(Type.Boolean(), true, {
     description: 'OpenID Connect on top of OAuth 2.0. `false` = OAuth-only mode: `scope=openid` gets `invalid_scope`, response types with `id_token` get `unsupported_response_type`, no userinfo endpoint, no `/.well-known/openid-configuration` (the RFC 8414 document stays, without OpenID members)',

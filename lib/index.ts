@@ -15,26 +15,26 @@ export type {
   PortcullisConfig, ClientConfig, SeedAccount, ScopeDefinition, TtlConfig, KeysConfig, GraphqlConfig,
   StorageConfig, PrivateJwks, ResolvedConfig, SelfServiceConfig, MailConfig, AccountLimitsConfig, LimitConfig,
   OutboundFetchConfig, RateLimitsConfig, RateLimitSpec, GraphqlIntrospectionConfig, GraphqlTransportsConfig, GraphqlLimitsConfig,
-} from './config/types.js';
-export type { LimitSpec, LimiterBackend } from './limits/limiter.js';
+} from '../config/types.js';
+export type { LimitSpec, LimiterBackend } from './core/limiter.js';
 export { loadConfig } from './config/load.js';
 export {
   PortcullisError, ConfigError, StorageConnectError, StorageUnavailableError,
   type PortcullisErrorCode, type PortcullisErrorOptions, type OAuthErrorCode, type ConfigProblem,
-} from './errors.js';
+} from './core/errors.js';
 export { InvalidTokenError } from './graphql/auth-context.js';
 export { InvalidDpopProofError } from './graphql/dpop.js';
 export { GraphqlErrorCode } from './graphql/errors.js';
-export type { Account, AccountStore, NewAccount } from './accounts/account-store.js';
+export type { Account, AccountSeed, AccountStore, NewAccount } from './core/account-store.js';
 export { mergeConfig } from './config/merge.js';
-export type { Mailer, MailMessage } from './accounts/mailer.js';
-export { MemoryAccountStore } from './accounts/memory-account-store.js';
-export { hashPassword, verifyPassword } from './accounts/password.js';
+export type { Mailer, MailMessage } from './core/mailer.js';
+export { MemoryAccountStore } from '../adapters/memory-account-store.js';
+export { hashPassword, verifyPassword } from '../adapters/password.js';
 export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';
 export { hasScope } from './graphql/auth-context.js';
 export { generateSigningKeys, generateCookieKey, readSigningKeys, readSigningKeysFile, DEFAULT_SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 export { createGuardedFetch, checkOutboundUrl, isPublicAddress, OutboundFetchError, type GuardedFetch, type GuardedFetchOptions, type OutboundRefusal } from './http/guarded-fetch.js';
 export type { MintInitialAccessTokenOptions, InitialAccessTokens } from './oidc/initial-access-tokens.js';
 export { MemoryStorage, type MemoryStorageOptions } from '../adapters/memory.js';
-export type { Adapter, AdapterFactory, AdapterPayload, Storage } from '../adapters/types.js';
-export type { Logger } from './logger.js';
+export type { Adapter, AdapterFactory, AdapterPayload, Storage } from './core/storage.js';
+export type { Logger } from './core/logger.js';

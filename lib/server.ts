@@ -3,32 +3,34 @@ import { createHash } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
 import Koa, { type Context, type Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Storage } from '../adapters/types.js';
-import type { AccountStore } from './accounts/account-store.js';
-import { MemoryAccountStore } from './accounts/memory-account-store.js';
-import { RedisStorage } from '../adapters/redis.js';
-import { RedisAccountStore } from '../adapters/redis-account-store.js';
+import type { Storage } from './core/storage.js';
+import type { AccountStore } from './core/account-store.js';
 import { AccountLimits } from './accounts/account-limits.js';
 import { accountFlows } from './accounts/account-routes.js';
 import { AccountSessions } from './accounts/account-sessions.js';
+import { FactorChanges } from './accounts/mfa/factor-changes.js';
+import { accountHomeRoutes } from './accounts/account-home.js';
+import compose from 'koa-compose';
+import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
 import { loadConfig } from './config/load.js';
-import type { PortcullisConfig, ResolvedConfig } from './config/types.js';
-import { ConfigError } from './errors.js';
+import type { PortcullisConfig, ResolvedConfig } from '../config/types.js';
+import { ConfigError } from './core/errors.js';
 import { startApollo } from './graphql/apollo.js';
 import type { GraphqlContext } from './graphql/auth-context.js';
 import { bearerAuth, CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from './graphql/transport.js';
 import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js';
 import { CsrfGuard } from './http/csrf.js';
-import { handleErrors } from './http/error-handler.js';
+import { handleErrors, writeError } from './http/error-handler.js';
 import { healthEndpoints } from './http/health.js';
-import { isReservedPath, routeTable, type RouteParts } from './http/routes.js';
+import { adoptHostBody } from './http/host-body.js';
+import { isReservedPath, issuerPath, routeTable, type RouteParts } from './http/routes.js';
 import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
-import type { LimiterBackend } from './limits/limiter.js';
-import { createLogger, type Logger } from './logger.js';
+import type { LimiterBackend } from './core/limiter.js';
+import { createLogger, type Logger } from './core/logger.js';
 import { ConsentStore } from './oidc/consent-store.js';
 import { interactionRoutes } from './oidc/interactions.js';
 import { DEFAULT_SIGNING_ALGORITHMS, generateCookieKey, generateSigningKeys } from './oidc/keys.js';
@@ -47,17 +49,22 @@ export interface PortcullisServer {
   readonly apollo: ApolloServer<GraphqlContext> | undefined;
   /** The validated, frozen configuration. */
   readonly config: ResolvedConfig;
-  /** The account store in use: `accountStore`, else one seeded from `accounts` in the storage (memory or Redis). */
+  /** The account store in use: `accountStore`, else the storage's own (`Storage.accountStore`), seeded from `accounts`. */
   readonly accounts: AccountStore;
   /** The logger in use. */
   readonly logger: Logger;
-  /** The storage in use (memory or Redis). */
+  /** The storage in use (memory, Redis, or the host's own instance). */
   readonly storage: Storage;
   /** Rate-limit backend matching the storage (Redis counters when storage is Redis). */
   readonly limiterBackend: LimiterBackend;
   /**
    * The whole server as one Koa middleware, to mount at the root of a host Koa app
-   * (`hostApp.use(server.middleware())`). Mount it before any body parser of the host.
+   * (`hostApp.use(server.middleware())`). It serves the authorization server under the issuer's path
+   * (`https://host/auth` → `/auth/token`, `/auth/.well-known/openid-configuration`, and RFC 8414's
+   * `/.well-known/oauth-authorization-server/auth` at the root), GraphQL at `graphql.path`, and calls `next()`
+   * for every other path. `koa-mount` at the issuer's path works too (without the path-inserted metadata, which
+   * is outside the mount). Best placed before the host's body parser; after one, the raw body it keeps
+   * (`ctx.request.rawBody`) is used.
    */
   middleware(): Middleware;
   /** Starts listening; resolves with the Node HTTP server. */
@@ -76,14 +83,23 @@ export interface PortcullisServer {
    * @throws {ConfigError} at `registration.enabled` when registration is off.
    */
   mintInitialAccessToken(options?: MintInitialAccessTokenOptions): Promise<string>;
-  /** Stops the HTTP server (if `listen` was used), Apollo and storage. Idempotent. */
+  /** Stops the HTTP server (if `listen` was used), Apollo and the storage it opened (a host's own instance stays open). Idempotent. */
   close(): Promise<void>;
 }
 
-function checkGraphqlPath(path: string): void {
-  if (isReservedPath(path)) {
-    throw new ConfigError('graphql.path', `${path} collides with an authorization server route`);
+/** `graphql.path` is absolute on the host; under the issuer's path it must not shadow a route of the server. */
+function checkGraphqlPath(path: string, prefix: string): void {
+  const under = prefix === '' ? path : path === prefix ? '/' : path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+  if (under !== undefined && isReservedPath(under)) {
+    throw new ConfigError('graphql.path', `${path} collides with an authorization server route under the issuer ${prefix ? `path ${prefix}` : 'root'}`);
   }
+}
+
+/** Answer when a host app mounted the middleware under a path that is not the issuer's. */
+function misplacedMountDescription(issuer: string): string {
+  return `Portcullis is mounted under a path its issuer (${issuer}) does not name, so the URLs it publishes would not lead here. `
+    + 'Mount server.middleware() at the root of the host app (app.use(server.middleware()): it serves under the issuer\'s path itself), '
+    + `or with koa-mount at the issuer's path ${issuerPath(issuer) || '/'}.`;
 }
 
 /**
@@ -104,7 +120,8 @@ function checkGraphqlPath(path: string): void {
 export async function createServer(input: PortcullisConfig): Promise<PortcullisServer> {
   const config = loadConfig(input);
   const ui = resolveUi(config.ui);
-  if (config.graphql) checkGraphqlPath(config.graphql.path);
+  const prefix = issuerPath(config.issuer);
+  if (config.graphql) checkGraphqlPath(config.graphql.path, prefix);
 
   const logger = config.logger ?? createLogger();
   if (!config.keys.signing) logger.warn('keys.signing not set: using ephemeral RS256, ES256 and EdDSA signing keys (tokens die with this process; development only)');
@@ -112,17 +129,15 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const signingKeys = config.keys.signing ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
 
-  const { storage, limiterBackend } = await createStorage(config.storage);
+  const { storage, owned: ownsStorage } = await createStorage(config.storage);
+  const limiterBackend = storage.limiterBackend();
   let apollo: ApolloServer<GraphqlContext> | undefined;
   try {
-    const accounts = config.accountStore ?? (storage instanceof RedisStorage
-      ? await RedisAccountStore.fromSeed(storage, config.accounts)
-      : await MemoryAccountStore.fromSeed(config.accounts));
+    const accounts = config.accountStore ?? await storage.accountStore(config.accounts);
     const consents = new ConsentStore(storage.adapter);
     const scopes = new ScopePolicy(config.scopes);
     const initialAccessTokens = new InitialAccessTokens(storage.adapter);
-    const accountSessions = new AccountSessions(storage.adapter, logger, storage instanceof RedisStorage
-      ? (accountId, kind, id, exp) => storage.addToAccountIndex(accountId, kind, id, exp) : undefined);
+    const accountSessions = new AccountSessions(storage.adapter, logger, storage.addToAccountIndex?.bind(storage));
     const provider = await createProvider({
       config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend, adapter: accountSessions.wrap(storage.adapter),
     });
@@ -139,13 +154,36 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui,
     });
 
+    const factors = config.mfa.enabled ? new SecondFactors({
+      accounts,
+      // Without a key of its own: one derived from the first cookie key (a configured secret in production).
+      encryptionKey: config.mfa.encryptionKey ?? createHash('sha256').update(`portcullis-mfa\n${cookieKeys[0]}`).digest('base64url'),
+      issuerLabel: config.mfa.issuerLabel ?? new URL(config.issuer).hostname,
+      limits: { perAccount: config.accountLimits.secondFactorPerAccount, perIp: config.accountLimits.secondFactorPerIp },
+      limiterBackend,
+    }) : undefined;
+    if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
+    const mfa = factors ? { factors, changes: new FactorChanges(accountSessions, flows.mail, logger), pending: storage.adapter('MfaPending') } : undefined;
+
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
-    pinAppToIssuer(provider as never, config.issuer);
+    // Its app sees paths under the issuer's path (the route table strips it).
+    pinAppToIssuer(provider as never, config.issuer, { underIssuerPath: true });
     const providerCallback = provider.callback();
     async function oidcProvider(ctx: Context) {
       // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
+      // Its URLs (discovery, redirects, registration_client_uri, DPoP htu) put its mount path before its routes:
+      // `req.baseUrl` when `req.originalUrl` is unset (oidc-provider lib/helpers/oidc_context.js `urlFor`).
+      const req = ctx.req as typeof ctx.req & { baseUrl?: string; originalUrl?: string };
+      const saved = { baseUrl: req.baseUrl, originalUrl: req.originalUrl };
+      req.baseUrl = prefix;
+      req.originalUrl = undefined;
       ctx.respond = false;
-      await providerCallback(ctx.req, ctx.res);
+      try {
+        await providerCallback(ctx.req, ctx.res);
+      } finally {
+        req.baseUrl = saved.baseUrl;
+        req.originalUrl = saved.originalUrl;
+      }
     }
 
     let graphql: RouteParts['graphql'];
@@ -163,14 +201,27 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       };
     }
     // The whole Koa stack, per route, is in lib/http/routes.ts.
+    const misplaced = misplacedMountDescription(config.issuer);
+    let misplacedLogged = false;
     const middleware = routeTable({
+      prefix,
+      adoptHostBody,
+      misplacedMount(ctx) {
+        if (!misplacedLogged) logger.error({ issuer: config.issuer, path: ctx.originalUrl.split('?')[0] }, 'portcullis middleware mounted under a path the issuer does not name');
+        writeError(ctx, 500, 'server_error', misplaced, { page: false });
+      },
       requestLog: requestLog(logger),
       handleErrors,
       requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
       health: healthEndpoints(storage),
       oidcProvider,
-      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos }),
-      accountPages: flows.routes,
+      interactionPages: interactionRoutes({ provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa }),
+      // The flows (sign-up, reset, …) and the signed-in account page `/account` (lib/accounts/account-home.ts).
+      accountPages: compose([flows.routes, accountHomeRoutes({
+        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys,
+        reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
+        changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
+      })]),
       uiContext: uiContext(ui),
       logo: logoRoute(ui),
       graphql,
@@ -217,14 +268,14 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         }
         await apollo?.stop();
         await accountSessions.settled();
-        await storage.close();
+        if (ownsStorage) await storage.close();
       },
     };
   } catch (err) {
     // A failed start-up must not leave anything running: the ioredis client would reconnect forever and keep
     // the process alive (bad configuration found after the storage opened, a client that fails validation, …).
     await apollo?.stop().catch(() => undefined);
-    await storage.close();
+    if (ownsStorage) await storage.close();
     throw err;
   }
 }

@@ -1,35 +1,29 @@
 import { MemoryStorage } from '../adapters/memory.js';
 import { RedisStorage } from '../adapters/redis.js';
-import type { Storage } from '../adapters/types.js';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { ResolvedConfig } from './config/types.js';
-import { memoryLimiterBackend, type LimiterBackend } from './limits/limiter.js';
+import type { ResolvedConfig } from '../config/types.js';
+import type { Storage } from './core/storage.js';
 
-/** The storage a server uses and the matching rate-limit backend (counters live where the tokens live). */
-export interface StorageBundle {
+/** The storage a server uses, and whether the server opened it (and so closes it). */
+export interface OpenedStorage {
   storage: Storage;
-  limiterBackend: LimiterBackend;
+  /** `false` for a host's own instance (`storage.type: 'custom'`): the host closes it. */
+  owned: boolean;
 }
 
 /**
  * Builds the configured storage. For Redis it waits for the first connection (5 s at most) and checks the
  * database index; on failure a client it created is disconnected before it throws, so a failed start-up leaves
- * nothing that keeps the process alive.
+ * nothing that keeps the process alive. A host's own instance (`type: 'custom'`) is used as it is.
  * @throws {StorageConnectError} `ERR_STORAGE_UNAVAILABLE` naming the URL (password redacted) and the reason:
  *   connection refused, DNS lookup failed, authentication failed (WRONGPASS / NOAUTH), timed out, not Redis.
  * @throws {ConfigError} `storage.url` when the URL's database index does not exist on the server.
  */
-export async function createStorage(config: ResolvedConfig['storage']): Promise<StorageBundle> {
+export async function createStorage(config: ResolvedConfig['storage']): Promise<OpenedStorage> {
+  if (config.type === 'custom') return { storage: config.instance!, owned: false };
   if (config.type === 'redis') {
     const storage = new RedisStorage({ url: config.url, client: config.client, keyPrefix: config.keyPrefix });
     await storage.connect();
-    const limiterBackend: LimiterBackend = (name, spec) => new RateLimiterRedis({
-      storeClient: storage.client,
-      keyPrefix: `${config.keyPrefix}rl:${name}`,
-      points: spec.points,
-      duration: spec.durationSeconds,
-    });
-    return { storage, limiterBackend };
+    return { storage, owned: true };
   }
-  return { storage: new MemoryStorage({ maxEntries: config.maxEntries }), limiterBackend: memoryLimiterBackend };
+  return { storage: new MemoryStorage({ maxEntries: config.maxEntries }), owned: true };
 }

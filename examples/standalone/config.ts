@@ -3,7 +3,7 @@ import { ConfigError, type PortcullisConfig } from '../../lib/index.js';
 import { settingsFromEnvironment } from '../../lib/cli/environment.js';
 import { catalogResolvers, typeDefs } from '../catalog/schema.js';
 import { demoFixtures } from '../demo-fixtures.js';
-import { jsonSyntaxErrorWithoutInput } from '../../lib/errors.js';
+import { jsonSyntaxErrorWithoutInput } from '../../lib/core/errors.js';
 
 /** Settings of the standalone server, read from the environment. */
 export interface StandaloneSettings {

@@ -10,6 +10,13 @@ async function main(): Promise<void> {
   const { port, host, config, demo } = standaloneSettings();
   const server = await createServer(config);
   await server.listen(port, host);
+  // Handlers first: whoever reads the "listening" line below may signal at once.
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   const issuer = server.config.issuer;
   console.log(`Portcullis listening on http://${host}:${port} (issuer ${issuer})`);
   console.log(`  discovery  ${issuer}/.well-known/openid-configuration`);
@@ -22,12 +29,6 @@ async function main(): Promise<void> {
     console.log(`             ${DEMO.admin.email} / ${DEMO.admin.password}  (role admin: may be granted catalog:admin)`);
     console.log(`  registration initial access token: ${DEMO.initialAccessToken}`);
   }
-  const stop = async () => {
-    await server.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 main().catch((err: Error & { code?: string }) => {

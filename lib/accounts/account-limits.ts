@@ -1,5 +1,5 @@
-import type { AccountLimitsConfig } from '../config/types.js';
-import { createLimiter, type LimitResult, type LimiterBackend, memoryLimiterBackend } from '../limits/limiter.js';
+import type { AccountLimitsConfig } from '../../config/types.js';
+import { createLimiter, type LimitResult, type LimiterBackend, memoryLimiterBackend } from '../core/limiter.js';
 
 /**
  * The rate limits of the login form and of the account mail (rate-limiter-flexible through `createLimiter`).
@@ -12,7 +12,7 @@ export class AccountLimits {
   readonly #mailAddress;
   readonly #mailIp;
 
-  constructor(limits: Required<AccountLimitsConfig>, backend: LimiterBackend = memoryLimiterBackend) {
+  constructor(limits: Pick<Required<AccountLimitsConfig>, 'loginPerAccount' | 'loginPerIp' | 'mailPerAddress' | 'mailPerIp'>, backend: LimiterBackend = memoryLimiterBackend) {
     this.#loginAccount = createLimiter('login-account', limits.loginPerAccount, backend);
     this.#loginIp = createLimiter('login-ip', limits.loginPerIp, backend);
     this.#mailAddress = createLimiter('mail-address', limits.mailPerAddress, backend);

@@ -1,9 +1,9 @@
-import type { Logger } from '../logger.js';
-import type { Account } from './account-store.js';
+import type { Logger } from '../core/logger.js';
+import type { Account } from '../core/account-store.js';
 import { Translator, type Locale } from '../ui/i18n.js';
 import type { UiSettings } from '../ui/ui.js';
 import { confirmAddressMail, type LinkMail, type MailContent, type MailTemplate, type MailWords } from './mail-templates.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '../core/mailer.js';
 import { ACCOUNT_PATHS } from './paths.js';
 import type { TokenPurpose, TokenRecord, VerificationTokens } from './verification-tokens.js';
 
@@ -41,7 +41,8 @@ export class AccountMail {
 
   /** The absolute URL of an account page. */
   pageUrl(path: string): string {
-    return new URL(path, this.#deps.issuer).href;
+    // Under the issuer's path, as every page (`https://host/auth` + `/account/verify?…`).
+    return new URL(`${this.#deps.issuer.replace(/\/$/, '')}${path}`).href;
   }
 
   /** The words of a mail in `locale` (else `ui.defaultLocale`). */

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { ResolvedConfig } from '../config/types.js';
+import type { ResolvedConfig } from '../../config/types.js';
 import { CsrfGuard } from '../http/csrf.js';
-import type { Logger } from '../logger.js';
-import type { Account, AccountStore } from './account-store.js';
+import type { Logger } from '../core/logger.js';
+import type { Account, AccountStore } from '../core/account-store.js';
 import type { AccountLimits } from './account-limits.js';
 import { AccountMail } from './account-mail.js';
 import type { AccountSessions } from './account-sessions.js';
@@ -14,7 +14,7 @@ import { resetRequestActions } from './actions/reset.js';
 import { resendActions } from './actions/resend.js';
 import { signupActions } from './actions/signup.js';
 import { verifyActions } from './actions/verify.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '../core/mailer.js';
 import { ACCOUNT_PATHS, withInteraction } from './paths.js';
 import { resendConfirmationAtLogin } from './use-cases/mail-requests.js';
 import type { AccountServices } from './use-cases/services.js';
@@ -44,6 +44,8 @@ export interface AccountFlows {
   signupUrl(interactionUid?: string): string | undefined;
   /** Link to the password reset page, or undefined without mail. */
   resetUrl(interactionUid?: string): string | undefined;
+  /** The account mail sender (notices of factor changes use it too). */
+  mail: AccountMail;
   /** Mails a new verification link to an unverified account (rate-limited per address and IP). */
   resendVerification(ctx: Context, account: Account, interactionUid?: string): Promise<void>;
 }
@@ -84,6 +86,7 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
     routes: router.routes() as unknown as Middleware,
     signupUrl: (uid) => (signupOn ? withInteraction(ACCOUNT_PATHS.signup, uid) : undefined),
     resetUrl: (uid) => (mailer ? withInteraction(ACCOUNT_PATHS.reset, uid) : undefined),
+    mail,
     resendVerification: (ctx, account, uid) => resendConfirmationAtLogin(services, ctx.ip, account, uid, uiOf(ctx).locale),
   };
 }

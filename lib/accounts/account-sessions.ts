@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory } from '../../adapters/types.js';
-import type { Logger } from '../logger.js';
+import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory } from '../core/storage.js';
+import type { Logger } from '../core/logger.js';
 
 
 interface IndexEntry { id: string; exp: number /* epoch seconds */ }
@@ -118,11 +118,48 @@ export class AccountSessions {
     const grants = this.#adapter('Grant');
     for (const { id } of payload.sessions) await sessions.destroy(id);
     for (const { id } of payload.grants) {
-      // Each grant-linked model's adapter (the one list, adapters/types.ts), as oidc-provider's own revocation does.
+      // Each grant-linked model's adapter (the one list, lib/core/storage.ts), as oidc-provider's own revocation does.
       for (const model of GRANT_LINKED_MODELS) await this.#adapter(model).revokeByGrantId(id);
       await grants.destroy(id);
     }
     await this.#index.destroy(accountId);
     return { sessions: payload.sessions.length, grants: payload.grants.length };
+  }
+
+  /**
+   * Ends every session of the account except `keepSessionId` (a Session id, the `_session` cookie value) and
+   * revokes every grant except the ones that session holds (what a second-factor change does: the browser that
+   * made the change stays signed in, every other one is signed out with its tokens).
+   * @returns how many sessions and grants were ended.
+   */
+  async revokeOthers(accountId: string, keepSessionId: string | undefined): Promise<{ sessions: number; grants: number }> {
+    if (!keepSessionId) return this.revokeAll(accountId);
+    await this.settled();
+    const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
+    if (!payload) return { sessions: 0, grants: 0 };
+    const sessions = this.#adapter('Session');
+    const grants = this.#adapter('Grant');
+    const kept = (await sessions.find(keepSessionId)) as { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | undefined;
+    const keepGrants = new Set(kept?.accountId === accountId ? Object.values(kept.authorizations ?? {}).map((a) => a.grantId).filter(Boolean) : []);
+    const endSessions = payload.sessions.filter((e) => e.id !== keepSessionId);
+    const endGrants = payload.grants.filter((e) => !keepGrants.has(e.id));
+    for (const { id } of endSessions) await sessions.destroy(id);
+    for (const { id } of endGrants) {
+      for (const model of GRANT_LINKED_MODELS) await this.#adapter(model).revokeByGrantId(id);
+      await grants.destroy(id);
+    }
+    const rest: IndexPayload = { ...payload, sessions: payload.sessions.filter((e) => e.id === keepSessionId), grants: payload.grants.filter((e) => keepGrants.has(e.id)) };
+    const now = Math.floor(Date.now() / 1000);
+    const maxExp = Math.max(now + 1, ...rest.sessions.map((e) => e.exp), ...rest.grants.map((e) => e.exp));
+    await this.#index.upsert(accountId, rest, maxExp - now);
+    return { sessions: endSessions.length, grants: endGrants.length };
+  }
+
+  /** The account's live sessions as indexed: `{ id, exp }` (exp in epoch seconds). */
+  async list(accountId: string): Promise<Array<{ id: string; exp: number }>> {
+    await this.settled();
+    const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
+    const now = Math.floor(Date.now() / 1000);
+    return (payload?.sessions ?? []).filter((e) => e.exp > now);
   }
 }

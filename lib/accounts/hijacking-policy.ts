@@ -1,4 +1,4 @@
-import type { Account } from './account-store.js';
+import type { Account } from '../core/account-store.js';
 import type { TokenRecord } from './verification-tokens.js';
 
 /**

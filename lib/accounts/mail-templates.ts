@@ -6,7 +6,7 @@
  * already tells them (no account enumeration).
  */
 import type { Translator } from '../ui/i18n.js';
-import type { MailMessage } from './mailer.js';
+import type { MailMessage } from '../core/mailer.js';
 
 /** Subject and body of one account mail. */
 export type MailContent = Pick<MailMessage, 'subject' | 'text'>;
@@ -84,4 +84,24 @@ export function confirmNewAddressMail(w: MailWords, { url, ttlSeconds }: LinkMai
 export function addressChangingMail(w: MailWords, { resetPageUrl }: { resetPageUrl: string }): MailContent {
   const { t } = w;
   return letter(w, t.t('mail.changing.subject'), t.t('mail.changing.body'), resetPageUrl);
+}
+
+/** Which second factor changed, in words for the notice mails. */
+export type FactorName = 'an authenticator app (TOTP)' | 'new recovery codes';
+
+/** The factor's name in the reader's words. */
+function factorWords(t: Translator, factor: FactorName): string {
+  return t.t(factor === 'new recovery codes' ? 'mail.factor.recovery' : 'mail.factor.totp');
+}
+
+/** Notice after a second factor was added; other sessions were signed out. */
+export function secondFactorAddedMail(w: MailWords, { factor }: { factor: FactorName }): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.factorAdded.subject'), t.t('mail.factorAdded.body', { factor: factorWords(t, factor) }));
+}
+
+/** Notice after a second factor was removed; other sessions were signed out. */
+export function secondFactorRemovedMail(w: MailWords, { factor }: { factor: FactorName }): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.factorRemoved.subject'), t.t('mail.factorRemoved.body', { factor: factorWords(t, factor) }));
 }

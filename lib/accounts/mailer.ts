@@ -2,34 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import nodemailer from 'nodemailer';
-import type { MailConfig } from '../config/types.js';
-import type { Logger } from '../logger.js';
+import type { Mailer } from '../core/mailer.js';
+import type { MailConfig } from '../../config/types.js';
+import type { Logger } from '../core/logger.js';
 import { DEFAULTS } from '../../config/defaults.js';
-
-/** One outgoing message (plain text; links are written out in full). */
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-  /** The action link of the message, logged by the development mailbox (never with SMTP). */
-  link?: string;
-}
-
-/** Sends account mail (verification, password reset, notices). */
-export interface Mailer {
-  send(message: MailMessage): Promise<void>;
-  /** `smtp`, or `mailbox` for the development transport that writes `.eml` files. */
-  readonly kind: 'smtp' | 'mailbox';
-}
-
 
 /**
  * Builds the mailer (nodemailer). With `mail.smtp` set, messages go over SMTP (a `smtp://`/`smtps://` URL or a
  * nodemailer SMTP options object). Without it, in development only, each message is written as an RFC 5322 `.eml`
  * file into the mailbox directory (`mail.mailbox`; `loadConfig` defaults it to `PORTCULLIS_DEV_MAILBOX`, else
  * `./.mailbox`) and the link is logged. Returns `undefined` in production without SMTP: the pages that need mail are then off.
+ * A host's own `mail.mailer` is returned as it is, and wins over `mail.smtp`.
  */
 export function createMailer(mail: MailConfig, production: boolean, logger: Logger): Mailer | undefined {
+  if (mail.mailer) return mail.mailer;
   const from = mail.from ?? DEFAULTS.mail.from;
   if (mail.smtp) {
     const transport = nodemailer.createTransport(mail.smtp as never);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { AdapterFactory } from '../../adapters/types.js';
+import type { AdapterFactory } from '../core/storage.js';
 
 /** What a token is for; a token issued for one purpose never works for another. */
 export type TokenPurpose = 'verify-email' | 'reset-password' | 'change-email';
@@ -18,7 +18,7 @@ export interface TokenRecord {
  * Single-use, expiring e-mail tokens (sign-up verification, e-mail change, password reset). The token is 32
  * random bytes (base64url) that only the mail carries; storage keeps its SHA-256 under the model
  * `VerificationToken` of the storage adapter, so a leaked store yields no usable link. Using a token relies on the
- * adapter's atomic `consume` (see `adapters/types.ts`): of two concurrent uses exactly one wins, so any adapter
+ * adapter's atomic `consume` (see `lib/core/storage.ts`): of two concurrent uses exactly one wins, so any adapter
  * that passes the storage conformance suite (memory now, Redis later) gives the same guarantee.
  */
 export class VerificationTokens {

@@ -1,47 +1,9 @@
 import { html, type SafeHtml } from '../http/html.js';
 import { layout } from '../http/pages.js';
-import { pageBody, uiOf, withLocale, type PageUi } from '../ui/ui.js';
+import type { Field, FormView, MessageView, PageUi } from '../ui/templates.js';
+import { pageBody, uiOf, withLocale } from '../ui/ui.js';
 
-/** A form field of an account page. */
-export interface Field {
-  name: string;
-  label: string;
-  type: 'email' | 'password' | 'text';
-  value?: string;
-  autocomplete?: string;
-  required?: boolean;
-  /** HTML `minlength`/`maxlength` hints (the server checks again). */
-  minLength?: number;
-  maxLength?: number;
-  /** A rule shown under the field (`#<name>-hint`, linked by `aria-describedby`), e.g. the password rule. */
-  hint?: string;
-}
-
-export interface FormView {
-  nonce: string;
-  /** @default English, unbranded */
-  ui?: PageUi;
-  title: string;
-  intro?: string;
-  action: string;
-  csrfToken: string;
-  fields: Field[];
-  hidden?: Record<string, string>;
-  submit: string;
-  error?: string;
-  /** Links under the form. */
-  links?: Array<{ id: string; href: string; text: string }>;
-}
-
-/** A message page's view. */
-export interface MessageView {
-  nonce: string;
-  ui: PageUi;
-  title: string;
-  message: string;
-  error?: boolean;
-  links?: FormView['links'];
-}
+export type { Field, FormView, MessageView } from '../ui/templates.js';
 
 const noRequestUi = (): PageUi => uiOf({ req: { headers: {} } as never });
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { PortcullisConfig } from '../config/types.js';
-import { ConfigError, jsonSyntaxErrorWithoutInput } from '../errors.js';
+import type { PortcullisConfig } from '../../config/types.js';
+import { ConfigError, jsonSyntaxErrorWithoutInput } from '../core/errors.js';
 
 /**
  * Reads a configuration file for `portcullis start` / `doctor`: `.json` (parsed; errors name the position, never

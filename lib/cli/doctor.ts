@@ -8,8 +8,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../config/load.js';
-import type { PortcullisConfig, PrivateJwks } from '../config/types.js';
-import { ConfigError } from '../errors.js';
+import type { PortcullisConfig, PrivateJwks } from '../../config/types.js';
+import { ConfigError } from '../core/errors.js';
 
 /** One finding: `problem` makes `doctor` exit non-zero; `warning` does not; `ok` is a check that passed. */
 export interface Finding {

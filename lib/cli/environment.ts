@@ -1,6 +1,6 @@
 import { mergeConfig } from '../config/merge.js';
-import type { PortcullisConfig } from '../config/types.js';
-import { ConfigError } from '../errors.js';
+import type { PortcullisConfig } from '../../config/types.js';
+import { ConfigError } from '../core/errors.js';
 
 /** Where and with what configuration a server runs, as read from the environment. */
 export interface ServerSettings {

@@ -17,7 +17,7 @@ import { diagnose, formatFindings } from './doctor.js';
 import { UsageError, parseOptions, type CommandIo } from './io.js';
 import { keysCommand } from './keys.js';
 import { startCommand } from './start.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 export const USAGE = `usage:
   portcullis keys [--alg RS256,ES256,EdDSA] [--out FILE] [--force]

@@ -19,16 +19,17 @@ export async function startCommand(args: string[], io: CommandIo, env: NodeJS.Pr
     const { port, host, config } = settingsFromEnvironment(env, { file });
     const server = await createServer(config);
     await server.listen(port, host);
-    const issuer = server.config.issuer;
-    io.stdout(`Portcullis listening on http://${host}:${port} (issuer ${issuer}${path ? `, configuration ${path}` : ''})\n`);
-    io.stdout(`  discovery  ${issuer}/.well-known/openid-configuration\n`);
-    io.stdout(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}\n` : '  GraphQL    off (no schema configured)\n');
+    // Handlers first: whoever reads the "listening" line below may signal at once.
     const stop = async () => {
       await server.close();
       process.exit(0);
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    const issuer = server.config.issuer;
+    io.stdout(`Portcullis listening on http://${host}:${port} (issuer ${issuer}${path ? `, configuration ${path}` : ''})\n`);
+    io.stdout(`  discovery  ${issuer}/.well-known/openid-configuration\n`);
+    io.stdout(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}\n` : '  GraphQL    off (no schema configured)\n');
     return 0;
   } catch (err) {
     const { message, code } = err as Error & { code?: string };

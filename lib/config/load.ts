@@ -1,12 +1,13 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
-import { ACCOUNT_STORE_METHODS } from '../accounts/account-store.js';
-import { ConfigError, type ConfigProblem } from '../errors.js';
+import { ACCOUNT_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
+import { STORAGE_METHODS } from '../core/storage.js';
+import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { readSigningKeys } from '../oidc/keys.js';
 import { cloneData, isPlainObject } from './merge.js';
-import type { PortcullisConfig, ResolvedConfig } from './types.js';
+import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js';
 
 // `useDefaults` fills every literal default of the option schema into the (cloned) input while validating; sections
 // are created empty first, so defaults apply at every depth and a partial section keeps its other members.
@@ -60,6 +61,27 @@ function uniqueBy<T>(items: T[], key: (item: T) => string, path: string): void {
   });
 }
 
+/** Objects a host passes in (`accountStore`, `storage.instance`, `mail.mailer`, GraphQL plugins and rules) have the methods their contracts name. */
+function checkInstances(config: ResolvedConfig): void {
+  const needMethods = (value: object | undefined, methods: readonly string[], path: string, contract: string) => {
+    for (const method of methods) {
+      if (value && typeof (value as Record<string, unknown>)[method] !== 'function') throw new ConfigError(`${path}.${method}`, `must be a function (see the ${contract} interface)`);
+    }
+  };
+  needMethods(config.accountStore, ACCOUNT_STORE_METHODS, 'accountStore', 'AccountStore');
+  needMethods(config.storage.instance, STORAGE_METHODS, 'storage.instance', 'Storage');
+  needMethods(config.mail.mailer, ['send'], 'mail.mailer', 'Mailer');
+  if ((config.storage.type === 'custom') !== (config.storage.instance !== undefined)) {
+    throw new ConfigError('storage.instance', config.storage.instance ? 'is only read with storage.type "custom"' : 'is required with storage.type "custom"');
+  }
+  if (config.storage.type === 'custom' && (config.storage.url || config.storage.client)) {
+    throw new ConfigError('storage.type', 'storage.url/client given but type is "custom": set type to "redis", or drop them');
+  }
+  config.graphql?.validationRules.forEach((rule, i) => {
+    if (typeof rule !== 'function') throw new ConfigError(`graphql.validationRules[${i}]`, 'must be a graphql-js ValidationRule (a function of the validation context)');
+  });
+}
+
 /** Every refusal of the production guards, in one list (an operator fixes them all in one restart). */
 function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -83,8 +105,8 @@ function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
   if (!config.issuer.startsWith('https://')) {
     problems.push({ path: 'issuer', message: 'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)' });
   }
-  if (config.selfService.signup && !config.mail.smtp) {
-    problems.push({ path: 'selfService.signup', message: 'sign-up needs mail to verify addresses: set mail.smtp (PORTCULLIS_SMTP_URL for the standalone server) or turn selfService.signup off' });
+  if (config.selfService.signup && !config.mail.smtp && !config.mail.mailer) {
+    problems.push({ path: 'selfService.signup', message: 'sign-up needs mail to verify addresses: set mail.smtp (PORTCULLIS_SMTP_URL for the standalone server) or mail.mailer, or turn selfService.signup off' });
   }
   return problems;
 }
@@ -116,6 +138,26 @@ function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
 }
 
 /**
+ * An issuer with a path (`https://host/auth`) puts every route under that path; refuse the forms for which the
+ * URLs a client derives (OIDC Discovery §4: issuer + `/.well-known/openid-configuration`; RFC 8414 §3.1: the
+ * well-known segment inserted before the path) would not lead to the routes served.
+ */
+function checkIssuerPath(issuer: string): void {
+  const url = new URL(issuer);
+  // The URL parser resolves dot segments and percent-encodes: compare with what was written.
+  const written = /^[a-z]+:\/\/[^/]*(\/.*)?$/i.exec(issuer)?.[1] ?? '';
+  if (url.username || url.password) throw new ConfigError('issuer', 'must not carry user information (user:password@)');
+  if (written === '' || written === '/') return;
+  const fix = `write it as ${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/{2,}/g, '/') || ''}`;
+  if (written.endsWith('/')) throw new ConfigError('issuer', `a path issuer must not end with "/" (clients append "/.well-known/…" to it): ${fix}`);
+  if (written !== url.pathname) throw new ConfigError('issuer', `its path ${JSON.stringify(written)} is not in normal form (dot segments or characters that need encoding): ${fix}`);
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(written) || written.split('/').some((s) => s === '.' || s === '..')) {
+    throw new ConfigError('issuer', `its path ${JSON.stringify(written)} may only hold segments of letters, digits, ".", "_", "~" and "-"`);
+  }
+  if (written.startsWith('/.well-known')) throw new ConfigError('issuer', 'its path must not start with /.well-known (reserved for metadata, RFC 8615)');
+}
+
+/**
  * Validates `input` against the option schema (`config/options.ts`), merging it deeply over the defaults, and
  * returns a frozen copy; the caller's object is never mutated. Objects merge member by member at every depth;
  * arrays and maps (`clients`, `scopes`, `graphql.limits.fieldCosts`) replace the default as a whole.
@@ -135,6 +177,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     candidate.mail = { mailbox: env.PORTCULLIS_DEV_MAILBOX, ...candidate.mail };
   }
   if (!validate(candidate)) throw describe(validate.errors![0]);
+  checkIssuerPath(candidate.issuer);
 
   // Defaults derived from other options or the environment (`derived` in the option schema).
   const { graphql, keys, registration, selfService } = candidate;
@@ -144,13 +187,14 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     storage: { ...candidate.storage, explicitType },
     registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
     selfService: { ...selfService, signup: selfService.signup ?? !production },
-    graphql: graphql && { ...graphql, resource: graphql.resource ?? `${candidate.issuer.replace(/\/$/, '')}${graphql.path}` },
+    graphql: graphql && { ...graphql, resource: graphql.resource ?? `${new URL(candidate.issuer).origin}${graphql.path}` },
     production,
   };
 
-  for (const method of ACCOUNT_STORE_METHODS) {
-    if (config.accountStore && typeof config.accountStore[method] !== 'function') {
-      throw new ConfigError(`accountStore.${method}`, 'must be a function (see the AccountStore interface)');
+  checkInstances(config);
+  for (const method of SECOND_FACTOR_METHODS) {
+    if (config.accountStore && config.mfa.enabled && typeof config.accountStore[method] !== 'function') {
+      throw new ConfigError(`accountStore.${method}`, 'must be a function when mfa.enabled is on (see the AccountStore interface), or set mfa.enabled to false');
     }
   }
   if (config.storage.type === 'redis' && !config.storage.url === !config.storage.client) {

@@ -4,9 +4,9 @@ import { koaMiddleware } from '@as-integrations/koa';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { Middleware } from 'koa';
-import { ConfigError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import { createLimiter, type LimiterBackend } from '../limits/limiter.js';
+import { ConfigError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { createLimiter, type LimiterBackend } from '../core/limiter.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields } from './authorization.js';
 import { DocumentCache } from './document-cache.js';
@@ -76,6 +76,8 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     operationLimitsPlugin({
       schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] === true,
     }),
+    // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.
+    ...(options.plugins as ApolloServerPlugin<GraphqlContext>[]),
   ];
   const apollo = new ApolloServer<GraphqlContext>({
     schema,

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 import type Provider from 'oidc-provider';
-import { PortcullisError } from '../errors.js';
+import { PortcullisError } from '../core/errors.js';
 import { DpopReplayCache, InvalidDpopProofError, verifyDpopProof } from './dpop.js';
 
 /**

@@ -70,7 +70,7 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  *    `INTROSPECTION_DISABLED`); when allowed, legacy `__Directive` members are stripped;
  * 5. the limit rules alone, so a document that breaks limits gets one error per broken limit and is not
  *    validated further (400 `MAX_…_EXCEEDED` with `extensions.limit`);
- * 6. graphql-js validation (`specifiedRules` and {@link KnownOperationTypesRule}): 400
+ * 6. graphql-js validation (`specifiedRules`, {@link KnownOperationTypesRule} and `graphql.validationRules`): 400
  *    `GRAPHQL_VALIDATION_FAILED`, errors of the same message reported once, at most `MAX_REPORTED_ERRORS`;
  *    documents that pass 3 to 6 are remembered in `documents` (a bounded LRU keyed by the query text, shared
  *    with Apollo as its `documentStore`, so Apollo neither parses nor validates them again) and not re-checked;
@@ -88,6 +88,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
   const dataLimits = [parallelRules(rules.slice(1))];
   const trusted = options.trustedDocuments ? new Set(options.trustedDocuments.map(sha256)) : undefined;
   const { maxQueryBytes, maxTokens, maxCost } = options.limits;
+  const validationRules = [...VALIDATION_RULES, ...options.validationRules];
 
   const selectionsRule = createMaxRecursiveSelectionsRule(options.limits.maxRecursiveSelections);
   /**
@@ -172,7 +173,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
         if (introspects) document = stripLegacyIntrospection(document);
         const errors = limitErrors(document, introspects);
         if (errors.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', errors);
-        const invalid = validate(schema, document, VALIDATION_RULES, { maxErrors: 100 });
+        const invalid = validate(schema, document, validationRules, { maxErrors: 100 });
         if (invalid.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', invalid);
         // Older tools' introspection query names the legacy members: Apollo is handed the stripped document.
         const printed = introspects && /\bon(Operation|Fragment|Field)\b/.test(item.query) ? print(document) : undefined;

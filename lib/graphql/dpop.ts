@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK } from 'jose';
-import { PortcullisError } from '../errors.js';
-import { createLimiter, type Limiter, type LimiterBackend } from '../limits/limiter.js';
+import { PortcullisError } from '../core/errors.js';
+import { createLimiter, type Limiter, type LimiterBackend } from '../core/limiter.js';
 
 /** Asymmetric algorithms accepted in DPoP proofs (RFC 9449 §4.3 check 5: no `none`, no MAC). */
 export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'PS256', 'RS256'] as const;

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from '../config/types.js';
+import type { ResolvedConfig } from '../../config/types.js';
 
 /**
  * The `graphql` section with every default applied by `loadConfig` (the option schema, `config/options.ts`, is the

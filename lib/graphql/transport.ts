@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
-import { PortcullisError } from '../errors.js';
+import { PortcullisError } from '../core/errors.js';
 import type { CsrfGuard } from '../http/csrf.js';
 import { authenticate, bearerToken, InvalidTokenError, type AuthInfo, type TokenVerification } from './auth-context.js';
 import { sendGraphqlError } from './errors.js';

@@ -1,9 +1,9 @@
 import type Provider from 'oidc-provider';
-import type { PrivateJwks } from '../config/types.js';
+import type { PrivateJwks } from '../../config/types.js';
 import type { CsrfGuard } from '../http/csrf.js';
 import type { TokenVerification } from './auth-context.js';
 import { DpopReplayCache } from './dpop.js';
-import type { LimiterBackend } from '../limits/limiter.js';
+import type { LimiterBackend } from '../core/limiter.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import type { TransportOptions } from './transport.js';
 

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
-import { PortcullisError, type OAuthErrorCode } from '../errors.js';
+import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
 import { setPageSecurityHeaders } from './security-headers.js';
-import { errorPage } from '../oidc/views.js';
+import { errorPage } from './pages.js';
 import { uiOf } from '../ui/ui.js';
 
 /** Options of {@link writeError}. */

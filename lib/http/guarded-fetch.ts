@@ -3,7 +3,7 @@ import type { LookupFunction, Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { DEFAULTS } from '../../config/defaults.js';
-import { PortcullisError } from '../errors.js';
+import { PortcullisError } from '../core/errors.js';
 
 /**
  * Options of the one outbound fetcher (SPEC rule 8). Every URL the server dereferences (a client's `jwks_uri`,

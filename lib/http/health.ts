@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Storage } from '../../adapters/types.js';
+import type { Storage } from '../core/storage.js';
 
 import { HEALTH_PATHS } from './routes.js';
 

@@ -46,9 +46,10 @@ function requestedHost(req: IncomingMessage, proxy: boolean): string | undefined
  * Pins a Koa request's `protocol`, `host`, `hostname`, `origin`, `href`, `URL` and `secure` to the issuer, so
  * that everything built from them (oidc-provider's `urlFor`: discovery, registration_client_uri, DPoP `htu`,
  * redirects to its own pages; cookies' `Secure` flag) names the issuer, never what the client sent in `Host` or
- * `X-Forwarded-*`. The client IP (`ctx.ip`) is untouched.
+ * `X-Forwarded-*`. The client IP (`ctx.ip`) is untouched. `base` is what `href` puts before `originalUrl`: the
+ * issuer's origin, or the origin and the issuer's path for an app that sees paths under it (oidc-provider's).
  */
-export function pinRequestToIssuer(request: object, issuer: URL): void {
+export function pinRequestToIssuer(request: object, issuer: URL, base = issuer.origin): void {
   const protocol = issuer.protocol.slice(0, -1);
   Object.defineProperties(request, {
     protocol: { value: protocol, configurable: true },
@@ -56,8 +57,8 @@ export function pinRequestToIssuer(request: object, issuer: URL): void {
     host: { value: issuer.host, configurable: true },
     hostname: { value: issuer.hostname, configurable: true },
     origin: { value: issuer.origin, configurable: true },
-    href: { get(this: { originalUrl: string }) { return issuer.origin + this.originalUrl; }, configurable: true },
-    URL: { get(this: { originalUrl: string }) { return new URL(issuer.origin + this.originalUrl); }, configurable: true },
+    href: { get(this: { originalUrl: string }) { return base + this.originalUrl; }, configurable: true },
+    URL: { get(this: { originalUrl: string }) { return new URL(base + this.originalUrl); }, configurable: true },
   });
 }
 
@@ -68,9 +69,12 @@ const pinnedApps = new WeakSet<object>();
  * Pins a Koa app's request prototype (`app.request`, from which every context's request is created) to the
  * issuer: once, at start-up, so no request pays for it. Used for oidc-provider's own Koa app (it creates several
  * contexts per request, e.g. for cookies and `interactionResult`) and for Portcullis' standalone app.
+ * `underIssuerPath`: the app's requests carry paths under the issuer's path (the route table strips it before
+ * oidc-provider's app sees them), so `href` names the issuer's path before them.
  */
-export function pinAppToIssuer(app: { request: object }, issuer: string): void {
-  pinRequestToIssuer(app.request, new URL(issuer));
+export function pinAppToIssuer(app: { request: object }, issuer: string, { underIssuerPath = false } = {}): void {
+  const url = new URL(issuer);
+  pinRequestToIssuer(app.request, url, underIssuerPath ? url.origin + url.pathname.replace(/\/$/, '') : url.origin);
   pinnedApps.add(app);
 }
 
@@ -116,8 +120,10 @@ export function issuerHostGuard(options: IssuerHostOptions) {
         return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.origin}.`);
       }
       ctx.req.url = `${absolute.pathname}${absolute.search}`;
-      ctx.originalUrl = ctx.req.url;
-      ctx.request.originalUrl = ctx.req.url;
+      // The path the client named (the route table may have set `ctx.path` to the part under the issuer's path).
+      const original = URL.canParse(ctx.originalUrl) ? new URL(ctx.originalUrl) : absolute;
+      ctx.originalUrl = `${original.pathname}${original.search}`;
+      ctx.request.originalUrl = ctx.originalUrl;
     }
     const raw = requestedHost(ctx.req, options.proxy);
     if (raw === undefined || !exact.has(raw)) {

@@ -4,8 +4,9 @@ import type { CsrfGuard } from './csrf.js';
 import { html, raw, type SafeHtml } from './html.js';
 import type { IncomingMessage } from 'node:http';
 import { setPageSecurityHeaders } from './security-headers.js';
-import { templateOutput } from '../ui/templates.js';
-import { frameParts, templateKit, uiOf, type PageUi } from '../ui/ui.js';
+import type { MessageKey } from '../ui/i18n.js';
+import { templateOutput, type ErrorSituation, type ErrorView } from '../ui/templates.js';
+import { frameParts, pageBody, templateKit, uiOf, type PageUi } from '../ui/ui.js';
 
 /**
  * What every HTML page of Portcullis shares, written once for the login and consent pages
@@ -32,6 +33,37 @@ export function layout(nonce: string, title: string, body: SafeHtml, ui: PageUi 
 }
 
 const DEFAULT_UI = () => uiOf({ req: { headers: {} } as IncomingMessage });
+
+/** The OAuth `error` code's situation, for its words on the error page (see {@link ErrorSituation}). */
+export function situationOf(error: string): ErrorSituation {
+  switch (error) {
+    case 'access_denied': return 'denied';
+    case 'login_required': case 'consent_required': case 'interaction_required': case 'account_selection_required': return 'login';
+    case 'server_error': return 'server';
+    case 'temporarily_unavailable': return 'busy';
+    default: return 'client';
+  }
+}
+
+/**
+ * An error page for errors that cannot be sent back to the client: a title and what happened and what to do in
+ * the request's language (`opts.ui`, else English), the OAuth `error` code (`#error`) and description
+ * (`#error_description`) in small print. `ui.templates.error` replaces its body.
+ */
+export function errorPage(nonce: string, error: string, description?: string, opts: { ui?: PageUi; situation?: ErrorSituation } = {}): string {
+  const ui = opts.ui ?? DEFAULT_UI();
+  const { t } = ui;
+  const situation = opts.situation ?? situationOf(error);
+  const key = (part: 'title' | 'what' | 'todo') => `error.${situation}.${part}` as MessageKey;
+  const product = { product: ui.settings.productName };
+  const say = (part: 'title' | 'what' | 'todo') => (t.t as (k: MessageKey, p: Record<string, string>) => string)(key(part), product);
+  const view: ErrorView = { nonce, ui, error, description, situation };
+  const body = pageBody(ui, 'error', view, () => html`<h1>${say('title')}</h1>
+<p id="what">${say('what')}</p>
+<p id="todo">${say('todo')}</p>
+<p class="small">${t.t('error.code')} <code id="error">${error}</code>${description ? html` <span id="error_description">${description}</span>` : ''}</p>`);
+  return layout(nonce, say('title'), body, ui);
+}
 
 /** Builds a page's HTML from the CSP nonce of its inline style and the request's UI (language, branding). */
 export type PageBuilder = (nonce: string, ui: PageUi) => string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 
 const INCOMING_ID = /^[\w.:-]{1,128}$/;
 

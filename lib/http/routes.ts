@@ -14,9 +14,10 @@ import compose from 'koa-compose';
  * | login/consent pages (`/interaction/…`) | requestLog → handleErrors → requireIssuerHost → interaction pages |
  * | account pages (`/account/…`) | requestLog → handleErrors → requireIssuerHost → account pages (their CSRF check inside) |
  * | logo (`/ui/logo`) | requestLog → handleErrors → requireIssuerHost → logo |
- *
- * Every chain after `requestLog` starts with `uiContext` (the request's language and branding, lib/ui/ui.ts).
  * | GraphQL (`graphql.path`, `<path>/csrf-token`) | requestLog → handleErrors → requireIssuerHost → transport guard → bearer auth → document gate → Apollo |
+ *
+ * Every chain but health's has `uiContext` (the request's language and branding, lib/ui/ui.ts) right after
+ * `requestLog`, and, in a host app, the adoption of the host's parsed body after `requireIssuerHost`.
  */
 
 /** Paths of oidc-provider's endpoints (SPEC: Endpoints, area A), as its `routes` configuration. */
@@ -40,6 +41,13 @@ export const PROVIDER_ROUTES = Object.freeze({
 /** Discovery documents (OIDC Discovery §4, RFC 8414 §3), served by oidc-provider. */
 export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
 
+/**
+ * Body limits in bytes per kind of route, as their own parsers apply them: oidc-provider's (56 KiB,
+ * `lib/shared/selective_body.js`), our forms' (`parseForm`, 16 KiB), GraphQL's (`GRAPHQL_BODY_LIMIT`, 100 KiB).
+ * Checked again on a body a host parser read first.
+ */
+export const BODY_LIMITS = Object.freeze({ provider: 56 * 1024, pages: 16 * 1024, graphql: 100 * 1024 });
+
 /** Paths of the health endpoints. */
 export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
 
@@ -54,17 +62,44 @@ function firstSegment(path: string): string {
 /** First path segments the authorization server owns (provider endpoints and their sub-paths, pages). */
 const PROVIDER_SEGMENTS = [...new Set([...Object.values(PROVIDER_ROUTES).map(firstSegment), '/.well-known'])];
 
-/** Whether a path is reserved by the authorization server (a GraphQL path there would be shadowed). */
+/** Whether a path (relative to the issuer's path) is reserved by the authorization server. */
 export function isReservedPath(path: string): boolean {
   const segment = firstSegment(path);
   return [...PROVIDER_SEGMENTS, ...Object.values(PAGE_PREFIXES), ...Object.values(HEALTH_PATHS)].includes(segment);
 }
 
+/**
+ * The path of an issuer URL without its trailing slash: `''` for `https://host`, `/auth` for `https://host/auth`.
+ * Every authorization server route is served under it (OIDC Discovery §4, RFC 8414 §3).
+ */
+export function issuerPath(issuer: string): string {
+  const { pathname } = new URL(issuer);
+  return pathname === '/' ? '' : pathname.replace(/\/$/, '');
+}
+
+/** RFC 8414 §3.1: the metadata URL of an issuer with a path has the well-known segment inserted before the path. */
+export const PATH_INSERTED_METADATA = '/.well-known/oauth-authorization-server';
+
+/**
+ * A path of our pages as the browser must request it: under the issuer's path that {@link routeTable} set as
+ * `ctx.mountPath` while our route runs (Koa's `koa-mount` convention). Cookie paths, form actions and links use it.
+ */
+export function mountedPath(ctx: object, path: string): string {
+  return ((ctx as { mountPath?: string }).mountPath ?? '') + path;
+}
+
 /** The named middleware {@link routeTable} places; built by `createServer`. */
 export interface RouteParts {
+  /** The issuer's path (see {@link issuerPath}): `''` at the host root. */
+  prefix?: string;
   requestLog: Middleware;
   handleErrors: Middleware;
   requireIssuerHost: Middleware;
+  /**
+   * Hands a body that a host app's parser already read to our parsers and oidc-provider, under the route's
+   * body limit in bytes (lib/http/host-body.ts).
+   */
+  adoptHostBody?: (limitBytes: number) => Middleware;
   health: Middleware;
   oidcProvider: Middleware;
   interactionPages: Middleware;
@@ -74,39 +109,99 @@ export interface RouteParts {
   /** `/ui/logo`: the configured logo. */
   logo: Middleware;
   /**
-   * The GraphQL endpoint's paths (`graphql.path` and its CSRF-token path) and chain (transport guard, bearer
-   * auth, gate, Apollo), when `graphql` is configured.
+   * The GraphQL endpoint's paths (`graphql.path` and its CSRF-token path, absolute on the host: they need not
+   * be under the issuer's path) and chain (transport guard, bearer auth, gate, Apollo), when `graphql` is set.
    */
   graphql?: { paths: readonly string[]; chain: Middleware[] };
+  /** Called when the host app mounted the middleware under a path that is not the issuer's (see {@link routeTable}). */
+  misplacedMount?: Middleware;
+}
+
+/** The path the client asked for, before any host middleware (koa-mount) rewrote `ctx.path`. */
+function requestedPath(ctx: Context): string {
+  const url = ctx.originalUrl;
+  if (!url.startsWith('/')) return URL.canParse(url) ? new URL(url).pathname : ctx.path;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+type Mounted = Context & { mountPath?: string };
+
+/**
+ * Runs `route` with `ctx.path` and `ctx.mountPath` set as it expects (as koa-mount does), and restores them
+ * before the host app's `next` and after the route, so the host sees its own values.
+ */
+async function runAt(route: Middleware, ctx: Mounted, next: Next, path: string, mountPath: string): Promise<void> {
+  const saved = { path: ctx.path, mountPath: ctx.mountPath };
+  const set = (p: string, m: string | undefined) => { if (ctx.path !== p) ctx.path = p; ctx.mountPath = m; };
+  set(path, mountPath);
+  try {
+    await route(ctx, async () => {
+      set(saved.path, saved.mountPath);
+      try { await next(); } finally { set(path, mountPath); }
+    });
+  } finally {
+    set(saved.path, saved.mountPath);
+  }
 }
 
 /**
  * Builds the dispatcher of {@link RouteParts}: one `Map` lookup by exact path, else by first path segment.
+ *
+ * Paths: the authorization server's routes, pages and health endpoints are under the issuer's path `prefix`
+ * (`/auth/token`, `/auth/interaction/…`, `/auth/.well-known/openid-configuration`), plus RFC 8414's
+ * path-inserted `/.well-known/oauth-authorization-server/auth` at the host root; GraphQL is at its own absolute
+ * path. The dispatcher matches the path the client requested (`ctx.originalUrl`), so the middleware works at
+ * the root of a host app (`app.use(server.middleware())`, the way that also serves the path-inserted metadata)
+ * and under `koa-mount` at the issuer's path. While a route of ours runs, `ctx.path` is the path under the
+ * prefix and `ctx.mountPath` the prefix, as with koa-mount; both are restored afterwards.
  * @returns a Koa middleware; unknown paths call `next()` without running any of ours.
  */
 export function routeTable(parts: RouteParts): Middleware {
-  const guarded = (...handlers: Middleware[]) => compose([parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost, ...handlers]);
-  const provider = guarded(parts.oidcProvider);
+  const prefix = parts.prefix ?? '';
+  const guarded = (limit: number, ...handlers: Middleware[]) => compose([
+    parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost, ...(parts.adoptHostBody ? [parts.adoptHostBody(limit)] : []), ...handlers,
+  ]);
+  const provider = guarded(BODY_LIMITS.provider, parts.oidcProvider);
 
+  // Paths under the prefix (as oidc-provider's router and our page routers see them).
   const exact = new Map<string, Middleware>();
   for (const path of Object.values(HEALTH_PATHS)) exact.set(path, compose([parts.requestLog, parts.health]));
-  if (parts.graphql) {
-    const graphql = guarded(...parts.graphql.chain);
-    for (const path of parts.graphql.paths) exact.set(path, graphql);
-  }
   for (const path of [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS]) if (!exact.has(path)) exact.set(path, provider);
 
   // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation, and pages.
   const bySegment = new Map<string, Middleware>();
   for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
-  bySegment.set(PAGE_PREFIXES.interaction, guarded(parts.interactionPages));
-  bySegment.set(PAGE_PREFIXES.account, guarded(parts.accountPages));
-  bySegment.set(PAGE_PREFIXES.ui, guarded(parts.logo));
+  bySegment.set(PAGE_PREFIXES.interaction, guarded(BODY_LIMITS.pages, parts.interactionPages));
+  bySegment.set(PAGE_PREFIXES.account, guarded(BODY_LIMITS.pages, parts.accountPages));
+  bySegment.set(PAGE_PREFIXES.ui, guarded(BODY_LIMITS.pages, parts.logo));
+  const underPrefix = (path: string) => exact.get(path) ?? bySegment.get(firstSegment(path));
 
-  return function dispatchRoute(ctx: Context, next: Next) {
-    const path = ctx.path;
-    const route = exact.get(path) ?? bySegment.get(firstSegment(path));
-    return route ? route(ctx, next) : next();
+  // Absolute paths: GraphQL (which may sit outside the prefix), and the path-inserted metadata.
+  const graphql = parts.graphql ? guarded(BODY_LIMITS.graphql, ...parts.graphql.chain) : undefined;
+  const graphqlPaths = new Set(parts.graphql?.paths ?? []);
+
+  return function dispatchRoute(ctx: Mounted, next: Next) {
+    const path = requestedPath(ctx);
+    if (graphql && graphqlPaths.has(path)) return path === ctx.path && !ctx.mountPath ? graphql(ctx, next) : runAt(graphql, ctx, next, path, '');
+    if (prefix === '') {
+      // At the root (the standalone server, or a host app's root): the common case, one lookup.
+      if (path === ctx.path) {
+        const route = underPrefix(path);
+        return route ? route(ctx, next) : next();
+      }
+      const route = underPrefix(path);
+      if (route) return runAt(route, ctx, next, path, '');
+    } else if (path === PATH_INSERTED_METADATA + prefix) {
+      return runAt(provider, ctx, next, PATH_INSERTED_METADATA, prefix);
+    } else {
+      const rest = path === prefix ? '/' : path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+      const route = rest === undefined ? undefined : underPrefix(rest);
+      if (route) return runAt(route, ctx, next, rest!, prefix);
+    }
+    // A host mounted us (koa-mount) under a path that is not the issuer's: say so instead of a silent 404.
+    if (parts.misplacedMount && ctx.path !== path && underPrefix(ctx.path)) return parts.misplacedMount(ctx, next);
+    return next();
   };
 }
 

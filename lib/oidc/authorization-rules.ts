@@ -1,6 +1,7 @@
+import { stringify } from 'node:querystring';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { OAuthErrorCode } from '../errors.js';
+import type { OAuthErrorCode } from '../core/errors.js';
 import { writeError } from '../http/error-handler.js';
 
 /**
@@ -73,6 +74,13 @@ export function isPlainTokenRefusal(ctx: KoaContextWithOIDC, error: unknown): bo
 const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit
 
 async function readRawBody(ctx: ProviderContext): Promise<Buffer | undefined> {
+  if (!ctx.req.readable) {
+    // A host app's body parser read the stream (lib/http/host-body.ts handed on what it kept as `req.body`):
+    // the same bytes, or the parsed form serialised the way oidc-provider's own fallback does.
+    const kept = ctx.req.body;
+    const raw = Buffer.isBuffer(kept) ? kept : Buffer.from(typeof kept === 'string' ? kept : stringify((kept ?? {}) as never));
+    return raw.length > FORM_LIMIT ? undefined : raw;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {

@@ -1,4 +1,4 @@
-import type { AdapterFactory } from '../../adapters/types.js';
+import type { AdapterFactory } from '../core/storage.js';
 
 /**
  * Remembered consent: the scopes an account approved for a client, kept until revoked, in the same storage as

@@ -1,7 +1,7 @@
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Adapter, AdapterFactory } from '../../adapters/types.js';
-import { PortcullisError } from '../errors.js';
+import type { Adapter, AdapterFactory } from '../core/storage.js';
+import { PortcullisError } from '../core/errors.js';
 
 /** Name of the registration policy that makes an initial access token single-use. */
 export const SINGLE_USE_POLICY = 'portcullis:single-use';

@@ -4,6 +4,7 @@ import { CsrfGuard } from '../http/csrf.js';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { cancelLoginActions, loginActions } from './interaction/login.js';
+import { secondFactorActions } from './interaction/second-factor.js';
 import { showInteractionActions } from './interaction/show.js';
 
 /**
@@ -16,6 +17,13 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
   router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
+  router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
+  if (deps.mfa) {
+    const second = secondFactorActions(actionDeps);
+    router.post('/:uid/second-factor', ...second.code);
+    router.post('/:uid/enrol', ...second.enrol);
+    router.post('/:uid/continue', ...second.continue);
+  }
   return router.routes() as unknown as Middleware;
 }

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
-import type { PrivateJwks } from '../config/types.js';
+import type { PrivateJwks } from '../../config/types.js';
 import { privateJwksSchema } from '../../config/options.js';
-import { ConfigError, jsonSyntaxErrorWithoutInput } from '../errors.js';
+import { ConfigError, jsonSyntaxErrorWithoutInput } from '../core/errors.js';
 
 /** Algorithms `generateSigningKeys` can produce. RS256 is OpenID Connect's default (Core §15.1). */
 export type SigningAlgorithm = 'RS256' | 'ES256' | 'EdDSA';

@@ -1,5 +1,5 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { PortcullisError } from '../errors.js';
+import { PortcullisError } from '../core/errors.js';
 import { raw } from '../http/html.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
 import { useUiLocales } from '../ui/ui.js';

@@ -1,24 +1,27 @@
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { SCOPE_CLAIMS } from '../../config/defaults.js';
-import type { AdapterFactory, AdapterPayload, Storage } from '../../adapters/types.js';
-import type { AccountStore } from '../accounts/account-store.js';
-import { ConfigError, StorageUnavailableError } from '../errors.js';
-import type { PrivateJwks, ResolvedConfig } from '../config/types.js';
+import type { AdapterFactory, Storage } from '../core/storage.js';
+import type { AccountStore } from '../core/account-store.js';
+import { ConfigError, StorageUnavailableError } from '../core/errors.js';
+import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
 import { writeError } from '../http/error-handler.js';
 import { ProviderStorageOutage, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
-import { errorPage } from './views.js';
+import { errorPage } from '../http/pages.js';
 import { useUiLocales } from '../ui/ui.js';
-import { PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
+import { ACCOUNT_CLIENT_ID, HOME_PATHS } from '../accounts/account-home.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
-import { endpointRateLimits } from '../limits/endpoint-limits.js';
-import type { LimiterBackend } from '../limits/limiter.js';
+import { endpointRateLimits } from './endpoint-limits.js';
+import type { LimiterBackend } from '../core/limiter.js';
 import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
 import { InitialAccessTokens } from './initial-access-tokens.js';
 import { resourceIndicators } from './resource-server.js';
+import { accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import {
   explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
   refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange, revokeOnCodeReplay,
@@ -45,15 +48,35 @@ export function registrationEnabled(config: ResolvedConfig): boolean {
   return config.registration.enabled;
 }
 
-/**
- * oidc-provider models whose entries name an account (`accountId`; an Interaction in `result.login` or
- * `session`), and whose reads are followed by that account's lookup in the same request.
- */
-const ACCOUNT_BEARING_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'Session', 'Interaction']);
 
 /** Client metadata for oidc-provider: Portcullis extensions removed. */
 function clientMetadata(config: ResolvedConfig) {
   return config.clients.map(({ pkce_optional: _omit, ...metadata }) => metadata);
+}
+
+/** oidc-provider's `features`: what is on, and with which of our policies. */
+function providerFeatures(deps: ProviderDeps): Configuration['features'] {
+  const { config, storage, scopes } = deps;
+  return {
+    devInteractions: { enabled: false },
+    // Adapter-backed initial access tokens (RFC 7591 §3): the configured one is seeded, others are minted.
+    registration: registrationEnabled(config)
+      ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens(storage.adapter)).policies as never }
+      : { enabled: false },
+    registrationManagement: { enabled: registrationEnabled(config), rotateRegistrationAccessToken: true },
+    // RFC 7662: a client may introspect only tokens issued to itself.
+    introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+    revocation: { enabled: true },
+    // Encrypted userinfo (OIDC Registration §2 userinfo_encrypted_response_*); RSA1_5 is refused by the policy.
+    encryption: { enabled: true },
+    jwtUserinfo: { enabled: config.openid },
+    userinfo: { enabled: config.openid },
+    rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+    resourceIndicators: resourceIndicators(config, scopes.all, deps.signingKeys),
+    // RFC 9101 request objects by value; oidc-provider applies RFC 9101 §5 (outer parameters ignored).
+    requestObjects: { enabled: true },
+    webMessageResponseMode: config.webMessageResponseMode ? { enabled: true, ack: 'individual-draft-01' } : { enabled: false },
+  };
 }
 
 /**
@@ -62,60 +85,30 @@ function clientMetadata(config: ResolvedConfig) {
  */
 export function providerConfiguration(deps: ProviderDeps): Configuration {
   const { config, storage, consents, scopes } = deps;
-  // oidc-provider asks for the same account several times while answering one request (claims for the ID token,
-  // the grant, userinfo): one store lookup per account and request. Keyed by the Node request, which every
-  // context oidc-provider creates for that request shares.
-  const perRequest = new WeakMap<object, Map<string, ReturnType<AccountStore['findById']>>>();
-  const accounts = {
-    findById(ctx: { req: object }, id: string) {
-      let seen = perRequest.get(ctx.req);
-      if (!seen) perRequest.set(ctx.req, seen = new Map());
-      let found = seen.get(id);
-      if (!found) seen.set(id, found = deps.accounts.findById(id));
-      return found;
-    },
-    /**
-     * Starts the lookup of the account an entry just read from storage names, in the current provider request,
-     * so that it travels with oidc-provider's next storage read instead of after it (one round trip less per
-     * token, code, session or interaction read on Redis). It fills the same per-request memo `findAccount` uses:
-     * nothing is shared across requests. A failure surfaces where the account is awaited, never unhandled.
-     */
-    prefetch(payload: AdapterPayload | undefined) {
-      const ctx = Provider.ctx as { req?: object } | undefined;
-      if (!payload || !ctx?.req) return;
-      const interaction = payload as { result?: { login?: { accountId?: unknown } }; session?: { accountId?: unknown } };
-      const id = payload.accountId ?? interaction.result?.login?.accountId ?? interaction.session?.accountId;
-      if (typeof id === 'string' && id) this.findById(ctx as { req: object }, id).catch(() => undefined);
-    },
-  };
-  const adapter: AdapterFactory = (model) => {
-    const inner = (deps.adapter ?? storage.adapter)(model);
-    if (!ACCOUNT_BEARING_MODELS.has(model)) return inner;
-    const seen = (payload: AdapterPayload | undefined) => { accounts.prefetch(payload); return payload; };
-    return {
-      upsert: (id, payload, expiresIn) => inner.upsert(id, payload, expiresIn),
-      find: (id) => inner.find(id).then(seen),
-      findByUid: (uid) => inner.findByUid(uid).then(seen),
-      findByUserCode: (code) => inner.findByUserCode(code).then(seen),
-      consume: (id) => inner.consume(id),
-      destroy: (id) => inner.destroy(id),
-      revokeByGrantId: (grantId) => inner.revokeByGrantId(grantId),
-    };
-  };
+  const accounts = accountLookup(deps.accounts);
+  const adapter = prefetchingAdapter(deps.adapter ?? storage.adapter, accounts);
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
+  // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).
+  const prefix = issuerPath(config.issuer);
 
   return {
     adapter: adapter as unknown as Configuration['adapter'],
-    clients: clientMetadata(config) as Configuration['clients'],
+    // Configured clients, plus the first-party client through which `/account` signs a browser in.
+    clients: [...clientMetadata(config), {
+      client_id: ACCOUNT_CLIENT_ID, client_name: 'Your account', token_endpoint_auth_method: 'none',
+      redirect_uris: [`${config.issuer}${HOME_PATHS.callback}`], response_types: ['code'], grant_types: ['authorization_code'],
+    }] as Configuration['clients'],
     jwks: deps.signingKeys as Configuration['jwks'],
     cookies: {
       keys: deps.cookieKeys,
-      long: { httpOnly: true, sameSite: 'lax', signed: true },
-      short: { httpOnly: true, sameSite: 'lax', signed: true },
+      long: { httpOnly: true, sameSite: 'lax', signed: true, path: prefix || '/' },
+      short: { httpOnly: true, sameSite: 'lax', signed: true, path: prefix || '/' },
     },
     routes: PROVIDER_ROUTES,
     scopes: scopes.all,
-    claims: { ...SCOPE_CLAIMS, sid: null, iss: null } as Configuration['claims'],
+    // acr (OIDC Core §2) and amr (RFC 8176) of the sign-in go into ID tokens: what the login result set.
+    claims: { ...SCOPE_CLAIMS, sid: null, iss: null, acr: null, amr: null, auth_time: null } as Configuration['claims'],
+    acrValues: [...ACR_VALUES],
     // The spec puts the claims of the granted scopes in the ID token too (OIDC Core §5.4 allows it when no
     // access token is issued; we release them always, filtered by scope, as the spec describes).
     conformIdTokenClaims: false,
@@ -136,26 +129,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       Grant: config.ttl.grant,
     },
     rotateRefreshToken: true,
-    features: {
-      devInteractions: { enabled: false },
-      // Adapter-backed initial access tokens (RFC 7591 §3): the configured one is seeded, others are minted.
-      registration: registrationEnabled(config)
-        ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens(storage.adapter)).policies as never }
-        : { enabled: false },
-      registrationManagement: { enabled: registrationEnabled(config), rotateRegistrationAccessToken: true },
-      // RFC 7662: a client may introspect only tokens issued to itself.
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      revocation: { enabled: true },
-      // Encrypted userinfo (OIDC Registration §2 userinfo_encrypted_response_*); RSA1_5 is refused by the policy.
-      encryption: { enabled: true },
-      jwtUserinfo: { enabled: config.openid },
-      userinfo: { enabled: config.openid },
-      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
-      resourceIndicators: resourceIndicators(config, scopes.all, deps.signingKeys),
-      // RFC 9101 request objects by value; oidc-provider applies RFC 9101 §5 (outer parameters ignored).
-      requestObjects: { enabled: true },
-      webMessageResponseMode: config.webMessageResponseMode ? { enabled: true, ack: 'individual-draft-01' } : { enabled: false },
-    },
+    features: providerFeatures(deps),
     enabledJWA: {
       userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
       userinfoEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
@@ -166,61 +140,46 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
     fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
-      url: (_ctx, interaction) => `/interaction/${interaction.uid}`,
+      // oidc-provider's prompts, plus the step-up check of the MFA policy (lib/accounts/mfa/policy.ts).
+      policy: config.mfa.enabled ? interactionPolicyWithMfa() : undefined,
+      url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`,
     },
-    async findAccount(ctx, sub) {
-      const account = await accounts.findById(ctx, sub);
-      if (!account) return undefined;
-      return {
-        accountId: account.id,
-        async claims() {
-          return { ...account.claims, sub: account.id, email: account.email, email_verified: account.emailVerified };
-        },
-      };
-    },
-    async loadExistingGrant(ctx: KoaContextWithOIDC) {
-      const { provider, client, session } = ctx.oidc;
-      const clientId = client!.clientId;
-      const grantId = ctx.oidc.result?.consent?.grantId ?? session?.grantIdFor(clientId);
-      const accountId = session?.accountId;
-      // Independent reads, sent together (one round trip on Redis); the account is usually this request's memo.
-      const [found, remembered, account] = await Promise.all([
-        grantId ? provider.Grant.find(grantId) : undefined,
-        accountId ? consents.find(accountId, clientId) : undefined,
-        accountId ? accounts.findById(ctx, accountId) : undefined,
-      ]);
-      let grant = found;
-      if (!accountId || !remembered || !account) return grant;
-      // A fresh Grant per session, copied from the remembered consent (never one shared Grant per account and
-      // client: a replayed code revokes its whole Grant).
-      grant ??= new provider.Grant({ accountId, clientId });
-      const { grantable, forbidden } = scopes.partition(account, ctx.oidc.requestParamScopes);
-      const approved = new Set(remembered);
-      const granted = new Set(grant.getOIDCScope().split(' ').filter(Boolean));
-      const toAdd = grantable.filter((s) => approved.has(s) && !granted.has(s));
-      const rejected = new Set(grant.getRejectedOIDCScope().split(' '));
-      const toReject = forbidden.filter((s) => !rejected.has(s));
-      if (toAdd.length === 0 && toReject.length === 0 && grantId) return grant;
-      if (toAdd.length) grant.addOIDCScope(toAdd.join(' '));
-      if (toReject.length) grant.rejectOIDCScope(toReject.join(' '));
-      await grant.save();
-      return grant;
-    },
-    async renderError(ctx, out) {
-      // Errors that cannot go back to a validated redirect_uri (RFC 6749 §4.1.2.1): a page, never a redirect.
-      // An unknown client at the authorization endpoint is a bad request of the browser, not HTTP auth.
-      if (ctx.status === 401 && ['authorization', 'resume'].includes(ctx.oidc?.route ?? '')) ctx.status = 400;
-      const nonce = setPageSecurityHeaders(ctx as never);
-      ctx.type = 'html';
-      const description = isPlainTokenRefusal(ctx, out.error) ? PLAIN_TOKEN_DESCRIPTION : out.error_description;
-      const ui = useUiLocales(ctx as never, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
-      ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined, { ui });
-    },
+    findAccount: accountFinder(accounts),
+    loadExistingGrant: existingGrantLoader(accounts, consents, scopes),
+    renderError,
     clientBasedCORS(_ctx, origin, client) {
       return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
     },
   };
 }
+
+/** oidc-provider's `findAccount`: the account and its claims (OIDC Core §5.1), from this request's memo. */
+function accountFinder(accounts: ReturnType<typeof accountLookup>): Configuration['findAccount'] {
+  return async function findAccount(ctx, sub) {
+    const account = await accounts.findById(ctx, sub);
+    if (!account) return undefined;
+    return {
+      accountId: account.id,
+      async claims() {
+        return { ...account.claims, sub: account.id, email: account.email, email_verified: account.emailVerified };
+      },
+    };
+  };
+}
+
+/**
+ * oidc-provider's `renderError`: errors that cannot go back to a validated redirect_uri (RFC 6749 §4.1.2.1) get a
+ * page, never a redirect. An unknown client at the authorization endpoint is a bad request of the browser, not
+ * HTTP authentication (400, not 401).
+ */
+const renderError: Configuration['renderError'] = async (ctx, out) => {
+  if (ctx.status === 401 && ['authorization', 'resume'].includes(ctx.oidc?.route ?? '')) ctx.status = 400;
+  const nonce = setPageSecurityHeaders(ctx as never);
+  ctx.type = 'html';
+  const description = isPlainTokenRefusal(ctx, out.error) ? PLAIN_TOKEN_DESCRIPTION : out.error_description;
+  const ui = useUiLocales(ctx as never, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
+  ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined, { ui });
+};
 
 /**
  * First of the provider's own middleware: a storage outage raised outside oidc-provider's route error handlers

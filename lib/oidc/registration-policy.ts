@@ -30,6 +30,8 @@ export const registrationMetadataSchema = {
     redirect_uris: uriList,
     post_logout_redirect_uris: { ...uriList, minItems: 0 },
     client_name: { type: 'string', maxLength: 200 },
+    // Portcullis: the client wants two factors at every sign-in (acr urn:portcullis:mfa); see lib/accounts/mfa.
+    require_mfa: { type: 'boolean' },
     ...Object.fromEntries([...FETCHED_URIS, ...DISPLAYED_URIS].map((k) => [k, uri])),
     ...Object.fromEntries(ENCRYPTED_RESPONSES.flatMap((r) => [
       [`${r}_encrypted_response_alg`, { type: 'string', enum: KEY_MANAGEMENT_ALGS }],

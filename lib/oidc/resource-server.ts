@@ -1,6 +1,6 @@
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import type { PrivateJwks, ResolvedConfig } from '../config/types.js';
+import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 
 /** Scopes that concern the OpenID Provider itself, never a resource server's token. */
 const PROVIDER_ONLY_SCOPES = new Set(['openid', 'offline_access']);

@@ -1,6 +1,6 @@
 import { STANDARD_SCOPES } from '../../config/defaults.js';
-import type { Account } from '../accounts/account-store.js';
-import type { ScopeDefinition } from '../config/types.js';
+import type { Account } from '../core/account-store.js';
+import type { ScopeDefinition } from '../../config/types.js';
 
 /**
  * Decides which requested scopes an account can be granted and how each is described on the consent page

@@ -1,6 +1,6 @@
 import { errors, type Configuration } from 'oidc-provider';
-import type { Adapter, AdapterFactory } from '../../adapters/types.js';
-import { StorageUnavailableError } from '../errors.js';
+import type { Adapter, AdapterFactory } from '../core/storage.js';
+import { StorageUnavailableError } from '../core/errors.js';
 
 /**
  * A storage outage as oidc-provider's own `temporarily_unavailable` error (RFC 6749 §4.1.2.1, §5.2), so its route

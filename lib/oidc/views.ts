@@ -1,31 +1,12 @@
 import { html, type SafeHtml } from '../http/html.js';
 import { layout } from '../http/pages.js';
-import type { MessageKey } from '../ui/i18n.js';
-import { pageBody, uiOf, type PageUi } from '../ui/ui.js';
+import type { ConsentView, LoginView, LogoutView, PageUi, SignedOutView } from '../ui/templates.js';
+import { pageBody, uiOf } from '../ui/ui.js';
+
+export type { ConsentView, LoginView, LogoutView, SignedOutView } from '../ui/templates.js';
 
 /** The UI of pages rendered without a request (defaults, English). */
 const noRequestUi = (): PageUi => uiOf({ req: { headers: {} } as never });
-
-export interface LoginView {
-  nonce: string;
-  /** The request's language and branding. @default English, unbranded */
-  ui?: PageUi;
-  action: string;
-  /** Action of the Cancel form (ends the request with `access_denied`), when the page offers it. */
-  cancelAction?: string;
-  csrfToken: string;
-  clientName: string;
-  /** The host of the client's redirect_uri, shown beside its name. */
-  clientDomain?: string;
-  email?: string;
-  error?: string;
-  /** Put the focus on the password field (after a wrong password, with the address kept). */
-  focusPassword?: boolean;
-  /** Link to the sign-up page (shown when sign-up is on). */
-  signupUrl?: string;
-  /** Link to the password reset page (shown when mail is available). */
-  resetUrl?: string;
-}
 
 /** Who the client is: its name in bold, and the domain it sends the user back to in small print. */
 function clientLabel(name: string, domain?: string): SafeHtml {
@@ -54,23 +35,6 @@ ${v.signupUrl ? html`<p>${t.t('login.noAccount')} <a id="signup" href="${v.signu
   return layout(v.nonce, t.t('login.title'), body, ui);
 }
 
-export interface ConsentView {
-  nonce: string;
-  /** @default English, unbranded */
-  ui?: PageUi;
-  action: string;
-  csrfToken: string;
-  clientName: string;
-  /** The host of the redirect_uri the answer goes to. */
-  clientDomain?: string;
-  accountEmail: string;
-  scopes: Array<{ name: string; description: string }>;
-  /** The client's https logo, shown only when the deployment allows remote logos (see client-logo.ts). */
-  logoUri?: string;
-  /** "Not you? Switch account": the same authorization request again with `prompt=login`. */
-  switchAccountUrl?: string;
-}
-
 /** The consent form: one form, two submit buttons (`decision=allow` / `decision=deny`). */
 export function consentPage(v: ConsentView): string {
   const ui = v.ui ?? noRequestUi();
@@ -87,58 +51,6 @@ ${v.switchAccountUrl ? html`<p class="small">${t.t('consent.notYou')} <a id="swi
   return layout(v.nonce, t.t('consent.title'), body, ui);
 }
 
-/** What an error page says, in words: who can do what about it. */
-export type ErrorSituation = 'client' | 'denied' | 'login' | 'server' | 'busy' | 'expired' | 'form' | 'step';
-
-/** The situation an OAuth `error` code describes, for its words on the error page. */
-export function situationOf(error: string): ErrorSituation {
-  switch (error) {
-    case 'access_denied': return 'denied';
-    case 'login_required': case 'consent_required': case 'interaction_required': case 'account_selection_required': return 'login';
-    case 'server_error': return 'server';
-    case 'temporarily_unavailable': return 'busy';
-    default: return 'client';
-  }
-}
-
-export interface ErrorView {
-  nonce: string;
-  ui: PageUi;
-  /** The OAuth `error` code (shown in small print, `#error`). */
-  error: string;
-  /** The technical `error_description` (small print, `#error_description`). */
-  description?: string;
-  situation: ErrorSituation;
-}
-
-/**
- * An error page for errors that cannot be sent back to the client: a title and what happened and what to do in
- * the request's language, the OAuth `error` code (`#error`) and description (`#error_description`) in small print.
- */
-export function errorPage(nonce: string, error: string, description?: string, opts: { ui?: PageUi; situation?: ErrorSituation } = {}): string {
-  const ui = opts.ui ?? noRequestUi();
-  const { t } = ui;
-  const situation = opts.situation ?? situationOf(error);
-  const key = (part: 'title' | 'what' | 'todo') => `error.${situation}.${part}` as MessageKey;
-  const product = { product: ui.settings.productName };
-  const say = (part: 'title' | 'what' | 'todo') => (t.t as (k: MessageKey, p: Record<string, string>) => string)(key(part), product);
-  const view: ErrorView = { nonce, ui, error, description, situation };
-  const body = pageBody(ui, 'error', view, () => html`<h1>${say('title')}</h1>
-<p id="what">${say('what')}</p>
-<p id="todo">${say('todo')}</p>
-<p class="small">${t.t('error.code')} <code id="error">${error}</code>${description ? html` <span id="error_description">${description}</span>` : ''}</p>`);
-  return layout(nonce, say('title'), body, ui);
-}
-
-export interface LogoutView {
-  nonce: string;
-  ui: PageUi;
-  /** The client that asks, when known. */
-  clientName?: string;
-  /** oidc-provider's logout form (its action and `xsrf` field), which the buttons submit. */
-  form: SafeHtml;
-}
-
 /** The logout confirmation: `logout=yes` signs out, the other button keeps the session. */
 export function logoutPage(v: LogoutView): string {
   const { ui } = v;
@@ -149,14 +61,6 @@ export function logoutPage(v: LogoutView): string {
 ${v.form}
 <button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>${t.t('logout.yes')}</button><button type="submit" form="op.logoutForm" class="secondary">${t.t('logout.no')}</button>`);
   return layout(v.nonce, t.t('logout.title'), body, ui);
-}
-
-export interface SignedOutView {
-  nonce: string;
-  ui: PageUi;
-  clientName?: string;
-  /** Where to go on: the client's `client_uri`, else `ui.homeUrl`. */
-  onward?: { href: string; text: string };
 }
 
 /** "Signed out", with a link onward when there is somewhere to go. */

@@ -6,7 +6,7 @@
  * whoever they name.
  */
 
-import { PortcullisError } from '../errors.js';
+import { PortcullisError } from '../core/errors.js';
 
 /** Why {@link verifyAccessTokenForUser} refused the pairing; stable, switchable. */
 export type TokenPairingErrorCode =

@@ -1,6 +1,6 @@
 import { escapeHtml, SafeHtml } from '../http/html.js';
 import { de } from './messages/de.js';
-import { en } from './messages/en.js';
+import { en, type Catalog } from './messages/en.js';
 
 /**
  * Message catalogs and language choice for every page and mail.
@@ -20,8 +20,8 @@ export type Locale = (typeof LOCALES)[number];
 type English = typeof en;
 /** A message key (the English catalog defines them). */
 export type MessageKey = keyof English;
-/** A catalog: one message for every key, nothing else. */
-export type Catalog = { readonly [K in MessageKey]: string };
+/** A catalog: one message for every key, nothing else (defined beside the English one, which the German one imports). */
+export type { Catalog } from './messages/en.js';
 
 /** The `{name}` placeholders of a message text, as a union of names. */
 type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Rest}` ? P | Placeholders<Rest> : never;

@@ -5,10 +5,13 @@ import { extname } from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
 import { DEFAULTS } from '../../config/defaults.js';
 import type { ResolvedOptions } from '../../config/options.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { html, raw, type SafeHtml } from '../http/html.js';
+import { mountedPath } from '../http/routes.js';
 import { CATALOG_TEXTS, isLocale, LOCALES, negotiateLocale, Translator, type Locale, type MessageKey } from './i18n.js';
-import { TEMPLATE_NAMES, templateOutput, type TemplateKit, type UiTemplates } from './templates.js';
+import { TEMPLATE_NAMES, templateOutput, type Logo, type PageUi, type TemplateKit, type UiSettings, type UiTemplates } from './templates.js';
+
+export type { Logo, PageUi, UiSettings } from './templates.js';
 
 /** The `ui` options as configured (defaults applied). */
 export type UiOptions = ResolvedOptions['ui'];
@@ -18,30 +21,6 @@ type Palette = UiOptions['colors'];
 export const MAX_LOGO_BYTES = 256 * 1024;
 /** The path the logo is served at. */
 export const LOGO_PATH = '/ui/logo';
-
-/** A logo read at start-up. */
-export interface Logo {
-  body: Buffer;
-  /** The media type its bytes show. */
-  type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'image/svg+xml';
-  /** Strong validator of the bytes (RFC 9110 §8.8.3). */
-  etag: string;
-}
-
-/** The `ui` options ready for rendering: logo read and checked, one translator per language, the style sheet. */
-export interface UiSettings {
-  readonly productName: string;
-  readonly logo?: Logo;
-  readonly logoAlt: string;
-  readonly supportUrl?: string;
-  readonly homeUrl?: string;
-  readonly footer?: string;
-  readonly defaultLocale: Locale;
-  readonly translators: Readonly<Record<Locale, Translator>>;
-  readonly templates: UiTemplates;
-  /** The inline style sheet (colours as CSS custom properties, dark scheme, layout). */
-  readonly styleSheet: string;
-}
 
 const EXTENSIONS: Record<Logo['type'], string[]> = {
   'image/png': ['.png'], 'image/jpeg': ['.jpg', '.jpeg'], 'image/gif': ['.gif'], 'image/webp': ['.webp'], 'image/svg+xml': ['.svg'],
@@ -151,25 +130,13 @@ function defaults(): UiSettings {
   return fallbackSettings ??= resolveUi(DEFAULTS.ui as UiOptions);
 }
 
-/** The UI of one request: its language and the deployment's settings. */
-export interface PageUi {
-  readonly settings: UiSettings;
-  readonly locale: Locale;
-  /** The request's messages. */
-  readonly t: Translator;
-  /**
-   * `ui_locales=<locale>` when the language came from `ui_locales` (not from `Accept-Language`), for links and
-   * form actions of our own pages to keep it; else `undefined`.
-   */
-  readonly localeQuery?: string;
-}
 
 const perRequest = new WeakMap<IncomingMessage, PageUi>();
 
-function pageUi(settings: UiSettings, uiLocales: unknown, acceptLanguage: string | undefined): PageUi {
+function pageUi(settings: UiSettings, uiLocales: unknown, acceptLanguage: string | undefined, mountPath = ''): PageUi {
   const locale = negotiateLocale(uiLocales, acceptLanguage, settings.defaultLocale);
   const fromUiLocales = typeof uiLocales === 'string' && locale === negotiateLocale(uiLocales, undefined, '' as Locale);
-  return { settings, locale, t: settings.translators[locale], localeQuery: fromUiLocales ? `ui_locales=${locale}` : undefined };
+  return { settings, locale, t: settings.translators[locale], localeQuery: fromUiLocales ? `ui_locales=${locale}` : undefined, mountPath };
 }
 
 /**
@@ -179,7 +146,7 @@ function pageUi(settings: UiSettings, uiLocales: unknown, acceptLanguage: string
  */
 export function uiContext(settings: UiSettings): Middleware {
   return function uiContext(ctx: Context, next: Next) {
-    perRequest.set(ctx.req, pageUi(settings, ctx.query.ui_locales, ctx.get('accept-language')));
+    perRequest.set(ctx.req, pageUi(settings, ctx.query.ui_locales, ctx.get('accept-language'), mountedPath(ctx, '')));
     return next();
   };
 }
@@ -196,7 +163,7 @@ export function uiOf(ctx: { req: IncomingMessage }): PageUi {
 export function useUiLocales(ctx: { req: IncomingMessage }, uiLocales: unknown): PageUi {
   const current = uiOf(ctx);
   if (typeof uiLocales !== 'string' || !uiLocales) return current;
-  const ui = pageUi(current.settings, uiLocales, ctx.req.headers['accept-language']);
+  const ui = pageUi(current.settings, uiLocales, ctx.req.headers['accept-language'], current.mountPath);
   perRequest.set(ctx.req, ui);
   return ui;
 }
@@ -249,7 +216,7 @@ export function logoRoute(settings: UiSettings): Middleware {
 /** Our page frame's pieces. */
 export function frameParts(ui: PageUi): { header: SafeHtml; footer: SafeHtml } {
   const s = ui.settings;
-  const mark = s.logo ? html`<img src="${LOGO_PATH}" alt="${s.logoAlt}">` : html`<span id="product-name">${s.productName}</span>`;
+  const mark = s.logo ? html`<img src="${ui.mountPath}${LOGO_PATH}" alt="${s.logoAlt}">` : html`<span id="product-name">${s.productName}</span>`;
   const header = html`<header class="brand">${s.homeUrl ? html`<a href="${s.homeUrl}">${mark}</a>` : mark}</header>`;
   const footer = s.footer || s.supportUrl
     ? html`<footer>${s.footer ? html`<p id="footer-text">${s.footer}</p>` : ''}${s.supportUrl ? html`<p><a id="support" href="${s.supportUrl}">${ui.t.t('layout.support')}</a></p>` : ''}</footer>`

@@ -4,10 +4,10 @@ import { createMailer } from '../../lib/accounts/mailer.js';
 import { standaloneSettings } from '../../examples/standalone/config.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { freePort, startServer } from '../helpers/server.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/core/logger.js';
 
 const base: PortcullisConfig = { issuer: 'http://localhost:3000' };
-const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {} };
+const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {}, getSecondFactor() {}, setSecondFactor() {} };
 
 
 describe('account options are validated', () => {
@@ -20,11 +20,18 @@ describe('account options are validated', () => {
     ['an unknown mail key', { mail: { host: 'x' } }, 'mail.host', /unknown option/],
     ['an account store without create', { accountStore: { ...store, create: undefined } }, 'accountStore.create', /must be a function/],
     ['an account store without markEmailVerified', { accountStore: { ...store, markEmailVerified: 1 } }, 'accountStore.markEmailVerified', /must be a function/],
+    ['an account store without getSecondFactor while mfa is on', { accountStore: { ...store, getSecondFactor: undefined } }, 'accountStore.getSecondFactor', /must be a function when mfa.enabled/],
+    ['a too short mfa.encryptionKey', { mfa: { encryptionKey: 'short' } }, 'mfa.encryptionKey', /fewer than 32/],
   ])('%s is refused naming its option path', (_name, input, path, message) => {
     const err = errorOf(() => loadConfig({ ...base, ...input } as PortcullisConfig, {}));
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.path).toBe(path);
     expect(err.message).toMatch(message);
+  });
+
+  test('an account store without the second-factor methods is accepted with mfa.enabled false', () => {
+    const { getSecondFactor: _g, setSecondFactor: _s, ...passwordsOnly } = store;
+    expect(loadConfig({ ...base, accountStore: passwordsOnly, mfa: { enabled: false } } as unknown as PortcullisConfig, {}).mfa.enabled).toBe(false);
   });
 
   test('defaults: sign-up on in development, off in production; verified e-mail required; 12 characters', () => {

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { TestBrowser } from '../helpers/browser.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer } from '../helpers/server.js';
-import { REDACTED_PATHS } from '../../lib/logger.js';
+import { REDACTED_PATHS } from '../../lib/core/logger.js';
 
 test('the development mailbox logs the link; no password ever reaches the log', async () => {
   const lines: string[] = [];

@@ -1,4 +1,4 @@
-import type { AccountStore } from '../../lib/accounts/account-store.js';
+import type { AccountStore } from '../../lib/core/account-store.js';
 
 /** Every AccountStore must pass this unchanged. `make` returns a store seeded with alice (alice-demo-password). */
 export function accountStoreConformance(name: string, make: () => Promise<{ store: AccountStore; close(): Promise<void> }>): void {
@@ -48,6 +48,26 @@ export function accountStoreConformance(name: string, make: () => Promise<{ stor
       expect(await store.findByEmail('carol@example.com')).toBeUndefined();
       expect((await store.findByEmail('carol.new@example.com'))!.id).toBe(carol.id);
       expect(await store.verifyPassword('carol.new@example.com', 'carol-password-2')).toBeDefined();
+    });
+
+    test('second factors: none at first, stored and read back whole, replaced, removed; unknown ids ignored', async () => {
+      expect(store.getSecondFactor && store.setSecondFactor).toBeDefined();
+      expect(await store.getSecondFactor!('alice')).toBeUndefined();
+      const value = { totp: { secret: 'c2VjcmV0', createdAt: 1700000000000, lastUsedStep: 56666666 }, recoveryCodes: [{ hash: 'aGFzaA' }, { hash: 'b3RoZXI', usedAt: 1700000000001 }] };
+      await store.setSecondFactor!('alice', value);
+      expect(await store.getSecondFactor!('alice')).toEqual(value);
+      // what a caller reads is its own copy
+      const read = (await store.getSecondFactor!('alice'))!;
+      read.recoveryCodes![0]!.usedAt = 1;
+      expect((await store.getSecondFactor!('alice'))!.recoveryCodes![0]!.usedAt).toBeUndefined();
+      await store.setSecondFactor!('alice', { recoveryCodes: [] });
+      expect(await store.getSecondFactor!('alice')).toEqual({ recoveryCodes: [] });
+      await store.setSecondFactor!('alice', undefined);
+      expect(await store.getSecondFactor!('alice')).toBeUndefined();
+      await store.setSecondFactor!('nobody', value);
+      expect(await store.getSecondFactor!('nobody')).toBeUndefined();
+      // a verified password still works, and the account record is unchanged by the factor writes
+      expect((await store.verifyPassword('alice@example.com', 'alice-demo-password'))?.id).toBe('alice');
     });
   });
 }

@@ -1,4 +1,4 @@
-import { MemoryAccountStore } from '../../lib/accounts/memory-account-store.js';
+import { MemoryAccountStore } from '../../adapters/memory-account-store.js';
 import { RedisAccountStore } from '../../adapters/redis-account-store.js';
 import { RedisStorage } from '../../adapters/redis.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';

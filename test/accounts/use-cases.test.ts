@@ -4,8 +4,8 @@ import { AccountMail } from '../../lib/accounts/account-mail.js';
 import { AccountSessions } from '../../lib/accounts/account-sessions.js';
 import { mailForTakenAddress, resetConfirmsAddress } from '../../lib/accounts/hijacking-policy.js';
 import { Translator } from '../../lib/ui/i18n.js';
-import type { Mailer, MailMessage } from '../../lib/accounts/mailer.js';
-import { MemoryAccountStore } from '../../lib/accounts/memory-account-store.js';
+import type { Mailer, MailMessage } from '../../lib/core/mailer.js';
+import { MemoryAccountStore } from '../../adapters/memory-account-store.js';
 import { changeEmail } from '../../lib/accounts/use-cases/change-email.js';
 import { confirmEmail, inspectConfirmation } from '../../lib/accounts/use-cases/confirm-email.js';
 import { requestPasswordReset, resendConfirmation } from '../../lib/accounts/use-cases/mail-requests.js';
@@ -13,7 +13,7 @@ import { resetPassword } from '../../lib/accounts/use-cases/reset-password.js';
 import type { AccountServices } from '../../lib/accounts/use-cases/services.js';
 import { signUp } from '../../lib/accounts/use-cases/sign-up.js';
 import { VerificationTokens } from '../../lib/accounts/verification-tokens.js';
-import { createLogger } from '../../lib/logger.js';
+import { createLogger } from '../../lib/core/logger.js';
 
 /**
  * The account use cases without HTTP: the result each returns and the mail each sends. The pages built on them

@@ -1,6 +1,6 @@
 // @ts-expect-error oidc-provider's development adapter has no type declarations; it is the reference here.
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
-import { GRANT_LINKED_MODELS, type Storage } from '../../adapters/types.js';
+import { GRANT_LINKED_MODELS, type Storage } from '../../lib/core/storage.js';
 
 /**
  * The storage conformance suite: every adapter must pass it unchanged. `make` returns a fresh, empty storage.

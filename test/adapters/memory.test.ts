@@ -1,5 +1,5 @@
 import { MemoryStorage } from '../../adapters/memory.js';
-import { StorageUnavailableError } from '../../lib/errors.js';
+import { StorageUnavailableError } from '../../lib/core/errors.js';
 import { adapterConformance } from './conformance.js';
 
 adapterConformance('memory', async () => new MemoryStorage());

@@ -201,7 +201,7 @@ describe('a configuration merges deeply over the defaults; arrays replace', () =
       rateLimit: { points: 600, durationSeconds: 60 },
     });
     expect(config.graphql!.limits).toEqual({ maxQueryBytes: 16384, maxTokens: 1000, maxDepth: 3, maxAliases: 15, maxRootFields: 15, maxUniqueFields: 50, maxDirectives: 50, maxRecursiveSelections: 1000, maxCost: 5000, defaultFieldCost: 1, fieldCosts: {}, defaultListSize: 10 });
-    expect(config.accountLimits).toEqual({ loginPerAccount: { points: 10, durationSeconds: 900 }, loginPerIp: { points: 5, durationSeconds: 60 }, mailPerAddress: { points: 5, durationSeconds: 3600 }, mailPerIp: { points: 30, durationSeconds: 3600 } });
+    expect(config.accountLimits).toEqual({ loginPerAccount: { points: 10, durationSeconds: 900 }, loginPerIp: { points: 5, durationSeconds: 60 }, mailPerAddress: { points: 5, durationSeconds: 3600 }, mailPerIp: { points: 30, durationSeconds: 3600 }, secondFactorPerAccount: { points: 5, durationSeconds: 900 }, secondFactorPerIp: { points: 50, durationSeconds: 900 } });
   });
 
   test('defaults derived from the environment or other options', async () => {
@@ -268,4 +268,38 @@ test('the README example of a PORTCULLIS_CONFIG file (a client added, introspect
   expect(config.graphql).toMatchObject({ introspection: { enabled: true }, corsOrigins: ['http://localhost:8080'] });
   expect(config.graphql!.typeDefs).toBe(standaloneSettings({}).config.graphql!.typeDefs);
   expect(config.accounts.map((a) => a.email)).toEqual(demoFixtures().accounts!.map((a) => a.email));
+});
+
+describe('issuer with a path (mounting under a prefix)', () => {
+  const base = { clients: [], accounts: [] };
+  test.each([
+    ['https://id.example.com/auth/', 'must not end with "/"'],
+    ['https://id.example.com/a/../auth', 'not in normal form'],
+    ['https://id.example.com/a//b', 'may only hold segments'],
+    ['https://id.example.com/a%20b', 'may only hold segments'],
+    ['https://id.example.com/.well-known/x', 'must not start with /.well-known'],
+  ])('%s is refused: %s', (issuer, message) => {
+    const err = errorOf(() => loadConfig({ ...base, issuer }));
+    expect(err.problems[0]).toMatchObject({ path: 'issuer' });
+    expect(err.message).toContain(message);
+  });
+
+  test('https://id.example.com/auth and a root issuer with or without "/" are accepted', () => {
+    for (const issuer of ['https://id.example.com/auth', 'https://id.example.com/a/b-c', 'https://id.example.com', 'https://id.example.com/']) {
+      expect(loadConfig({ ...base, issuer }).issuer).toBe(issuer);
+    }
+  });
+
+  test('graphql.resource defaults to the issuer\'s origin + graphql.path (graphql.path is absolute on the host)', () => {
+    const config = loadConfig({ ...base, issuer: 'https://id.example.com/auth', graphql: { path: '/api/graphql', typeDefs: 'type Query { a: Int }' } });
+    expect(config.graphql?.resource).toBe('https://id.example.com/api/graphql');
+  });
+});
+
+test('graphql.path under the issuer path must not shadow an authorization server route; outside it, anything goes', async () => {
+  const graphqlAt = (path: string) => ({ ...base, issuer: 'http://localhost:3000/auth', graphql: { path, typeDefs: 'type Query { a: Int }' } });
+  await expect(createServer(graphqlAt('/auth/token'))).rejects.toMatchObject({ problems: [{ path: 'graphql.path' }] });
+  await expect(createServer(graphqlAt('/auth/interaction/x'))).rejects.toMatchObject({ problems: [{ path: 'graphql.path' }] });
+  const server = await createServer(graphqlAt('/token'));
+  await server.close();
 });

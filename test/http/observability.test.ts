@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { REDACTED_PATHS } from '../../lib/logger.js';
+import { REDACTED_PATHS } from '../../lib/core/logger.js';
 import { relyingParty, signIn } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 

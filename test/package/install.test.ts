@@ -25,27 +25,31 @@ function run(cmd: string, args: string[], cwd: string, timeout = 180_000) {
 
 const CONSUMER = `
 import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
 import { createServer, generateSigningKeys, generateCookieKey, ConfigError, type PortcullisConfig, type AuthInfo } from 'portcullis';
 import { RedisStorage } from 'portcullis/redis';
 import { verifyAccessTokenForUser } from 'portcullis/rp';
 import { createMaxDepthRule, hasScope } from 'portcullis/graphql';
 
 const port = Number(process.argv[2]);
-const issuer = \`http://localhost:\${port}\`;
+// Mounted under /auth (the issuer names the prefix), GraphQL elsewhere on the host, the host's body parser first.
+const issuer = \`http://localhost:\${port}/auth\`;
 const config: PortcullisConfig = {
   issuer,
   clients: [{ client_id: 'host-web', client_secret: 'host-web-secret-0123456789abcdef', redirect_uris: ['http://localhost:8080/callback'],
               token_endpoint_auth_method: 'client_secret_post' }],
   accounts: [{ email: 'alice@example.com', password: 'alice-host-password', email_verified: true }],
   graphql: {
+    path: '/api/graphql',
     typeDefs: 'type Query { whoami: String }',
-    resolvers: { Query: { whoami: (_: unknown, __: unknown, ctx: { auth: AuthInfo | null }) => (hasScope(ctx.auth, 'openid') ? 'signed in' : 'anonymous') } },
+    resolvers: { Query: { whoami: (_: unknown, __: unknown, ctx: { auth: AuthInfo | null }) => (hasScope(ctx.auth, 'openid') ? \`signed in as \${ctx.auth!.sub}\` : 'anonymous') } },
   },
   keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] },
 };
 const unused: unknown[] = [RedisStorage, verifyAccessTokenForUser, createMaxDepthRule, ConfigError];
 const portcullis = await createServer(config);
 const app = new Koa();
+app.use(bodyParser());
 app.use(portcullis.middleware());
 app.use(async (ctx) => { if (ctx.path === '/') ctx.body = { host: true, entryPoints: unused.length }; });
 app.listen(port, '127.0.0.1', () => console.log('READY'));
@@ -105,8 +109,9 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
     writeFileSync(join(project, 'src/require.cjs'), "const p = require('portcullis'); const r = require('portcullis/rp'); console.log(typeof p.createServer, typeof r.verifyAccessTokenForUser);\n");
     const ts = JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')).version as string;
     const typesNode = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')).version as string;
-    // Only the tarball and what a TypeScript Koa host has anyway: koa comes as our peer dependency.
-    run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `typescript@${ts}`, `@types/node@${typesNode}`], project, 300_000);
+    // Only the tarball and what a TypeScript Koa host has anyway (its body parser): koa comes as our peer dependency.
+    const koaBody = JSON.parse(readFileSync(join(ROOT, 'node_modules/@koa/bodyparser/package.json'), 'utf8')).version as string;
+    run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `typescript@${ts}`, `@types/node@${typesNode}`, `@koa/bodyparser@${koaBody}`], project, 300_000);
   }, 320_000);
 
   afterAll(() => {
@@ -121,9 +126,10 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
     expect(run(process.execPath, ['src/require.cjs'], project).trim()).toBe('function function');
   });
 
-  test('the compiled host app completes a code flow with openid-client and serves GraphQL with the token', async () => {
+  test('the compiled host app, mounted under /auth behind its own body parser, completes a code flow with openid-client and serves GraphQL at /api/graphql', async () => {
     const port = await freePort();
-    const issuer = `http://localhost:${port}`;
+    const origin = `http://localhost:${port}`;
+    const issuer = `${origin}/auth`;
     child = spawn(process.execPath, ['out/main.js', String(port)], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
     let output = '';
     await new Promise<void>((resolve, reject) => {
@@ -133,11 +139,12 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
       child!.stderr!.on('data', (d: Buffer) => { output += d; });
       child!.once('exit', (code) => { clearTimeout(timer); reject(new Error(`host app exited ${code}:\n${output}`)); });
     });
-    expect(await (await fetch(`${issuer}/`)).json()).toEqual({ host: true, entryPoints: 4 });
+    expect(await (await fetch(`${origin}/`)).json()).toEqual({ host: true, entryPoints: 4 });
     const rp = await relyingParty(issuer, { clientId: 'host-web', secret: 'host-web-secret-0123456789abcdef' });
     const { tokens } = await signIn(issuer, rp, { email: 'alice@example.com', password: 'alice-host-password' });
-    expect(tokens.claims()?.sub).toEqual(expect.any(String));
-    const res = await graphql(`${issuer}/graphql`, '{ whoami }', { token: tokens.access_token });
-    expect(res.body).toEqual({ data: { whoami: 'signed in' } });
+    const sub = tokens.claims()!.sub;
+    expect(tokens.claims()?.iss).toBe(issuer);
+    const res = await graphql(`${origin}/api/graphql`, '{ whoami }', { token: tokens.access_token });
+    expect(res.body).toEqual({ data: { whoami: `signed in as ${sub}` } });
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { createLimiter } from '../../lib/limits/limiter.js';
+import { createLimiter } from '../../lib/core/limiter.js';
 import { createStorage } from '../../lib/storage.js';
 import { loadConfig } from '../../lib/config/load.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
@@ -17,8 +17,8 @@ suiteIf(available, 'no Redis at REDIS_URL')('rate-limit counters in Redis', () =
     const [a, b] = [await bundle(keyPrefix), await bundle(keyPrefix)];
     try {
       const spec = { points: 3, durationSeconds: 60 };
-      const atA = createLimiter('login-ip', spec, a.limiterBackend);
-      const atB = createLimiter('login-ip', spec, b.limiterBackend);
+      const atA = createLimiter('login-ip', spec, a.storage.limiterBackend());
+      const atB = createLimiter('login-ip', spec, b.storage.limiterBackend());
       expect((await atA.consume('198.51.100.7')).allowed).toBe(true);
       expect((await atB.consume('198.51.100.7')).allowed).toBe(true);
       expect((await atA.consume('198.51.100.7')).allowed).toBe(true);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { MemoryAccountStore } from '../../lib/accounts/memory-account-store.js';
+import { MemoryAccountStore } from '../../adapters/memory-account-store.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { browse, relyingParty, signIn, startAuthorization } from '../helpers/flow.js';
 import { TestBrowser } from '../helpers/browser.js';

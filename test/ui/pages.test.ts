@@ -213,6 +213,21 @@ describe('branding by configuration alone', () => {
     expect(text(page, '#what')).toContain('Acme Login cannot accept');
   });
 
+  test('under an issuer path the logo is linked and served under that path', async () => {
+    const logo = join(dir, 'logo-prefixed.png');
+    await writeFile(logo, PNG);
+    const prefixed = await startServer((root) => ({ issuer: `${root}/auth`, ui: { logo } }));
+    try {
+      const page = await new TestBrowser(prefixed.issuer).go(`${prefixed.issuer}/auth/authorization?client_id=nobody&response_type=code`);
+      expect(page.dom.querySelector('header img')?.getAttribute('src')).toBe('/auth/ui/logo');
+      const res = await fetch(`${prefixed.issuer}/auth/ui/logo`);
+      expect([res.status, res.headers.get('content-type')]).toEqual([200, 'image/png']);
+      expect((await fetch(`${prefixed.issuer}/ui/logo`)).status).toBe(404);
+    } finally {
+      await prefixed.close();
+    }
+  });
+
   test('a logo whose bytes do not match its extension, or too large, or not an image, is refused at start-up', async () => {
     const cases: Array<[string, Buffer]> = [
       ['fake.jpg', PNG],

@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, formBody, formField, renderPage, renderTooManyRequests } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
 import { INTERACTION_UID } from '../paths.js';
 import type { AccountServices } from '../use-cases/services.js';
@@ -20,8 +21,13 @@ export interface AccountActionDeps {
 /** A link under a page. */
 export type PageLink = NonNullable<FormView['links']>[number];
 
-/** One CSRF cookie path for every account form. */
+/** One CSRF cookie path for every account form (under the issuer's path). */
 const CSRF_SCOPE = '/account';
+
+/** Our page paths (`/account/…`, `/interaction/…`) as the browser requests them: under the issuer's path. */
+function linksUnderMount(ctx: Context, links: PageLink[] | undefined): PageLink[] | undefined {
+  return links?.map((l) => (l.href.startsWith('/') ? { ...l, href: mountedPath(ctx, l.href) } : l));
+}
 
 /** The request's messages (its language: `ui_locales` query, then `Accept-Language`). */
 export function words(ctx: Context): Translator {
@@ -35,7 +41,7 @@ export function problemText(ctx: Context, problem: InputProblem): string {
 
 /** A message page (`#message`), marked as an error from status 400 on. */
 export function message(ctx: Context, status: number, title: string, text: string, links?: PageLink[]): void {
-  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links, ui }));
+  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links: linksUnderMount(ctx, links), ui }));
 }
 
 /** The answer to every "we may have mailed you" request, the same whether or not the address has an account. */
@@ -63,13 +69,14 @@ export function invalidLink(ctx: Context, what: 'confirmation' | 'reset', again:
 
 /** Renders an account form with a fresh CSRF token. */
 export function showForm(ctx: Context, csrf: CsrfGuard, status: number, view: Omit<FormView, 'nonce' | 'csrfToken'>): void {
-  const csrfToken = csrf.issue(ctx, CSRF_SCOPE);
-  renderPage(ctx, status, (nonce, ui) => formPage({ ...view, nonce, csrfToken, ui }));
+  const csrfToken = csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+  const action = mountedPath(ctx, view.action);
+  renderPage(ctx, status, (nonce, ui) => formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken, ui }));
 }
 
 /** Middleware: a form submission goes on only with the account forms' CSRF token; else 403. */
 export function accountCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, () => CSRF_SCOPE, (ctx) =>
+  return csrfCheck(csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) =>
     message(ctx, 403, words(ctx).t('account.refused.title'), words(ctx).t('account.refused')));
 }
 

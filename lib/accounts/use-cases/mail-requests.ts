@@ -1,5 +1,5 @@
 import type { Locale } from '../../ui/i18n.js';
-import type { Account } from '../account-store.js';
+import type { Account } from '../../core/account-store.js';
 import { isEmailAddress } from '../input-rules.js';
 import { resetPasswordMail } from '../mail-templates.js';
 import { returnToFor } from '../paths.js';

@@ -1,10 +1,10 @@
 import { Translator } from '../../ui/i18n.js';
-import type { LimitResult } from '../../limits/limiter.js';
-import type { Logger } from '../../logger.js';
+import type { LimitResult } from '../../core/limiter.js';
+import type { Logger } from '../../core/logger.js';
 import type { AccountLimits } from '../account-limits.js';
 import type { AccountMail } from '../account-mail.js';
 import type { AccountSessions } from '../account-sessions.js';
-import type { AccountStore } from '../account-store.js';
+import type { AccountStore } from '../../core/account-store.js';
 import type { VerificationTokens } from '../verification-tokens.js';
 
 /**

@@ -1,6 +1,6 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
-import type { Limiter } from '../../limits/limiter.js';
+import type { Limiter } from '../../core/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
 import { GraphqlErrorCode } from '../errors.js';
 import { usesIntrospection, withoutIntrospection } from '../introspection.js';

@@ -2,13 +2,26 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
-import type { AccountStore } from '../../accounts/account-store.js';
+import type { AccountStore } from '../../core/account-store.js';
 import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
+import type { Adapter } from '../../core/storage.js';
+import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
+import type { SecondFactors } from '../../accounts/mfa/second-factors.js';
+import { errorPage } from '../../http/pages.js';
+import type { ErrorSituation } from '../../ui/templates.js';
 import { useUiLocales } from '../../ui/ui.js';
-import { errorPage, type ErrorSituation } from '../views.js';
+
+/** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
+export interface MfaInteractionDeps {
+  factors: SecondFactors;
+  changes: FactorChanges;
+  /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
+  pending: Adapter;
+}
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
 
@@ -26,6 +39,8 @@ export interface InteractionDeps {
   requireVerifiedEmail: boolean;
   /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
   allowRemoteLogos: boolean;
+  /** TOTP second step and enrolment (`mfa.enabled`); absent: passwords only. */
+  mfa?: MfaInteractionDeps;
 }
 
 /** What the interaction actions use: the deps and the CSRF guard built from `csrfSecret`. */
@@ -39,9 +54,9 @@ export function detailsOf(ctx: Context): Details {
   return ctx.state.interaction as Details;
 }
 
-/** The CSRF cookie path and form action base of an interaction's pages. */
-export function interactionPath(details: Details): string {
-  return `/interaction/${details.uid}`;
+/** The CSRF cookie path and form action base of an interaction's pages (under the issuer's path). */
+export function interactionPath(ctx: Context, details: Details): string {
+  return mountedPath(ctx, `/interaction/${details.uid}`);
 }
 
 /**
@@ -76,7 +91,7 @@ export function loadInteraction(provider: Provider): Middleware {
 
 /** Middleware: a form submission goes on only with this interaction's CSRF token; else 403. */
 export function interactionCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, (ctx) => interactionPath(detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
+  return csrfCheck(csrf, (ctx) => interactionPath(ctx, detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
     'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.', 'form'));
 }
 

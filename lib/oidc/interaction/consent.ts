@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { Account } from '../../accounts/account-store.js';
+import type { Account } from '../../core/account-store.js';
 import { formBody, parseForm, renderPage } from '../../http/pages.js';
 import { displayableLogo } from '../client-logo.js';
 import { PROVIDER_ROUTES } from '../../http/routes.js';
@@ -48,7 +48,7 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
   const account = accountId ? await deps.accounts.findById(accountId) : undefined;
   if (!account) return refuse(ctx, 400, 'login_required', ACCOUNT_GONE);
   const { grantable } = scopes.partition(account, scopes.known(details.params.scope));
-  const scope = interactionPath(details);
+  const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, scope);
   const name = await clientName(provider, details);
   const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos);

@@ -1,17 +1,25 @@
 import type { Context, Middleware } from 'koa';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
 import {
   clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
+import { loginResult } from '../../accounts/mfa/policy.js';
+import { afterPassword } from './second-factor.js';
+
+/** A page link under the issuer's path, if there is one. */
+function underMount(ctx: Context, path: string | undefined): string | undefined {
+  return path === undefined ? undefined : mountedPath(ctx, path);
+}
 
 /** What went wrong with the last submission, by its message key. */
 type LoginProblem = 'login.wrongPassword' | 'login.tooMany' | 'login.confirmFirst';
 
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, problem?: LoginProblem, email?: string): Promise<PageBuilder> {
-  const scope = interactionPath(details);
+  const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, scope);
   const name = await clientName(deps.provider, details);
   const ui = uiOf(ctx);
@@ -21,7 +29,7 @@ async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Det
     error: problem && ui.t.t(problem), email,
     // After a wrong password the address is kept: the password is what to type next.
     focusPassword: problem === 'login.wrongPassword' && Boolean(email),
-    signupUrl: link(deps.flows.signupUrl(details.uid)), resetUrl: link(deps.flows.resetUrl(details.uid)),
+    signupUrl: link(underMount(ctx, deps.flows.signupUrl(details.uid))), resetUrl: link(underMount(ctx, deps.flows.resetUrl(details.uid))),
   });
 }
 
@@ -32,7 +40,8 @@ export async function showLogin(ctx: Context, deps: InteractionActionDeps, detai
 
 /**
  * `POST /interaction/:uid/login`: checks the password under the login limits (counted before the check), then
- * ends the login prompt with `amr: ['pwd']`. Unconfirmed addresses are refused when
+ * ends the login prompt with `amr: ['pwd']`, or goes on to the second factor when the MFA policy asks for one
+ * (second-factor.ts). Unconfirmed addresses are refused when
  * `selfService.requireVerifiedEmail`, with a new confirmation mail.
  */
 export function loginActions(deps: InteractionActionDeps): Middleware[] {
@@ -62,7 +71,9 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
           await deps.flows.resendVerification(ctx, account, details.uid);
           return showLogin(ctx, deps, details, 403, 'login.confirmFirst', email);
         }
-        await finishInteraction(ctx, details, { login: { accountId: account.id, amr: ['pwd'], acr: 'urn:portcullis:pwd' } }, false);
+        // The MFA policy may ask for a second factor (or its enrolment) first: then that page is shown instead.
+        if (!(await afterPassword(ctx, deps, details, account))) return;
+        await finishInteraction(ctx, details, { login: loginResult(account.id, ['pwd']) }, false);
       } finally {
         await reset;
       }

@@ -3,6 +3,7 @@ import { OFFLINE_MARKER } from '../provider.js';
 import { showConsent } from './consent.js';
 import { detailsOf, finishInteraction, loadInteraction, refuse, type InteractionActionDeps } from './common.js';
 import { showLogin } from './login.js';
+import { secondStepOf, showSecondStep } from './second-factor.js';
 
 /**
  * `GET /interaction/:uid`: the page of the interaction's prompt (login or consent). A consent prompt that only
@@ -13,7 +14,10 @@ export function showInteractionActions(deps: InteractionActionDeps): Middleware[
     loadInteraction(deps.provider),
     async function showPrompt(ctx: Context) {
       const details = detailsOf(ctx);
-      if (details.prompt.name === 'login') return showLogin(ctx, deps, details);
+      if (details.prompt.name === 'login') {
+        const pending = await secondStepOf(deps, details);
+        return pending ? showSecondStep(ctx, deps, details, pending) : showLogin(ctx, deps, details);
+      }
       if (details.prompt.name === 'consent') {
         const onlyOurPrompt = details.params[OFFLINE_MARKER] === '1' && details.prompt.reasons.every((r) => r === 'consent_prompt');
         if (onlyOurPrompt && details.grantId) return finishInteraction(ctx, details, { consent: { grantId: details.grantId } }, true);

@@ -1,4 +1,4 @@
-import type { Catalog } from '../i18n.js';
+import type { Catalog } from './en.js';
 
 /**
  * The German message catalog (formal "Sie"). Typed as {@link Catalog}: a key missing here or not in the English
@@ -155,4 +155,10 @@ export const de: Catalog = {
   'mail.confirmNew.body': 'bestätigen Sie diese Adresse als neue Adresse Ihres Kontos, indem Sie diesen Link öffnen:',
   'mail.changing.subject': 'Ihre E-Mail-Adresse wird geändert',
   'mail.changing.body': 'jemand hat sich mit Ihrem Passwort angemeldet und die Umstellung Ihres Kontos auf eine andere Adresse angefordert. Wenn Sie das nicht waren, setzen Sie Ihr Passwort jetzt zurück:',
+  'mail.factor.totp': 'Eine Authenticator-App (TOTP)',
+  'mail.factor.recovery': 'Ein neuer Satz Wiederherstellungscodes',
+  'mail.factorAdded.subject': 'Ihrem Konto wurde eine Anmeldemethode hinzugefügt',
+  'mail.factorAdded.body': '{factor} wurde soeben für die Bestätigung in zwei Schritten zu Ihrem Konto hinzugefügt, und Ihre anderen Sitzungen wurden abgemeldet. Wenn Sie das nicht waren, setzen Sie jetzt Ihr Passwort zurück und wenden Sie sich an den Administrator.',
+  'mail.factorRemoved.subject': 'Von Ihrem Konto wurde eine Anmeldemethode entfernt',
+  'mail.factorRemoved.body': '{factor} wurde soeben von Ihrem Konto entfernt, und Ihre anderen Sitzungen wurden abgemeldet. Wenn Sie das nicht waren, setzen Sie jetzt Ihr Passwort zurück und wenden Sie sich an den Administrator.',
 };

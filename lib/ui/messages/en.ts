@@ -162,4 +162,13 @@ export const en = {
   'mail.confirmNew.body': 'confirm this as the new address of your account by opening this link:',
   'mail.changing.subject': 'Your e-mail address is being changed',
   'mail.changing.body': 'someone signed in with your password and asked to move your account to another address. If this was not you, reset your password now:',
+  'mail.factor.totp': 'An authenticator app (TOTP)',
+  'mail.factor.recovery': 'A new set of recovery codes',
+  'mail.factorAdded.subject': 'A sign-in method was added to your account',
+  'mail.factorAdded.body': '{factor} was just added to your account for two-step verification, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.',
+  'mail.factorRemoved.subject': 'A sign-in method was removed from your account',
+  'mail.factorRemoved.body': '{factor} was just removed from your account, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.',
 } as const;
+
+/** A catalog: one message for every key of the English one, nothing else. */
+export type Catalog = { readonly [K in keyof typeof en]: string };

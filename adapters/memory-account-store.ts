@@ -1,5 +1,4 @@
-import type { SeedAccount } from '../config/types.js';
-import type { Account, AccountStore, NewAccount } from './account-store.js';
+import type { Account, AccountSeed, AccountStore, NewAccount, StoredSecondFactor } from '../lib/core/account-store.js';
 import { hashPassword } from './password.js';
 import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now } from './account-records.js';
 
@@ -9,16 +8,17 @@ interface StoredAccount { account: Account; passwordHash: string }
 export class MemoryAccountStore implements AccountStore {
   readonly #byId = new Map<string, StoredAccount>();
   readonly #byEmail = new Map<string, StoredAccount>();
+  readonly #factors = new Map<string, string>();
 
   /** Builds a store from seed accounts; hashes every password (async). */
-  static async fromSeed(seed: readonly SeedAccount[]): Promise<MemoryAccountStore> {
+  static async fromSeed(seed: readonly AccountSeed[]): Promise<MemoryAccountStore> {
     const store = new MemoryAccountStore();
     for (const s of seed) await store.add(s);
     return store;
   }
 
   /** Adds an account; the clear-text password is hashed and dropped. */
-  async add(seed: SeedAccount): Promise<Account> {
+  async add(seed: AccountSeed): Promise<Account> {
     const account = accountFromSeed(seed);
     const stored = { account, passwordHash: await hashPassword(seed.password) };
     this.#byId.set(account.id, stored);
@@ -72,5 +72,17 @@ export class MemoryAccountStore implements AccountStore {
     const stored = this.#byId.get(id);
     if (!stored) return;
     stored.account = freeze({ ...stored.account, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
+  }
+
+  async getSecondFactor(id: string): Promise<StoredSecondFactor | undefined> {
+    const raw = this.#factors.get(id);
+    // A copy every time: callers change what they read before writing it back.
+    return raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+  }
+
+  async setSecondFactor(id: string, value: StoredSecondFactor | undefined): Promise<void> {
+    if (!this.#byId.has(id)) return;
+    if (value) this.#factors.set(id, JSON.stringify(value));
+    else this.#factors.delete(id);
   }
 }

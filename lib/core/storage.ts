@@ -1,3 +1,6 @@
+import type { AccountSeed, AccountStore } from './account-store.js';
+import type { LimiterBackend } from './limiter.js';
+
 /**
  * The storage contract of oidc-provider (its `adapter` option), shared by every Portcullis adapter.
  * `expiresIn` is in seconds. `revokeByGrantId` removes the entries of {@link GRANT_LINKED_MODELS} that carry the
@@ -49,10 +52,31 @@ export interface Adapter {
 /** What oidc-provider's `adapter` option accepts: a factory called once per model name. */
 export type AdapterFactory = (modelName: string) => Adapter;
 
-/** A storage backend: builds adapters per model and can be closed. */
+/**
+ * A storage backend: the one contract every storage implements (memory and Redis here; a host's own passed as
+ * `storage: { type: 'custom', instance }`). Besides oidc-provider's adapters it builds what must live where the
+ * tokens live: the account store and the rate-limit counters, so that the server never asks which storage it has.
+ */
 export interface Storage {
   readonly adapter: AdapterFactory;
-  /** Resolves when the backend can serve requests; rejects otherwise. */
+  /** Resolves when the backend can serve requests; rejects otherwise (`GET /readyz` answers 503). */
   ping(): Promise<void>;
+  /** Releases what the storage opened (a client passed in stays open). */
   close(): Promise<void>;
+  /**
+   * Builds the account store kept in this storage and writes the seed accounts into it (idempotent: the same seed
+   * gives the same ids on every instance). Called once at start-up unless the `accountStore` option is set.
+   */
+  accountStore(seed: readonly AccountSeed[]): Promise<AccountStore>;
+  /** The rate-limit backend whose counters live in this storage (shared by every instance when the storage is). */
+  limiterBackend(): LimiterBackend;
+  /**
+   * Optional fast path of the account index (`AccountIndex`, see `lib/accounts/account-sessions.ts`): adds
+   * `{ id, exp }` (exp in epoch seconds) to the `kind` list of `accountId` in one atomic step. Without it the
+   * index is kept with adapter reads and writes.
+   */
+  addToAccountIndex?(accountId: string, kind: 'sessions' | 'grants', id: string, exp: number): Promise<void>;
 }
+
+/** The methods every {@link Storage} has (`adapter` included), checked when a host passes its own. */
+export const STORAGE_METHODS = ['adapter', 'ping', 'close', 'accountStore', 'limiterBackend'] as const;

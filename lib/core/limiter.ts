@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { StorageUnavailableError } from '../errors.js';
+import { StorageUnavailableError } from './errors.js';
 
 /** Outcome of {@link Limiter.consume}. */
 export interface LimitResult {

@@ -2,9 +2,9 @@
  * The configuration types, all derived from the option schema (`config/options.ts`), where each option's meaning,
  * default, unit, security effect and standard are written once. The names below are the public ones.
  */
-import type { PortcullisConfigInput, PrivateJwks, ResolvedOptions } from '../../config/options.js';
+import type { PortcullisConfigInput, PrivateJwks, ResolvedOptions } from './options.js';
 
-export type { PrivateJwks } from '../../config/options.js';
+export type { PrivateJwks } from './options.js';
 
 /** Configuration of {@link createServer}. Validated (ajv) when the server is built; unknown keys are rejected. */
 export type PortcullisConfig = PortcullisConfigInput;

@@ -23,6 +23,40 @@ export interface NewAccount {
 }
 
 /**
+ * A seed account, as the `accounts` option holds it (the option schema, `config/options.ts`, validates it): a
+ * storage's {@link Storage.accountStore} writes these at start-up, hashing each password (scrypt).
+ */
+export interface AccountSeed {
+  /** Subject; without it, one derived from the e-mail address (stable across instances). */
+  id?: string;
+  email: string;
+  /** Clear text; hashed at start-up, never stored. */
+  password: string;
+  email_verified?: boolean;
+  roles?: readonly string[];
+  /** OpenID Connect Core §5.1 claims; `sub`, `email` and `email_verified` are ignored here. */
+  claims?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The second factors of an account other than passkeys: a TOTP secret (RFC 6238) and single-use recovery codes.
+ * Written and read whole by {@link AccountStore.getSecondFactor} / {@link AccountStore.setSecondFactor}; a store
+ * keeps it as an opaque JSON value beside the account.
+ */
+export interface StoredSecondFactor {
+  totp?: {
+    /** The TOTP secret, encrypted with `mfa.encryptionKey` (AES-256-GCM), base64url. Never stored in clear. */
+    secret: string;
+    /** When it was enrolled, epoch milliseconds. */
+    createdAt: number;
+    /** The last accepted time step (`floor(epoch seconds / 30)`): a code of this step or an earlier one is refused. */
+    lastUsedStep?: number;
+  };
+  /** Recovery codes as SHA-256 hashes (base64url); each works once (`usedAt`, epoch milliseconds). */
+  recoveryCodes?: Array<{ hash: string; usedAt?: number }>;
+}
+
+/**
  * Where accounts live. Portcullis ships an in-memory implementation; a host plugs in its own user database by
  * implementing these methods and passing the object as `accountStore`. Every method is async. The first three
  * are used at login; the others by sign-up, e-mail verification and password reset.
@@ -70,7 +104,17 @@ export interface AccountStore {
   setEmail(id: string, email: string): Promise<boolean>;
   /** Sets `emailVerified: true` (OIDC Core §5.1 `email_verified`) and `claims.updated_at`. */
   markEmailVerified(id: string): Promise<void>;
+  /**
+   * The account's TOTP secret and recovery codes, or `undefined` when none are enrolled. Needed when `mfa` is on
+   * (the default); a store without it gets a `ConfigError` naming the method at start-up.
+   */
+  getSecondFactor?(id: string): Promise<StoredSecondFactor | undefined>;
+  /** Replaces the account's second factors; `undefined` removes them. Unknown ids are ignored. */
+  setSecondFactor?(id: string, value: StoredSecondFactor | undefined): Promise<void>;
 }
+
+/** The second-factor methods of {@link AccountStore}, checked when `mfa` is on. */
+export const SECOND_FACTOR_METHODS = ['getSecondFactor', 'setSecondFactor'] as const;
 
 /** The names of the {@link AccountStore} methods, checked when the server is built. */
 export const ACCOUNT_STORE_METHODS = ['findById', 'findByEmail', 'verifyPassword', 'create', 'setPassword', 'setEmail', 'markEmailVerified'] as const;

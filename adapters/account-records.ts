@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { SeedAccount } from '../config/types.js';
-import type { Account, NewAccount } from './account-store.js';
+import type { Account, AccountSeed, NewAccount } from '../lib/core/account-store.js';
 import { burnPasswordCheck, verifyPassword } from './password.js';
 
 /** Shared by the account stores: how records are built, whatever they are kept in. */
@@ -30,7 +29,7 @@ export function freezeAccount(account: Account): Account {
 }
 
 /** The account record of a seed account (its password is hashed separately). */
-export function accountFromSeed(seed: SeedAccount): Account {
+export function accountFromSeed(seed: AccountSeed): Account {
   return freezeAccount({
     id: seed.id ?? subjectFor(seed.email),
     email: seed.email,

@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { writeError } from '../http/error-handler.js';
-import { createLimiter, type LimiterBackend, type LimitSpec } from './limiter.js';
+import { createLimiter, type LimiterBackend, type LimitSpec } from '../core/limiter.js';
 
 /** Limits of {@link endpointRateLimits}; each is counted per client IP address. */
 export interface EndpointLimits {

@@ -1,0 +1,207 @@
+import Cookies from 'cookies';
+import { randomBytes } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import type Provider from 'oidc-provider';
+import type { CsrfGuard } from '../http/csrf.js';
+import { html, raw } from '../http/html.js';
+import { csrfCheck, formBody, formField, layout, parseForm, renderPage, renderTooManyRequests } from '../http/pages.js';
+import type { AccountSessions } from './account-sessions.js';
+import type { Account, AccountStore } from '../core/account-store.js';
+import type { FactorChanges } from './mfa/factor-changes.js';
+import type { SecondFactors } from './mfa/second-factors.js';
+import { enrolPage, MFA_TEXT, recoveryCodesPage } from './mfa/views.js';
+import { ACCOUNT_PATHS } from './paths.js';
+import { messagePage } from './views.js';
+import { mountedPath } from '../http/routes.js';
+
+/** The first-party client through which `/account` signs a browser in (a public client, code + PKCE). */
+export const ACCOUNT_CLIENT_ID = 'portcullis-account';
+
+/** Paths of the signed-in account page. */
+export const HOME_PATHS = Object.freeze({
+  home: '/account',
+  callback: '/account/callback',
+  totpStart: '/account/totp',
+  totpConfirm: '/account/totp/confirm',
+  totpRemove: '/account/totp/remove',
+  recoveryCodes: '/account/recovery-codes',
+  signOutOthers: '/account/sessions/others',
+  passkeys: '/account/passkeys',
+});
+
+/** The English strings of the account page, in one object (a message catalog can take them over). */
+export const HOME_TEXT = {
+  title: 'Your account',
+  profile: 'Profile',
+  email: 'E-mail',
+  changeEmail: 'Change e-mail address',
+  password: 'Password',
+  changePassword: 'Change password',
+  twoStep: 'Two-step verification',
+  totpOn: 'Authenticator app: on',
+  totpOff: 'Authenticator app: off',
+  totpAdd: 'Set up an authenticator app',
+  totpRemove: 'Turn off',
+  recoveryLeft: (n: number) => `${n} unused recovery code${n === 1 ? '' : 's'} left.`,
+  recoveryNew: 'New recovery codes',
+  passkeys: 'Passkeys',
+  passkeysLink: 'Manage passkeys',
+  sessions: 'Sessions',
+  sessionsCount: (n: number) => `You are signed in on ${n} session${n === 1 ? '' : 's'} (this one included).`,
+  signOutOthers: 'Sign out all other sessions',
+  signOut: 'Sign out',
+  done: 'Done',
+  back: 'Back to your account',
+  othersSignedOut: (n: number) => `${n} other session${n === 1 ? ' was' : 's were'} signed out.`,
+  totpRemoved: 'Two-step verification with an authenticator app is off. Your other sessions were signed out.',
+} as const;
+
+/** What {@link accountHomeRoutes} needs. */
+export interface AccountHomeDeps {
+  provider: Provider;
+  issuer: string;
+  accounts: AccountStore;
+  sessions: AccountSessions;
+  csrf: CsrfGuard;
+  /**
+   * The cookie keys oidc-provider signs its `_session` cookie with: read with our own keys, since a host app that
+   * mounts Portcullis may have none (or others) on its `ctx.cookies`.
+   */
+  cookieKeys: readonly string[];
+  /** `mfa.reauthenticateAfterSeconds`: changes need a sign-in at most this old. */
+  reauthenticateAfterSeconds: number;
+  mfa?: { factors: SecondFactors; changes: FactorChanges };
+  /** Links to the e-mail change and password reset pages (undefined without mail). */
+  changeEmailUrl?: string;
+  resetUrl?: string;
+}
+
+interface SignedIn { account: Account; sessionId: string; loginTs: number; acr?: string }
+
+const CSRF_SCOPE = '/account';
+
+/**
+ * The browser's provider session (the `_session` cookie oidc-provider sets, signed with the same cookie keys),
+ * and its account, or `undefined` when the browser is not signed in.
+ */
+async function signedIn(ctx: Context, deps: AccountHomeDeps): Promise<SignedIn | undefined> {
+  const id = new Cookies(ctx.req, ctx.res, { keys: [...deps.cookieKeys] }).get('_session', { signed: true });
+  if (!id) return undefined;
+  const session = await deps.provider.Session.find(id) as unknown as { accountId?: string; loginTs?: number; acr?: string; jti: string } | undefined;
+  if (!session?.accountId) return undefined;
+  const account = await deps.accounts.findById(session.accountId);
+  return account ? { account, sessionId: session.jti, loginTs: session.loginTs ?? 0, acr: session.acr } : undefined;
+}
+
+/** Sends the browser to sign in through the account client (code + PKCE; the code is never used). */
+function signInFirst(ctx: Context, deps: AccountHomeDeps, fresh: boolean): void {
+  const url = new URL(`${deps.issuer}/authorization`);
+  url.search = new URLSearchParams({
+    client_id: ACCOUNT_CLIENT_ID, response_type: 'code', scope: 'openid', redirect_uri: `${deps.issuer}${HOME_PATHS.callback}`,
+    code_challenge: randomBytes(32).toString('base64url'), code_challenge_method: 'S256', state: randomBytes(16).toString('base64url'),
+    ...(fresh ? { prompt: 'login' } : {}),
+  }).toString();
+  ctx.status = 303;
+  ctx.redirect(url.href);
+}
+
+/** Middleware: a signed-in browser goes on (`ctx.state.signedIn`); others are sent to sign in. */
+function requireSignIn(deps: AccountHomeDeps, fresh: boolean): Middleware {
+  return async function requireSignIn(ctx: Context, next: Next) {
+    const who = await signedIn(ctx, deps);
+    if (!who) return signInFirst(ctx, deps, false);
+    // Every change re-authenticates when the sign-in is older than the window.
+    if (fresh && Date.now() / 1000 - who.loginTs > deps.reauthenticateAfterSeconds) return signInFirst(ctx, deps, true);
+    ctx.state.signedIn = who;
+    await next();
+  };
+}
+
+function section(title: string, body: ReturnType<typeof html>) {
+  return html`<section><h2>${title}</h2>${body}</section>`;
+}
+
+function button(action: string, csrfToken: string, label: string, id: string, secondary = false) {
+  return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrfToken}"><button type="submit" id="${id}"${secondary ? raw(' class="secondary"') : ''}>${label}</button></form>`;
+}
+
+async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
+  const { account } = ctx.state.signedIn as SignedIn;
+  const t = HOME_TEXT;
+  const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+  const at = (path: string) => mountedPath(ctx, path);
+  const [status, sessions] = await Promise.all([deps.mfa?.factors.status(account.id), deps.sessions.list(account.id)]);
+  const claims = Object.entries(account.claims).filter(([k, v]) => k !== 'updated_at' && (typeof v === 'string' || typeof v === 'number'));
+  renderPage(ctx, 200, (nonce, ui) => layout(nonce, t.title, html`<h1>${t.title}</h1>
+${section(t.profile, html`<dl id="profile">${claims.map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>`)}
+${section(t.email, html`<p id="email">${account.email}</p>${deps.changeEmailUrl ? html`<p><a id="change-email" href="${at(deps.changeEmailUrl)}">${t.changeEmail}</a></p>` : ''}`)}
+${deps.resetUrl ? section(t.password, html`<p><a id="change-password" href="${at(deps.resetUrl)}">${t.changePassword}</a></p>`) : ''}
+${status ? section(t.twoStep, status.totp
+    ? html`<p id="totp-status">${t.totpOn}</p><p>${t.recoveryLeft(status.recoveryCodesLeft)}</p>${button(at(HOME_PATHS.recoveryCodes), csrfToken, t.recoveryNew, 'recovery-new', true)}${button(at(HOME_PATHS.totpRemove), csrfToken, t.totpRemove, 'totp-remove', true)}`
+    : html`<p id="totp-status">${t.totpOff}</p>${button(at(HOME_PATHS.totpStart), csrfToken, t.totpAdd, 'totp-add')}`) : ''}
+${section(t.passkeys, html`<p><a id="passkeys" href="${at(HOME_PATHS.passkeys)}">${t.passkeysLink}</a></p>`)}
+${section(t.sessions, html`<p id="sessions">${t.sessionsCount(Math.max(1, sessions.length))}</p>${button(at(HOME_PATHS.signOutOthers), csrfToken, t.signOutOthers, 'sign-out-others', true)}`)}
+<p><a id="sign-out" href="${at('/session/end')}">${t.signOut}</a></p>`, ui));
+}
+
+function done(ctx: Context, text: string): void {
+  renderPage(ctx, 200, (nonce, ui) => messagePage(nonce, HOME_TEXT.done, text, { links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back }], ui }));
+}
+
+/**
+ * The signed-in account page `/account` (profile, e-mail and password links, two-step verification, passkeys link,
+ * sessions) and its changes. A browser without a provider session is sent to sign in through the first-party
+ * client {@link ACCOUNT_CLIENT_ID}; a change with a sign-in older than `mfa.reauthenticateAfterSeconds` signs in
+ * again first (`prompt=login`). Every form carries the account pages' CSRF token; pages get the usual CSP.
+ */
+export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
+  const router = new Router();
+  const csrf = csrfCheck(deps.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce, ui) => messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui })));
+  const change = [parseForm, csrf, requireSignIn(deps, true)];
+  router.get(HOME_PATHS.home, requireSignIn(deps, false), (ctx) => showHome(ctx, deps));
+  router.get(HOME_PATHS.callback, (ctx) => { ctx.status = 303; ctx.redirect(mountedPath(ctx, HOME_PATHS.home)); });
+  router.post(HOME_PATHS.signOutOthers, ...change, async (ctx) => {
+    const { account, sessionId } = ctx.state.signedIn as SignedIn;
+    const ended = await deps.sessions.revokeOthers(account.id, sessionId);
+    done(ctx, HOME_TEXT.othersSignedOut(ended.sessions));
+  });
+  const mfa = deps.mfa;
+  if (mfa) {
+    const showEnrol = async (ctx: Context, status: number, error?: string, sealed?: string) => {
+      const { account } = ctx.state.signedIn as SignedIn;
+      const shown = (sealed ? await mfa.factors.reopenEnrolment(account, sealed) : undefined) ?? await mfa.factors.startEnrolment(account);
+      const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+      renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: mountedPath(ctx, HOME_PATHS.totpConfirm), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
+    };
+    router.post(HOME_PATHS.totpStart, ...change, (ctx) => showEnrol(ctx, 200));
+    router.post(HOME_PATHS.totpConfirm, ...change, async (ctx) => {
+      const { account, sessionId } = ctx.state.signedIn as SignedIn;
+      const body = formBody(ctx);
+      const sealed = formField(body, 'enrolment', 2048);
+      const result = await mfa.factors.confirmEnrolment(account.id, sealed, formField(body, 'code', 16), ctx.ip);
+      if (result.kind === 'rate-limited') {
+        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), MFA_TEXT.tooMany, { error: true, ui }));
+      }
+      if (result.kind === 'wrong') return showEnrol(ctx, 401, MFA_TEXT.wrongCode, sealed);
+      await mfa.changes.changed(account, 'added', 'an authenticator app (TOTP)', sessionId);
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
+    });
+    router.post(HOME_PATHS.totpRemove, ...change, async (ctx) => {
+      const { account, sessionId } = ctx.state.signedIn as SignedIn;
+      await mfa.factors.remove(account.id);
+      await mfa.changes.changed(account, 'removed', 'an authenticator app (TOTP)', sessionId);
+      done(ctx, HOME_TEXT.totpRemoved);
+    });
+    router.post(HOME_PATHS.recoveryCodes, ...change, async (ctx) => {
+      const { account, sessionId } = ctx.state.signedIn as SignedIn;
+      const codes = await mfa.factors.regenerateRecoveryCodes(account.id);
+      if (!codes) return done(ctx, HOME_TEXT.totpOff);
+      await mfa.changes.changed(account, 'added', 'new recovery codes', sessionId);
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
+    });
+  }
+  return router.routes() as unknown as Middleware;
+}
+
+export { ACCOUNT_PATHS };

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context, Middleware, Next } from 'koa';
+import { writeError } from './error-handler.js';
+
+/** The request as a host app's body parser may have left it (`@koa/bodyparser` with `patchNode`, Express). */
+type ParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
+
+/** What the answer names when a host parser read the body and kept nothing we can use. */
+export const HOST_BODY_PARSER_DESCRIPTION = 'A body parser of the host application read this request body before Portcullis, '
+  + 'and left neither the raw body (ctx.request.rawBody) nor a parsed one (ctx.request.body). '
+  + 'Mount server.middleware() before the host\'s body parser, or use @koa/bodyparser (it keeps rawBody).';
+
+/**
+ * Middleware on Portcullis' routes that makes a host app's body parser in front of them harmless. Our parsers
+ * (oidc-provider's, `@koa/bodyparser` for pages and GraphQL) read the request stream; when a host parser has
+ * already read it:
+ * - oidc-provider gets the raw text (`ctx.request.rawBody`, as `@koa/bodyparser` and `koa-bodyparser` keep it)
+ *   as `req.body`, which it parses itself exactly as it parses the stream; failing that the parsed object
+ *   (oidc-provider's documented fallback, `lib/shared/selective_body.js`);
+ * - our pages and GraphQL use the parsed `ctx.request.body` (`@koa/bodyparser` skips parsing when it is set);
+ * - the body limit of the route still applies to the raw text: larger gets `413 invalid_request`;
+ * - a request whose body was read with nothing kept gets `500 server_error` naming the fix (mount Portcullis
+ *   before the parser), instead of oidc-provider's bare "failed to parse the request body".
+ * A stream nobody has read costs one property check.
+ * @param limitBytes the route's body limit in bytes (oidc-provider: 56 KiB; pages 16 KiB; GraphQL 100 KiB).
+ */
+export function adoptHostBody(limitBytes: number): Middleware {
+  return function adoptHostBody(ctx: Context, next: Next) {
+    const req = ctx.req as ParsedRequest;
+    if (req.readable || !ctx.get('content-type')) return next();
+    const request = ctx.request as Context['request'] & { body?: unknown; rawBody?: unknown };
+    const raw = typeof request.rawBody === 'string' ? request.rawBody : typeof req.rawBody === 'string' ? req.rawBody : undefined;
+    if (raw !== undefined && Buffer.byteLength(raw) > limitBytes) {
+      return writeError(ctx, 413, 'invalid_request', 'request body too large', { page: false });
+    }
+    const parsed = request.body ?? req.body;
+    if (raw === undefined && (parsed === undefined || parsed === null)) {
+      ctx.app.emit('error', new Error(HOST_BODY_PARSER_DESCRIPTION), ctx);
+      return writeError(ctx, 500, 'server_error', HOST_BODY_PARSER_DESCRIPTION, { page: false });
+    }
+    if (req.body === undefined) req.body = raw ?? parsed;
+    if (request.body === undefined && parsed !== undefined) request.body = parsed;
+    return next();
+  };
+}

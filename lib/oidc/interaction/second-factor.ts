@@ -1,0 +1,145 @@
+import type { Context, Middleware } from 'koa';
+import type { Account } from '../../core/account-store.js';
+import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
+import { codePage, enrolPage, MFA_TEXT, recoveryCodesPage } from '../../accounts/mfa/views.js';
+import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
+import {
+  clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
+  type Details, type InteractionActionDeps, type MfaInteractionDeps,
+} from './common.js';
+
+export type { MfaInteractionDeps } from './common.js';
+
+/** A sign-in between its first and second factor, kept for the interaction's lifetime. */
+interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown' }
+
+/** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
+const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
+
+async function readPending(mfa: MfaInteractionDeps, details: Details): Promise<Pending | undefined> {
+  return (await mfa.pending.find(details.uid)) as Pending | undefined;
+}
+
+async function savePending(mfa: MfaInteractionDeps, details: Details, pending: Pending): Promise<void> {
+  const ttl = details.exp - Math.floor(Date.now() / 1000);
+  await mfa.pending.upsert(details.uid, { ...pending }, Math.max(1, ttl));
+}
+
+/**
+ * The second step of this interaction, if there is one: a pending sign-in after its password, or a step-up of
+ * the signed-in session (the login prompt asked again only because a second factor is wanted).
+ */
+export async function secondStepOf(deps: InteractionActionDeps, details: Details): Promise<Pending | undefined> {
+  const mfa = deps.mfa;
+  if (!mfa || details.prompt.name !== 'login') return undefined;
+  const pending = await readPending(mfa, details);
+  if (pending) return pending;
+  const accountId = details.session?.accountId;
+  if (accountId && details.prompt.reasons.length && details.prompt.reasons.every((r) => STEP_UP_REASONS.has(r))) {
+    const { totp } = await mfa.factors.status(accountId);
+    const stepUp: Pending = { accountId, methods: ['pwd'], stage: totp ? 'second-factor' : 'enrol' };
+    await savePending(mfa, details, stepUp);
+    return stepUp;
+  }
+  return undefined;
+}
+
+/**
+ * After a correct password: the MFA policy (lib/accounts/mfa/policy.ts) decides whether the sign-in is complete.
+ * @returns `false` when a second step was started (its page is rendered), `true` when the caller should finish.
+ */
+export async function afterPassword(ctx: Context, deps: InteractionActionDeps, details: Details, account: Account): Promise<boolean> {
+  const mfa = deps.mfa;
+  if (!mfa) return true;
+  const [{ totp }, client] = await Promise.all([
+    mfa.factors.status(account.id),
+    deps.provider.Client.find(String(details.params.client_id)),
+  ]);
+  const next = afterFirstFactor({ enrolled: totp, clientRequiresMfa: clientRequiresMfa(client), requested: mfaRequested(details.params.acr_values) });
+  if (next === 'done') return true;
+  const pending: Pending = { accountId: account.id, methods: ['pwd'], stage: next };
+  await savePending(mfa, details, pending);
+  await showSecondStep(ctx, deps, details, pending, account);
+  return false;
+}
+
+/** Renders the page of a pending second step: the code prompt or the enrolment. */
+export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, known?: Account, status = 200, error?: string, enrolment?: string): Promise<void> {
+  const mfa = deps.mfa!;
+  const scope = interactionPath(ctx, details);
+  const csrfToken = deps.csrf.issue(ctx, scope);
+  if (pending.stage === 'second-factor') {
+    const name = await clientName(deps.provider, details);
+    return renderPage(ctx, status, (nonce, ui) => codePage({ nonce, ui, action: `${scope}/second-factor`, csrfToken, clientName: name, error }));
+  }
+  const account = known ?? await deps.accounts.findById(pending.accountId);
+  if (!account) return refuse(ctx, 400, 'login_required', 'The account of this sign-in no longer exists.');
+  const shown = (enrolment ? await mfa.factors.reopenEnrolment(account, enrolment) : undefined) ?? await mfa.factors.startEnrolment(account);
+  renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: `${scope}/enrol`, csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, required: true, error }));
+}
+
+async function finish(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending): Promise<void> {
+  await deps.mfa!.pending.destroy(details.uid);
+  await finishInteraction(ctx, details, { login: loginResult(pending.accountId, [...pending.methods, 'otp']) }, false);
+}
+
+/** Loads the pending second step of the interaction, else answers 400. */
+function requireSecondStep(stage: Pending['stage']): Middleware {
+  return async function requireSecondStep(ctx, next) {
+    const pending = await secondStepOf(ctx.state.deps as InteractionActionDeps, detailsOf(ctx));
+    if (!pending || pending.stage !== stage) return refuse(ctx, 400, 'invalid_request', 'There is no second sign-in step pending here. Go back to the application and start again.');
+    ctx.state.pending = pending;
+    await next();
+  };
+}
+
+function withDeps(deps: InteractionActionDeps): Middleware {
+  return async function withDeps(ctx, next) {
+    ctx.state.deps = deps;
+    await next();
+  };
+}
+
+/**
+ * `POST /interaction/:uid/second-factor` (field `code`: TOTP or recovery code), `POST /interaction/:uid/enrol`
+ * (fields `enrolment`, `code`) and `POST /interaction/:uid/continue` (after the recovery codes were shown).
+ * Each attempt counts against the second-factor limits (429 with `Retry-After` over them).
+ */
+export function secondFactorActions(deps: InteractionActionDeps): { code: Middleware[]; enrol: Middleware[]; continue: Middleware[] } {
+  const common = [parseForm, loadInteraction(deps.provider), interactionCsrf(deps.csrf), requirePrompt('login', 'This sign-in step is already complete.'), withDeps(deps)];
+  return {
+    code: [...common, requireSecondStep('second-factor'), async function checkSecondFactor(ctx: Context) {
+      const details = detailsOf(ctx);
+      const pending = ctx.state.pending as Pending;
+      const result = await deps.mfa!.factors.check(pending.accountId, formField(formBody(ctx), 'code', 64), ctx.ip);
+      if (result.kind === 'rate-limited') {
+        const name = await clientName(deps.provider, details);
+        const csrfToken = deps.csrf.issue(ctx, interactionPath(ctx, details));
+        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => codePage({ nonce, ui, action: `${interactionPath(ctx, details)}/second-factor`, csrfToken, clientName: name, error: MFA_TEXT.tooMany }));
+      }
+      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, MFA_TEXT.wrongCode);
+      await finish(ctx, deps, details, pending);
+    }],
+    enrol: [...common, requireSecondStep('enrol'), async function confirmEnrolment(ctx: Context) {
+      const details = detailsOf(ctx);
+      const pending = ctx.state.pending as Pending;
+      const body = formBody(ctx);
+      const enrolment = formField(body, 'enrolment', 2048);
+      const result = await deps.mfa!.factors.confirmEnrolment(pending.accountId, enrolment, formField(body, 'code', 16), ctx.ip);
+      if (result.kind === 'rate-limited') {
+        ctx.set('Retry-After', String(result.retryAfterSeconds));
+        return showSecondStep(ctx, deps, details, pending, undefined, 429, MFA_TEXT.tooMany, enrolment);
+      }
+      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, MFA_TEXT.wrongCode, enrolment);
+      const account = await deps.accounts.findById(pending.accountId);
+      if (account) await deps.mfa!.changes.changed(account, 'added', 'an authenticator app (TOTP)', details.session?.accountId === account.id ? details.session.cookie : undefined);
+      await savePending(deps.mfa!, details, { ...pending, stage: 'codes-shown' });
+      const scope = interactionPath(ctx, details);
+      const csrfToken = deps.csrf.issue(ctx, scope);
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { action: `${scope}/continue`, csrfToken } }));
+    }],
+    continue: [...common, requireSecondStep('codes-shown'), async function continueAfterCodes(ctx: Context) {
+      await finish(ctx, deps, detailsOf(ctx), ctx.state.pending as Pending);
+    }],
+  };
+}

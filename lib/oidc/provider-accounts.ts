@@ -1,0 +1,106 @@
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import type { AccountStore } from '../core/account-store.js';
+import type { AdapterFactory, AdapterPayload } from '../core/storage.js';
+import type { ConsentStore } from './consent-store.js';
+import type { ScopePolicy } from './scope-policy.js';
+import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
+
+/** Accounts as oidc-provider's configuration reads them: memoised per request, prefetched beside storage reads. */
+
+/**
+ * oidc-provider models whose entries name an account (`accountId`; an Interaction in `result.login` or
+ * `session`), and whose reads are followed by that account's lookup in the same request.
+ */
+const ACCOUNT_BEARING_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'Session', 'Interaction']);
+
+/** The account lookups of one provider: {@link AccountLookup.findById} memoised per request, and its prefetch. */
+export type AccountLookup = ReturnType<typeof accountLookup>;
+
+/** Builds the per-request account memo over `store`. */
+export function accountLookup(store: AccountStore) {
+  // oidc-provider asks for the same account several times while answering one request (claims for the ID token,
+  // the grant, userinfo): one store lookup per account and request. Keyed by the Node request, which every
+  // context oidc-provider creates for that request shares.
+  const perRequest = new WeakMap<object, Map<string, ReturnType<AccountStore['findById']>>>();
+  return {
+    findById(ctx: { req: object }, id: string) {
+      let seen = perRequest.get(ctx.req);
+      if (!seen) perRequest.set(ctx.req, seen = new Map());
+      let found = seen.get(id);
+      if (!found) seen.set(id, found = store.findById(id));
+      return found;
+    },
+    /**
+     * Starts the lookup of the account an entry just read from storage names, in the current provider request,
+     * so that it travels with oidc-provider's next storage read instead of after it (one round trip less per
+     * token, code, session or interaction read on Redis). It fills the same per-request memo `findAccount` uses:
+     * nothing is shared across requests. A failure surfaces where the account is awaited, never unhandled.
+     */
+    prefetch(payload: AdapterPayload | undefined) {
+      const ctx = Provider.ctx as { req?: object } | undefined;
+      if (!payload || !ctx?.req) return;
+      const interaction = payload as { result?: { login?: { accountId?: unknown } }; session?: { accountId?: unknown } };
+      const id = payload.accountId ?? interaction.result?.login?.accountId ?? interaction.session?.accountId;
+      if (typeof id === 'string' && id) this.findById(ctx as { req: object }, id).catch(() => undefined);
+    },
+  };
+}
+
+/** Wraps `base` so that reads of account-bearing entries start the lookup of the account they name. */
+export function prefetchingAdapter(base: AdapterFactory, accounts: AccountLookup): AdapterFactory {
+  return (model) => {
+    const inner = base(model);
+    if (!ACCOUNT_BEARING_MODELS.has(model)) return inner;
+    const seen = (payload: AdapterPayload | undefined) => { accounts.prefetch(payload); return payload; };
+    return {
+      upsert: (id, payload, expiresIn) => inner.upsert(id, payload, expiresIn),
+      find: (id) => inner.find(id).then(seen),
+      findByUid: (uid) => inner.findByUid(uid).then(seen),
+      findByUserCode: (code) => inner.findByUserCode(code).then(seen),
+      consume: (id) => inner.consume(id),
+      destroy: (id) => inner.destroy(id),
+      revokeByGrantId: (grantId) => inner.revokeByGrantId(grantId),
+    };
+  };
+}
+
+/**
+ * oidc-provider's `loadExistingGrant`: the session's Grant, or a fresh one per session copied from the remembered
+ * consent of the account and client, restricted to what the account may be granted now.
+ */
+export function existingGrantLoader(accounts: AccountLookup, consents: ConsentStore, scopes: ScopePolicy) {
+    return async function loadExistingGrant(ctx: KoaContextWithOIDC) {
+      const { provider, client, session } = ctx.oidc;
+      const clientId = client!.clientId;
+      const grantId = ctx.oidc.result?.consent?.grantId ?? session?.grantIdFor(clientId);
+      const accountId = session?.accountId;
+      if (clientId === ACCOUNT_CLIENT_ID && accountId) {
+        // The account page is first-party and receives nothing (its code is never redeemed): no consent page.
+        const grant = (grantId ? await provider.Grant.find(grantId) : undefined) ?? new provider.Grant({ accountId, clientId });
+        if (!grant.getOIDCScope().includes('openid')) { grant.addOIDCScope('openid'); await grant.save(); }
+        return grant;
+      }
+      // Independent reads, sent together (one round trip on Redis); the account is usually this request's memo.
+      const [found, remembered, account] = await Promise.all([
+        grantId ? provider.Grant.find(grantId) : undefined,
+        accountId ? consents.find(accountId, clientId) : undefined,
+        accountId ? accounts.findById(ctx, accountId) : undefined,
+      ]);
+      let grant = found;
+      if (!accountId || !remembered || !account) return grant;
+      // A fresh Grant per session, copied from the remembered consent (never one shared Grant per account and
+      // client: a replayed code revokes its whole Grant).
+      grant ??= new provider.Grant({ accountId, clientId });
+      const { grantable, forbidden } = scopes.partition(account, ctx.oidc.requestParamScopes);
+      const approved = new Set(remembered);
+      const granted = new Set(grant.getOIDCScope().split(' ').filter(Boolean));
+      const toAdd = grantable.filter((s) => approved.has(s) && !granted.has(s));
+      const rejected = new Set(grant.getRejectedOIDCScope().split(' '));
+      const toReject = forbidden.filter((s) => !rejected.has(s));
+      if (toAdd.length === 0 && toReject.length === 0 && grantId) return grant;
+      if (toAdd.length) grant.addOIDCScope(toAdd.join(' '));
+      if (toReject.length) grant.rejectOIDCScope(toReject.join(' '));
+      await grant.save();
+      return grant;
+    };
+}

@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { MAX_FILE_LINES, MAX_FUNCTION_LINES, oversized } from '../../scripts/code-size.js';
+
+/** The layer rules (`.dependency-cruiser.cjs`) run here so that the README's `npm test` enforces them. */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const depcruise = (...paths: string[]) => spawnSync(process.execPath, [
+  `${root}node_modules/dependency-cruiser/bin/dependency-cruise.mjs`, ...paths, '--config', '.dependency-cruiser.cjs', '--output-type', 'err',
+], { cwd: root, encoding: 'utf8' });
+
+test('lib/, adapters/ and config/ keep the layers: no cycle, core ← adapters ← features ← server (npm run check:layers)', () => {
+  const run = depcruise('lib', 'adapters', 'config');
+  expect(run.stdout + run.stderr).not.toMatch(/error/);
+  expect(run.status).toBe(0);
+});
+
+test('a circular import fails the check', () => {
+  const run = depcruise('test/architecture/fixtures/cycle');
+  expect(run.status).not.toBe(0);
+  expect(run.stdout).toMatch(/no-circular/);
+});
+
+test(`no function over ${MAX_FUNCTION_LINES} lines and no file over ${MAX_FILE_LINES} lines in lib/ and adapters/ (npm run check:size)`, () => {
+  expect(oversized(root)).toEqual([]);
+});
