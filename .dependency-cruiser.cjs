@@ -5,6 +5,9 @@
  *   core      lib/core/ (errors, logger, contracts: Storage, AccountStore, Limiter, Mailer), then config/ (the
  *             option schema, types, defaults; imports lib/core contracts only), then lib/http/ (page rendering,
  *             CSRF, security headers, the error writer, outbound fetch guard, route table, issuer-host guard)
+ *             with lib/ui/ (branding, languages, message catalogs, the template hook and its views), which
+ *             lib/http renders pages with and which uses lib/http/html.ts; config/ may name the ui types
+ *             (lib/ui/i18n.ts, lib/ui/templates.ts: message keys, languages, the hook) and nothing else of lib/ui
  *   adapters  adapters/ (memory and Redis: storage and account store each); contracts only, no lib/http
  *   features  lib/oidc/, lib/accounts/, lib/graphql/, lib/rp/; lib/oidc may use lib/accounts (the login page
  *             links the account pages and shares their limits); no adapters, no other feature
@@ -19,14 +22,15 @@ module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'A cycle hides which module depends on which; break it by moving the shared part down a layer.', from: {}, to: { circular: true } },
     { name: 'core-is-innermost', severity: 'error', comment: 'lib/core holds the contracts everything else implements or uses: it imports nothing of ours outside lib/core.', from: { path: '^lib/core/' }, to: { path: '^(lib|adapters|config)/', pathNot: '^lib/core/' } },
-    { name: 'config-uses-contracts-only', severity: 'error', comment: 'The option schema names contracts (lib/core), never implementations.', from: { path: '^config/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/core/' } },
-    { name: 'http-knows-no-feature', severity: 'error', comment: 'lib/http is shared by every feature: it imports core and config only.', from: { path: '^lib/http/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http)/' } },
+    { name: 'config-uses-contracts-only', severity: 'error', comment: 'The option schema names contracts (lib/core) and the ui types (message keys, languages, the template hook), never implementations.', from: { path: '^config/' }, to: { path: '^(lib|adapters)/', pathNot: ['^lib/core/', '^lib/ui/(i18n|templates)\\.ts$', '^lib/ui/messages/'] } },
+    { name: 'http-knows-no-feature', severity: 'error', comment: 'lib/http is shared by every feature: it imports core, config and lib/ui only.', from: { path: '^lib/http/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http|ui)/' } },
+    { name: 'ui-knows-no-feature', severity: 'error', comment: 'lib/ui (branding, languages, the template hook and its views) is shared by every page: it imports core, config and lib/http only.', from: { path: '^lib/ui/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http|ui)/' } },
     { name: 'adapters-use-contracts-only', severity: 'error', comment: 'Adapters implement the contracts of lib/core with the option defaults of config/; nothing else of lib/.', from: { path: '^adapters/' }, to: { path: '^lib/', pathNot: '^lib/core/' } },
     { name: 'features-use-no-adapter', severity: 'error', comment: 'Features reach storage through the Storage contract; the server picks the adapter.', from: { path: FEATURES }, to: { path: '^adapters/' } },
     { name: 'features-below-top', severity: 'error', comment: 'Features never import the server, loading, the CLI or the entry points.', from: { path: FEATURES }, to: { path: TOP } },
     { name: 'features-independent', severity: 'error', comment: 'accounts, graphql and rp import no other feature.', from: { path: '^lib/(accounts|graphql|rp)/' }, to: { path: FEATURES, pathNot: '^lib/$1/' } },
     { name: 'oidc-uses-accounts-only', severity: 'error', comment: 'oidc may use accounts (the login page links the account pages and shares their limits), no other feature.', from: { path: '^lib/oidc/' }, to: { path: FEATURES, pathNot: '^lib/(oidc|accounts)/' } },
-    { name: 'only-known-folders', severity: 'error', comment: 'Every file of lib/ belongs to a layer; a new folder needs a rule here.', from: { path: '^lib/', pathNot: ['^lib/(core|http|oidc|accounts|graphql|rp|config|cli)/', TOP] }, to: {} },
+    { name: 'only-known-folders', severity: 'error', comment: 'Every file of lib/ belongs to a layer; a new folder needs a rule here.', from: { path: '^lib/', pathNot: ['^lib/(core|http|ui|oidc|accounts|graphql|rp|config|cli)/', TOP] }, to: {} },
   ],
   options: {
     tsConfig: { fileName: 'tsconfig.json' },

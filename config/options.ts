@@ -20,6 +20,8 @@ import type { AccountStore } from '../lib/core/account-store.js';
 import type { Logger } from '../lib/core/logger.js';
 import type { Mailer } from '../lib/core/mailer.js';
 import type { Storage } from '../lib/core/storage.js';
+import type { Locale, MessageKey } from '../lib/ui/i18n.js';
+import type { UiTemplates } from '../lib/ui/templates.js';
 
 /** What an option says about itself beyond JSON Schema: the README columns. */
 export interface OptionMeta {
@@ -90,6 +92,15 @@ function limit(points: number, durationSeconds: number, meta: OptionMeta) {
 }
 /** `{ enum }` only (no `type`), so a wrong value of any type reads "must be one of …". */
 const oneOf = <const V extends readonly (string | number)[]>(values: V) => Type.Unsafe<V[number]>({ enum: [...values] });
+
+/** A hex colour: nothing else can reach the inline style sheet, so no CSS can be injected through it. */
+const hexColor = Type.String({ pattern: '^#([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' });
+/** The colour options of one scheme, each with its default. */
+function palette<const N extends string>(defaults: Record<N, string>, scheme: string) {
+  return Object.fromEntries(Object.entries(defaults).map(([name, value]) => [name, withDefault(hexColor, value as string, {
+    description: `\`--pc-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}\` (${scheme})`,
+  })])) as Record<N, ReturnType<typeof withDefault<typeof hexColor>>>;
+}
 
 const clientSchema = Type.Object({
   client_id: Type.String({ minLength: 1, maxLength: 255 }),
@@ -414,6 +425,47 @@ export const ConfigSchema = Type.Object({
     description: 'Accept `response_mode=web_message` (an experimental draft in oidc-provider)',
     security: 'off: answered `unsupported_response_mode`; redirect_uri is validated exactly the same either way',
     see: 'draft-sakimura-oauth-wmrm-01',
+  }),
+  ui: section('Branding and language of the pages and mails', {
+    productName: withDefault(Type.String({ minLength: 1, maxLength: 80 }), 'Portcullis', {
+      description: 'Name shown in the page header, page titles, messages ("signed out of …") and mail signatures',
+    }),
+    logo: optional(Type.String({ minLength: 1 }), {
+      defaultText: 'unset: the product name in text',
+      description: 'Path of a logo file (PNG, JPEG, GIF, WebP or SVG, at most 256 KiB), read at start-up and served by us at `/ui/logo`; its type is taken from its bytes and must match its extension',
+      security: 'never hot-linked, so pages keep `img-src \'self\'`; an SVG is served with a CSP that runs no script',
+    }),
+    logoAlt: optional(Type.String({ maxLength: 200 }), { defaultText: '`productName`', description: 'Text alternative of the logo' }),
+    colors: section('Colours of the pages (CSS custom properties `--pc-*`); `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa` only', palette({
+      primary: '#2457c5', onPrimary: '#ffffff', background: '#f4f5f7', surface: '#ffffff', text: '#1d2330', muted: '#5b6474',
+      border: '#9aa3b2', error: '#8a1c12', errorBackground: '#fdecea',
+    }, 'light')),
+    darkColors: section('Colours under `prefers-color-scheme: dark`; same names as `ui.colors`', palette({
+      primary: '#8fb0ff', onPrimary: '#0b1020', background: '#111418', surface: '#1c2028', text: '#e6e8ec', muted: '#a3abb8',
+      border: '#566074', error: '#ffb4a9', errorBackground: '#3d1713',
+    }, 'dark')),
+    supportUrl: optional(Type.String({ pattern: '^(https?://[^\\s]+|mailto:[^\\s]+)$', maxLength: 2000 }), {
+      defaultText: 'unset: no link',
+      description: 'Help link in the footer of every page (`https://…` or `mailto:…`)',
+    }),
+    homeUrl: optional(Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000 }), {
+      defaultText: 'unset',
+      description: 'Where "signed out" sends people onward when the client has no `client_uri`; also linked from the header logo',
+    }),
+    footer: optional(Type.String({ maxLength: 500 }), { defaultText: 'unset', description: 'Footer text of every page (plain text, escaped)' }),
+    defaultLocale: withDefault(oneOf(['en', 'de'] as const satisfies readonly Locale[]), 'en', {
+      description: 'Language when neither `ui_locales` nor `Accept-Language` names a shipped one (`en`, `de`)',
+      see: 'OIDC Core §3.1.2.1 (ui_locales), RFC 9110 §12.5.4',
+    }),
+    messages: optional(Type.Unsafe<Partial<Record<Locale, Partial<Record<MessageKey, string>>>>>({ type: 'object' }), {
+      defaultText: 'unset',
+      description: 'Your own wording per language and message key, e.g. `{ en: { \'login.title\': \'Welcome back\' } }`; keys are those of `lib/ui/messages/en.ts`',
+    }),
+    templates: optional(Type.Unsafe<UiTemplates>({ type: 'object' }), {
+      defaultText: 'unset',
+      description: 'Functions replacing a page (`login`, `consent`, `error`, `logout`, `signedOut`, `form`, `message`) or the frame (`layout`); see "Branding and languages" in the README',
+      security: 'values put in with the `html` tag they receive are escaped; `raw` is the explicit way out',
+    }),
   }),
   logger: optional(Type.Unsafe<Logger>({ type: 'object' }), {
     defaultText: 'pino to stdout',

@@ -30,7 +30,7 @@ import { CsrfGuard } from './http/csrf.js';
 import { handleErrors, writeError } from './http/error-handler.js';
 import { healthEndpoints } from './http/health.js';
 import { adoptHostBody } from './http/host-body.js';
-import { isReservedPath, issuerPath, routeTable, type RouteParts } from './http/routes.js';
+import { isReservedPath, issuerPath, misplacedMountDescription, routeTable, type RouteParts } from './http/routes.js';
 import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
@@ -42,6 +42,7 @@ import { DEFAULT_SIGNING_ALGORITHMS, generateCookieKey, generateSigningKeys } fr
 import { createProvider, registrationEnabled } from './oidc/provider.js';
 import { InitialAccessTokens, type MintInitialAccessTokenOptions } from './oidc/initial-access-tokens.js';
 import { ScopePolicy } from './oidc/scope-policy.js';
+import { logoRoute, resolveUi, uiContext } from './ui/ui.js';
 
 /** What {@link createServer} returns. */
 export interface PortcullisServer {
@@ -99,13 +100,6 @@ function checkGraphqlPath(path: string, prefix: string): void {
   }
 }
 
-/** Answer when a host app mounted the middleware under a path that is not the issuer's. */
-function misplacedMountDescription(issuer: string): string {
-  return `Portcullis is mounted under a path its issuer (${issuer}) does not name, so the URLs it publishes would not lead here. `
-    + 'Mount server.middleware() at the root of the host app (app.use(server.middleware()): it serves under the issuer\'s path itself), '
-    + `or with koa-mount at the issuer's path ${issuerPath(issuer) || '/'}.`;
-}
-
 /**
  * Builds a Portcullis server: an OAuth 2.0 authorization server with OpenID Connect (oidc-provider) and,
  * when `graphql` is configured, a GraphQL API (Apollo Server) on one Koa app.
@@ -123,6 +117,7 @@ function misplacedMountDescription(issuer: string): string {
  */
 export async function createServer(input: PortcullisConfig): Promise<PortcullisServer> {
   const config = loadConfig(input);
+  const ui = resolveUi(config.ui);
   const prefix = issuerPath(config.issuer);
   if (config.graphql) checkGraphqlPath(config.graphql.path, prefix);
 
@@ -154,7 +149,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
     const flows = accountFlows({
-      config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger,
+      config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui,
     });
 
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
@@ -235,6 +230,8 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
       }, passkeys, factorChanges)]),
+      uiContext: uiContext(ui),
+      logo: logoRoute(ui),
       graphql,
     });
 

@@ -138,7 +138,7 @@ async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
   const at = (path: string) => mountedPath(ctx, path);
   const [status, sessions] = await Promise.all([deps.mfa?.factors.status(account.id), deps.sessions.list(account.id)]);
   const claims = Object.entries(account.claims).filter(([k, v]) => k !== 'updated_at' && (typeof v === 'string' || typeof v === 'number'));
-  renderPage(ctx, 200, (nonce) => layout(nonce, t.title, html`<h1>${t.title}</h1>
+  renderPage(ctx, 200, (nonce, ui) => layout(nonce, t.title, html`<h1>${t.title}</h1>
 ${section(t.profile, html`<dl id="profile">${claims.map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>`)}
 ${section(t.email, html`<p id="email">${account.email}</p>${deps.changeEmailUrl ? html`<p><a id="change-email" href="${at(deps.changeEmailUrl)}">${t.changeEmail}</a></p>` : ''}`)}
 ${deps.resetUrl ? section(t.password, html`<p><a id="change-password" href="${at(deps.resetUrl)}">${t.changePassword}</a></p>`) : ''}
@@ -147,11 +147,11 @@ ${status ? section(t.twoStep, status.totp
     : html`<p id="totp-status">${t.totpOff}</p>${button(at(HOME_PATHS.totpStart), csrfToken, t.totpAdd, 'totp-add')}`) : ''}
 ${section(t.passkeys, html`<p><a id="passkeys" href="${at(HOME_PATHS.passkeys)}">${t.passkeysLink}</a></p>`)}
 ${section(t.sessions, html`<p id="sessions">${t.sessionsCount(Math.max(1, sessions.length))}</p>${button(at(HOME_PATHS.signOutOthers), csrfToken, t.signOutOthers, 'sign-out-others', true)}`)}
-<p><a id="sign-out" href="${at('/session/end')}">${t.signOut}</a></p>`));
+<p><a id="sign-out" href="${at('/session/end')}">${t.signOut}</a></p>`, ui));
 }
 
 function done(ctx: Context, text: string): void {
-  renderPage(ctx, 200, (nonce) => messagePage(nonce, HOME_TEXT.done, text, { links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back }] }));
+  renderPage(ctx, 200, (nonce, ui) => messagePage(nonce, HOME_TEXT.done, text, { links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back }], ui }));
 }
 
 /**
@@ -162,7 +162,7 @@ function done(ctx: Context, text: string): void {
  */
 export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
   const router = new Router();
-  const csrf = csrfCheck(deps.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce) => messagePage(nonce, 'Request refused', 'The form was not submitted from this page (missing or wrong CSRF token). Reload the page and try again.', { error: true })));
+  const csrf = csrfCheck(deps.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce, ui) => messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui })));
   const change = [parseForm, csrf, requireSignIn(deps, true)];
   router.get(HOME_PATHS.home, requireSignIn(deps, false), (ctx) => showHome(ctx, deps));
   router.get(HOME_PATHS.callback, (ctx) => { ctx.status = 303; ctx.redirect(mountedPath(ctx, HOME_PATHS.home)); });
@@ -177,7 +177,7 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
       const { account } = ctx.state.signedIn as SignedIn;
       const shown = (sealed ? await mfa.factors.reopenEnrolment(account, sealed) : undefined) ?? await mfa.factors.startEnrolment(account);
       const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
-      renderPage(ctx, status, (nonce) => enrolPage({ nonce, action: mountedPath(ctx, HOME_PATHS.totpConfirm), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
+      renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: mountedPath(ctx, HOME_PATHS.totpConfirm), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
     };
     router.post(HOME_PATHS.totpStart, ...change, (ctx) => showEnrol(ctx, 200));
     router.post(HOME_PATHS.totpConfirm, ...change, async (ctx) => {
@@ -186,11 +186,11 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
       const sealed = formField(body, 'enrolment', 2048);
       const result = await mfa.factors.confirmEnrolment(account.id, sealed, formField(body, 'code', 16), ctx.ip);
       if (result.kind === 'rate-limited') {
-        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce) => messagePage(nonce, 'Too many attempts', MFA_TEXT.tooMany, { error: true }));
+        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), MFA_TEXT.tooMany, { error: true, ui }));
       }
       if (result.kind === 'wrong') return showEnrol(ctx, 401, MFA_TEXT.wrongCode, sealed);
       await mfa.changes.changed(account, 'added', 'an authenticator app (TOTP)', sessionId);
-      renderPage(ctx, 200, (nonce) => recoveryCodesPage({ nonce, codes: result.recoveryCodes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
     });
     router.post(HOME_PATHS.totpRemove, ...change, async (ctx) => {
       const { account, sessionId } = ctx.state.signedIn as SignedIn;
@@ -203,7 +203,7 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
       const codes = await mfa.factors.regenerateRecoveryCodes(account.id);
       if (!codes) return done(ctx, HOME_TEXT.totpOff);
       await mfa.changes.changed(account, 'added', 'new recovery codes', sessionId);
-      renderPage(ctx, 200, (nonce) => recoveryCodesPage({ nonce, codes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
     });
   }
   return router.routes() as unknown as Middleware;

@@ -1,6 +1,8 @@
 import type { Logger } from '../core/logger.js';
 import type { Account } from '../core/account-store.js';
-import { confirmAddressMail, type LinkMail, type MailContent } from './mail-templates.js';
+import { Translator, type Locale } from '../ui/i18n.js';
+import type { UiSettings } from '../ui/ui.js';
+import { confirmAddressMail, type LinkMail, type MailContent, type MailTemplate, type MailWords } from './mail-templates.js';
 import type { Mailer } from '../core/mailer.js';
 import { ACCOUNT_PATHS } from './paths.js';
 import type { TokenPurpose, TokenRecord, VerificationTokens } from './verification-tokens.js';
@@ -16,6 +18,8 @@ export interface AccountMailDeps {
   verificationTtl: number;
   resetTtl: number;
   logger: Logger;
+  /** Languages and product name of the mails (`ui`); the English defaults when missing. */
+  ui?: UiSettings;
 }
 
 /**
@@ -41,8 +45,19 @@ export class AccountMail {
     return new URL(`${this.#deps.issuer.replace(/\/$/, '')}${path}`).href;
   }
 
-  /** Delivers `content` to `to` in the background. Expects a mailer (callers check {@link enabled}). */
-  deliver(to: string, content: MailContent, link?: string): void {
+  /** The words of a mail in `locale` (else `ui.defaultLocale`). */
+  words(locale?: Locale): MailWords {
+    const ui = this.#deps.ui;
+    if (!ui) return { t: new Translator(locale ?? 'en'), product: 'Portcullis' };
+    return { t: ui.translators[locale ?? ui.defaultLocale], product: ui.productName };
+  }
+
+  /**
+   * Delivers the mail `template` writes in `locale` to `to` in the background. Expects a mailer (callers check
+   * {@link enabled}).
+   */
+  deliver(to: string, template: MailTemplate, locale?: Locale, link?: string): void {
+    const content: MailContent = template(this.words(locale));
     const message = { to, link, ...content };
     this.#deps.mailer!.send(message)
       .catch((err: unknown) => this.#deps.logger.error({ err, to, subject: content.subject }, 'account mail could not be sent'));
@@ -50,17 +65,18 @@ export class AccountMail {
 
   /**
    * Issues a token for `record` under `purpose` (valid for the purpose's TTL) and mails the link built by
-   * `template` to `record.email`. Reset links open the new-password page; the others the confirmation page.
+   * `template` to `record.email` in `locale`. Reset links open the new-password page; the others the
+   * confirmation page.
    */
-  async sendLink(purpose: TokenPurpose, record: Omit<TokenRecord, 'purpose'>, template: (link: LinkMail) => MailContent): Promise<void> {
+  async sendLink(purpose: TokenPurpose, record: Omit<TokenRecord, 'purpose'>, template: (words: MailWords, link: LinkMail) => MailContent, locale?: Locale): Promise<void> {
     const ttlSeconds = purpose === 'reset-password' ? this.#deps.resetTtl : this.#deps.verificationTtl;
     const token = await this.#deps.tokens.issue({ ...record, purpose }, ttlSeconds);
     const url = this.pageUrl(`${purpose === 'reset-password' ? ACCOUNT_PATHS.resetConfirm : ACCOUNT_PATHS.verify}?token=${token}`);
-    this.deliver(record.email, template({ url, ttlSeconds }), url);
+    this.deliver(record.email, (w) => template(w, { url, ttlSeconds }), locale, url);
   }
 
-  /** Mails `account` a link confirming its address; `returnTo` is offered once the link is used. */
-  sendVerification(account: Account, returnTo?: string): Promise<void> {
-    return this.sendLink('verify-email', { accountId: account.id, email: account.email, returnTo }, confirmAddressMail);
+  /** Mails `account` a link confirming its address in `locale`; `returnTo` is offered once the link is used. */
+  sendVerification(account: Account, returnTo?: string, locale?: Locale): Promise<void> {
+    return this.sendLink('verify-email', { accountId: account.id, email: account.email, returnTo }, confirmAddressMail, locale);
   }
 }

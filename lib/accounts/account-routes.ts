@@ -19,6 +19,7 @@ import { ACCOUNT_PATHS, withInteraction } from './paths.js';
 import { resendConfirmationAtLogin } from './use-cases/mail-requests.js';
 import type { AccountServices } from './use-cases/services.js';
 import type { VerificationTokens } from './verification-tokens.js';
+import { uiOf, type UiSettings } from '../ui/ui.js';
 
 
 /** What {@link accountFlows} needs; built once by `createServer`. */
@@ -31,6 +32,8 @@ export interface AccountFlowDeps {
   sessions: AccountSessions;
   csrfSecret: string;
   logger: Logger;
+  /** Languages and branding of the pages and mails (`ui`, resolved). */
+  ui?: UiSettings;
 }
 
 /** What the login page needs from the account flows. */
@@ -56,10 +59,10 @@ export interface AccountFlows {
  * `mail-templates.ts`; this function builds them and mounts each page's GET and POST.
  */
 export function accountFlows(deps: AccountFlowDeps): AccountFlows {
-  const { config, accounts, tokens, mailer, limits, sessions, logger } = deps;
+  const { config, accounts, tokens, mailer, limits, sessions, logger, ui } = deps;
   const { selfService } = config;
   const mail = new AccountMail({
-    mailer, tokens, issuer: config.issuer, verificationTtl: selfService.verificationTtl, resetTtl: selfService.resetTtl, logger,
+    mailer, tokens, issuer: config.issuer, verificationTtl: selfService.verificationTtl, resetTtl: selfService.resetTtl, logger, ui,
   });
   const services: AccountServices = { accounts, tokens, mail, limits, sessions, logger, passwordMinLength: selfService.passwordMinLength };
   const signupOn = Boolean(selfService.signup && mailer);
@@ -84,6 +87,6 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
     signupUrl: (uid) => (signupOn ? withInteraction(ACCOUNT_PATHS.signup, uid) : undefined),
     resetUrl: (uid) => (mailer ? withInteraction(ACCOUNT_PATHS.reset, uid) : undefined),
     mail,
-    resendVerification: (ctx, account, uid) => resendConfirmationAtLogin(services, ctx.ip, account, uid),
+    resendVerification: (ctx, account, uid) => resendConfirmationAtLogin(services, ctx.ip, account, uid, uiOf(ctx).locale),
   };
 }

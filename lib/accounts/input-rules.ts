@@ -1,3 +1,5 @@
+import type { InputProblem } from './use-cases/services.js';
+
 /** Longest accepted password in characters; longer input is refused, never truncated. */
 export const MAX_PASSWORD_LENGTH = 256;
 
@@ -15,8 +17,8 @@ export function isEmailAddress(value: string): boolean {
  * Why `password` is not acceptable (too short or too long, counted in Unicode code points), or `undefined`
  * when it is. `minLength` is `selfService.passwordMinLength`.
  */
-export function passwordProblem(password: string, minLength: number): string | undefined {
-  if ([...password].length < minLength) return `Choose a password of at least ${minLength} characters.`;
-  if ([...password].length > MAX_PASSWORD_LENGTH) return `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`;
+export function passwordProblem(password: string, minLength: number): InputProblem | undefined {
+  if ([...password].length < minLength) return { key: 'account.invalid.passwordShort', params: { min: minLength } };
+  if ([...password].length > MAX_PASSWORD_LENGTH) return { key: 'account.invalid.passwordLong', params: { max: MAX_PASSWORD_LENGTH } };
   return undefined;
 }

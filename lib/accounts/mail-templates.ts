@@ -1,13 +1,22 @@
 /**
- * The account mails, one function each. Every message is `text/plain` (see {@link MailMessage}): nothing is
- * interpreted as markup, so nothing needs HTML escaping; the only values put in are links we build from the
- * issuer and a random token, and durations. No message says whether the reader has an account beyond what the
- * reader's own address already tells them (no account enumeration).
+ * The account mails, one function each, in the language of the request that caused them (see `lib/ui/i18n.ts`).
+ * Every message is `text/plain` (see {@link MailMessage}): nothing is interpreted as markup, so nothing needs
+ * HTML escaping; the only values put in are links we build from the issuer and a random token, durations and
+ * `ui.productName`. No message says whether the reader has an account beyond what the reader's own address
+ * already tells them (no account enumeration).
  */
+import type { Translator } from '../ui/i18n.js';
 import type { MailMessage } from '../core/mailer.js';
 
 /** Subject and body of one account mail. */
 export type MailContent = Pick<MailMessage, 'subject' | 'text'>;
+
+/** The words a mail is written with: the reader's language and the operator's name. */
+export interface MailWords {
+  t: Translator;
+  /** `ui.productName`, in the signature. */
+  product: string;
+}
 
 /** A mail carrying a single-use link. */
 export interface LinkMail {
@@ -17,93 +26,82 @@ export interface LinkMail {
   ttlSeconds: number;
 }
 
-/** `3600` → "1 hour", `7200` → "2 hours", `900` → "15 minutes" (rounded up to whole minutes). */
-export function describeDuration(seconds: number): string {
-  return seconds % 3600 === 0 ? `${seconds / 3600} hour${seconds === 3600 ? '' : 's'}` : `${Math.ceil(seconds / 60)} minutes`;
+/** A mail template: its content in the reader's words. */
+export type MailTemplate = (words: MailWords) => MailContent;
+
+function letter({ t, product }: MailWords, subject: string, ...paragraphs: string[]): MailContent {
+  return { subject, text: `${t.t('mail.greeting')}\n\n${paragraphs.join('\n\n')}\n\n${t.t('mail.signature', { product })}\n` };
+}
+
+function expiry(t: Translator, ttlSeconds: number): string {
+  return t.t('mail.expires', { duration: t.duration(ttlSeconds) });
 }
 
 /** After sign-up (and on resend): confirm the address. */
-export function confirmAddressMail({ url, ttlSeconds }: LinkMail): MailContent {
-  return {
-    subject: 'Confirm your e-mail address',
-    text: `Hello,\n\nplease confirm that this is your e-mail address by opening this link:\n\n${url}\n\nThe link works once and expires in ${describeDuration(ttlSeconds)}. If you did not create an account, ignore this message.\n`,
-  };
+export function confirmAddressMail(w: MailWords, { url, ttlSeconds }: LinkMail): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.confirm.subject'), t.t('mail.confirm.body'), url, `${expiry(t, ttlSeconds)} ${t.t('mail.confirm.ignore')}`);
 }
 
 /**
  * A sign-up for an address whose account is still unconfirmed: the owner chooses their own password (the
  * pre-account-hijacking policy, account-policy.ts).
  */
-export function finishSetupMail({ url, ttlSeconds }: LinkMail): MailContent {
-  return {
-    subject: 'Finish setting up your account',
-    text: `Hello,\n\nsomeone (maybe you) tried to create an account with this address, which already has an account waiting for confirmation. To use it, choose your password here:\n\n${url}\n\nThe link works once and expires in ${describeDuration(ttlSeconds)}. If this was not you, ignore this message.\n`,
-  };
+export function finishSetupMail(w: MailWords, { url, ttlSeconds }: LinkMail): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.finish.subject'), t.t('mail.finish.body'), url, `${expiry(t, ttlSeconds)} ${t.t('mail.finish.ignore')}`);
 }
 
 /** A sign-up for an address with a confirmed account: tell the owner, offer the reset page. */
-export function signupAddressTakenMail({ resetPageUrl }: { resetPageUrl: string }): MailContent {
-  return {
-    subject: 'Someone tried to create an account with your address',
-    text: `Hello,\n\nsomeone tried to create a new account with this e-mail address, which already has one. If it was you, sign in, or reset your password here:\n\n${resetPageUrl}\n\nIf it was not you, you can ignore this message.\n`,
-  };
+export function signupAddressTakenMail(w: MailWords, { resetPageUrl }: { resetPageUrl: string }): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.taken.subject'), t.t('mail.taken.body'), resetPageUrl, t.t('mail.taken.ignore'));
 }
 
 /** The password reset link. */
-export function resetPasswordMail({ url, ttlSeconds }: LinkMail): MailContent {
-  return {
-    subject: 'Reset your password',
-    text: `Hello,\n\nsomeone (hopefully you) asked to reset the password of your account. Choose a new password here:\n\n${url}\n\nThe link works once and expires in ${describeDuration(ttlSeconds)}. If you did not ask for this, ignore this message; your password stays as it is.\n`,
-  };
+export function resetPasswordMail(w: MailWords, { url, ttlSeconds }: LinkMail): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.reset.subject'), t.t('mail.reset.body'), url, `${expiry(t, ttlSeconds)} ${t.t('mail.reset.ignore')}`);
 }
 
 /** Notice after a password reset. */
-export function passwordChangedMail(): MailContent {
-  return {
-    subject: 'Your password was changed',
-    text: 'Hello,\n\nthe password of your account was just changed and every session was signed out. If this was not you, reset your password now and contact the administrator.\n',
-  };
+export function passwordChangedMail(w: MailWords): MailContent {
+  return letter(w, w.t.t('mail.changed.subject'), w.t.t('mail.changed.body'));
 }
 
 /** To the holder of an address another account tried to move to. */
-export function addressInUseMail(): MailContent {
-  return {
-    subject: 'Someone tried to use your address',
-    text: 'Hello,\n\nsomeone tried to move another account to this e-mail address, which already has an account. Nothing was changed.\n',
-  };
+export function addressInUseMail(w: MailWords): MailContent {
+  return letter(w, w.t.t('mail.inUse.subject'), w.t.t('mail.inUse.body'));
 }
 
 /** To the new address of an e-mail change: confirm it. */
-export function confirmNewAddressMail({ url, ttlSeconds }: LinkMail): MailContent {
-  return {
-    subject: 'Confirm your new e-mail address',
-    text: `Hello,\n\nconfirm this as the new address of your account by opening this link:\n\n${url}\n\nThe link works once and expires in ${describeDuration(ttlSeconds)}.\n`,
-  };
+export function confirmNewAddressMail(w: MailWords, { url, ttlSeconds }: LinkMail): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.confirmNew.subject'), t.t('mail.confirmNew.body'), url, expiry(t, ttlSeconds));
 }
 
 /** To the current address of an e-mail change: the change was asked for, and how to stop it. */
-export function addressChangingMail({ resetPageUrl }: { resetPageUrl: string }): MailContent {
-  return {
-    subject: 'Your e-mail address is being changed',
-    text: `Hello,\n\nsomeone signed in with your password and asked to move your account to another address. If this was not you, reset your password now: ${resetPageUrl}\n`,
-  };
+export function addressChangingMail(w: MailWords, { resetPageUrl }: { resetPageUrl: string }): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.changing.subject'), t.t('mail.changing.body'), resetPageUrl);
 }
 
 /** Which second factor changed, in words for the notice mails. */
 export type FactorName = 'an authenticator app (TOTP)' | 'new recovery codes' | 'a passkey';
 
+/** The factor's name in the reader's words. */
+function factorWords(t: Translator, factor: FactorName): string {
+  return t.t(factor === 'new recovery codes' ? 'mail.factor.recovery' : 'mail.factor.totp');
+}
+
 /** Notice after a second factor was added; other sessions were signed out. */
-export function secondFactorAddedMail({ factor }: { factor: FactorName }): MailContent {
-  return {
-    subject: 'A sign-in method was added to your account',
-    text: `Hello,\n\n${factor} was just added to your account for two-step verification, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.\n`,
-  };
+export function secondFactorAddedMail(w: MailWords, { factor }: { factor: FactorName }): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.factorAdded.subject'), t.t('mail.factorAdded.body', { factor: factorWords(t, factor) }));
 }
 
 /** Notice after a second factor was removed; other sessions were signed out. */
-export function secondFactorRemovedMail({ factor }: { factor: FactorName }): MailContent {
-  return {
-    subject: 'A sign-in method was removed from your account',
-    text: `Hello,\n\n${factor} was just removed from your account, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.\n`,
-  };
+export function secondFactorRemovedMail(w: MailWords, { factor }: { factor: FactorName }): MailContent {
+  const { t } = w;
+  return letter(w, t.t('mail.factorRemoved.subject'), t.t('mail.factorRemoved.body', { factor: factorWords(t, factor) }));
 }

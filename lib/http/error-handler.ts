@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
 import { setPageSecurityHeaders } from './security-headers.js';
 import { errorPage } from './pages.js';
+import { uiOf } from '../ui/ui.js';
 
 /** Options of {@link writeError}. */
 export interface WriteErrorOptions {
@@ -26,7 +27,7 @@ export function writeError(ctx: Context, status: number, error: OAuthErrorCode, 
   for (const [name, value] of Object.entries(options.headers ?? {})) ctx.set(name, value);
   if (options.page !== false && ctx.accepts('json', 'html') === 'html') {
     ctx.type = 'html';
-    ctx.body = errorPage(setPageSecurityHeaders(ctx), error, description);
+    ctx.body = errorPage(setPageSecurityHeaders(ctx), error, description, { ui: uiOf(ctx) });
   } else {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { error, error_description: description };

@@ -2,7 +2,11 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
 import type { CsrfGuard } from './csrf.js';
 import { html, raw, type SafeHtml } from './html.js';
+import type { IncomingMessage } from 'node:http';
 import { setPageSecurityHeaders } from './security-headers.js';
+import type { MessageKey } from '../ui/i18n.js';
+import { templateOutput, type ErrorSituation, type ErrorView } from '../ui/templates.js';
+import { frameParts, pageBody, templateKit, uiOf, type PageUi } from '../ui/ui.js';
 
 /**
  * What every HTML page of Portcullis shares, written once for the login and consent pages
@@ -10,32 +14,59 @@ import { setPageSecurityHeaders } from './security-headers.js';
  * security headers, form body parsing, the CSRF check of a form and the 429 answer of a rate-limited form.
  */
 
-const STYLE = `body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;padding:40px 16px;color:#1d2330}
-main{max-width:380px;margin:0 auto;background:#fff;border-radius:8px;padding:28px;box-shadow:0 1px 4px rgba(0,0,0,.15)}
-h1{font-size:1.3em;margin:0 0 16px}label{display:block;margin:12px 0 4px;font-weight:600}
-input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:8px;border:1px solid #9aa3b2;border-radius:4px;font-size:1em}
-button{margin-top:18px;padding:9px 18px;border:0;border-radius:4px;font-size:1em;cursor:pointer;background:#2457c5;color:#fff}
-button.secondary{background:#e4e7ec;color:#1d2330;margin-left:8px}.error{background:#fdecea;color:#8a1c12;padding:10px;border-radius:4px}
-ul{padding-left:20px}li{margin:6px 0}code{background:#eef0f3;padding:1px 4px;border-radius:3px}`;
-
-/** The page frame shared by every Portcullis page: inline style under the CSP `nonce`, no external assets. */
-export function layout(nonce: string, title: string, body: SafeHtml): string {
+/**
+ * The page frame shared by every Portcullis page: the request's language, the operator's name or logo, the style
+ * sheet (colours as CSS custom properties, dark scheme) inline under the CSP `nonce`, no external assets, and the
+ * footer. `ui` is the request's UI ({@link uiOf}); without it, the defaults in English. A host's
+ * `ui.templates.layout` replaces the frame.
+ */
+export function layout(nonce: string, title: string, body: SafeHtml, ui: PageUi = DEFAULT_UI()): string {
+  const { header, footer } = frameParts(ui);
+  const style = html`<style nonce="${nonce}">${raw(ui.settings.styleSheet)}</style>`;
+  const fullTitle = title === ui.settings.productName ? title : `${title} – ${ui.settings.productName}`;
+  const custom = ui.settings.templates.layout;
+  if (custom) return templateOutput(custom({ lang: ui.locale, title: fullTitle, nonce, style, header, body, footer }, templateKit(ui))).value;
   return html`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><style nonce="${nonce}">${raw(STYLE)}</style></head>
-<body><main>${body}</main></body></html>`.value;
+<html lang="${ui.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${fullTitle}</title>${style}</head>
+<body>${header}<main>${body}</main>${footer}</body></html>`.value;
 }
 
-/** An error page for errors that cannot be sent back to the client. Names the OAuth `error` code. */
-export function errorPage(nonce: string, error: string, description?: string): string {
-  return layout(nonce, 'Request refused', html`<h1>Request refused</h1>
-<p class="error">error: <code id="error">${error}</code></p>
-${description ? html`<p id="error_description">${description}</p>` : ''}
-<p>The application that sent you here made a request this server cannot accept. No data was shared.</p>`);
+const DEFAULT_UI = () => uiOf({ req: { headers: {} } as IncomingMessage });
+
+/** The OAuth `error` code's situation, for its words on the error page (see {@link ErrorSituation}). */
+export function situationOf(error: string): ErrorSituation {
+  switch (error) {
+    case 'access_denied': return 'denied';
+    case 'login_required': case 'consent_required': case 'interaction_required': case 'account_selection_required': return 'login';
+    case 'server_error': return 'server';
+    case 'temporarily_unavailable': return 'busy';
+    default: return 'client';
+  }
 }
 
-/** Builds a page's HTML from the CSP nonce of its inline style. */
-export type PageBuilder = (nonce: string) => string;
+/**
+ * An error page for errors that cannot be sent back to the client: a title and what happened and what to do in
+ * the request's language (`opts.ui`, else English), the OAuth `error` code (`#error`) and description
+ * (`#error_description`) in small print. `ui.templates.error` replaces its body.
+ */
+export function errorPage(nonce: string, error: string, description?: string, opts: { ui?: PageUi; situation?: ErrorSituation } = {}): string {
+  const ui = opts.ui ?? DEFAULT_UI();
+  const { t } = ui;
+  const situation = opts.situation ?? situationOf(error);
+  const key = (part: 'title' | 'what' | 'todo') => `error.${situation}.${part}` as MessageKey;
+  const product = { product: ui.settings.productName };
+  const say = (part: 'title' | 'what' | 'todo') => (t.t as (k: MessageKey, p: Record<string, string>) => string)(key(part), product);
+  const view: ErrorView = { nonce, ui, error, description, situation };
+  const body = pageBody(ui, 'error', view, () => html`<h1>${say('title')}</h1>
+<p id="what">${say('what')}</p>
+<p id="todo">${say('todo')}</p>
+<p class="small">${t.t('error.code')} <code id="error">${error}</code>${description ? html` <span id="error_description">${description}</span>` : ''}</p>`);
+  return layout(nonce, say('title'), body, ui);
+}
+
+/** Builds a page's HTML from the CSP nonce of its inline style and the request's UI (language, branding). */
+export type PageBuilder = (nonce: string, ui: PageUi) => string;
 
 /**
  * Answers `status` with the page `build` returns, under the page security headers (CSP with a fresh nonce,
@@ -45,7 +76,7 @@ export function renderPage(ctx: Context, status: number, build: PageBuilder, img
   const nonce = setPageSecurityHeaders(ctx, imgOrigin);
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = build(nonce);
+  ctx.body = build(nonce, uiOf(ctx));
 }
 
 /**

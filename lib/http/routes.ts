@@ -13,7 +13,11 @@ import compose from 'koa-compose';
  * | provider endpoints, discovery, JWKS | requestLog → handleErrors → requireIssuerHost → oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
  * | login/consent pages (`/interaction/…`) | requestLog → handleErrors → requireIssuerHost → interaction pages |
  * | account pages (`/account/…`) | requestLog → handleErrors → requireIssuerHost → account pages (their CSRF check inside) |
+ * | logo (`/ui/logo`) | requestLog → handleErrors → requireIssuerHost → logo |
  * | GraphQL (`graphql.path`, `<path>/csrf-token`) | requestLog → handleErrors → requireIssuerHost → transport guard → bearer auth → document gate → Apollo |
+ *
+ * Every chain but health's has `uiContext` (the request's language and branding, lib/ui/ui.ts) right after
+ * `requestLog`, and, in a host app, the adoption of the host's parsed body after `requireIssuerHost`.
  */
 
 /** Paths of oidc-provider's endpoints (SPEC: Endpoints, area A), as its `routes` configuration. */
@@ -48,7 +52,7 @@ export const BODY_LIMITS = Object.freeze({ provider: 56 * 1024, pages: 16 * 1024
 export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
 
 /** Prefixes of the pages Portcullis renders itself. */
-export const PAGE_PREFIXES = Object.freeze({ interaction: '/interaction', account: '/account' });
+export const PAGE_PREFIXES = Object.freeze({ interaction: '/interaction', account: '/account', ui: '/ui' });
 
 function firstSegment(path: string): string {
   const end = path.indexOf('/', 1);
@@ -100,6 +104,10 @@ export interface RouteParts {
   oidcProvider: Middleware;
   interactionPages: Middleware;
   accountPages: Middleware;
+  /** The request's language and branding for every page (`uiContext`, lib/ui/ui.ts). */
+  uiContext: Middleware;
+  /** `/ui/logo`: the configured logo. */
+  logo: Middleware;
   /**
    * The GraphQL endpoint's paths (`graphql.path` and its CSRF-token path, absolute on the host: they need not
    * be under the issuer's path) and chain (transport guard, bearer auth, gate, Apollo), when `graphql` is set.
@@ -152,7 +160,7 @@ async function runAt(route: Middleware, ctx: Mounted, next: Next, path: string, 
 export function routeTable(parts: RouteParts): Middleware {
   const prefix = parts.prefix ?? '';
   const guarded = (limit: number, ...handlers: Middleware[]) => compose([
-    parts.requestLog, parts.handleErrors, parts.requireIssuerHost, ...(parts.adoptHostBody ? [parts.adoptHostBody(limit)] : []), ...handlers,
+    parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost, ...(parts.adoptHostBody ? [parts.adoptHostBody(limit)] : []), ...handlers,
   ]);
   const provider = guarded(BODY_LIMITS.provider, parts.oidcProvider);
 
@@ -166,6 +174,7 @@ export function routeTable(parts: RouteParts): Middleware {
   for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
   bySegment.set(PAGE_PREFIXES.interaction, guarded(BODY_LIMITS.pages, parts.interactionPages));
   bySegment.set(PAGE_PREFIXES.account, guarded(BODY_LIMITS.pages, parts.accountPages));
+  bySegment.set(PAGE_PREFIXES.ui, guarded(BODY_LIMITS.pages, parts.logo));
   const underPrefix = (path: string) => exact.get(path) ?? bySegment.get(firstSegment(path));
 
   // Absolute paths: GraphQL (which may sit outside the prefix), and the path-inserted metadata.
@@ -234,4 +243,11 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
     const chain = composed.get(ctx.path);
     return chain ? chain(ctx, next) : next();
   };
+}
+
+/** Answer when a host app mounted the middleware under a path that is not the issuer's. */
+export function misplacedMountDescription(issuer: string): string {
+  return `Portcullis is mounted under a path its issuer (${issuer}) does not name, so the URLs it publishes would not lead here. `
+    + 'Mount server.middleware() at the root of the host app (app.use(server.middleware()): it serves under the issuer\'s path itself), '
+    + `or with koa-mount at the issuer's path ${issuerPath(issuer) || '/'}.`;
 }

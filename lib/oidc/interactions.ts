@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { CsrfGuard } from '../http/csrf.js';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
-import { loginActions } from './interaction/login.js';
+import { cancelLoginActions, loginActions } from './interaction/login.js';
 import { passkeyLoginActions } from './interaction/passkey.js';
 import { secondFactorActions } from './interaction/second-factor.js';
 import { showInteractionActions } from './interaction/show.js';
@@ -18,6 +18,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
   if (deps.passkeys) router.post('/:uid/passkey', ...passkeyLoginActions(actionDeps));
+  router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
   if (deps.mfa) {
     const second = secondFactorActions(actionDeps);

@@ -1,14 +1,20 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { PortcullisError } from '../core/errors.js';
-import { html, raw } from '../http/html.js';
+import { raw } from '../http/html.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
-import { layout } from '../http/pages.js';
+import { useUiLocales } from '../ui/ui.js';
+import { logoutPage, signedOutPage } from './views.js';
 
 /** The `<form id="op.logoutForm">` oidc-provider passes in: its own action and CSRF (`xsrf`) field, nothing else. */
 const PROVIDER_FORM = /^<form id="op\.logoutForm" method="post" action="[^"<>]+"><input type="hidden" name="xsrf" value="[\w-]+"\/><\/form>$/;
 
 function clientLabel(ctx: KoaContextWithOIDC): string | undefined {
   return ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId;
+}
+
+/** The request's UI, with the logout request's `ui_locales` (RP-Initiated Logout 1.0 §2) first. */
+function uiFor(ctx: KoaContextWithOIDC) {
+  return useUiLocales(ctx as never, (ctx.oidc.params as { ui_locales?: unknown } | undefined)?.ui_locales);
 }
 
 /**
@@ -19,19 +25,28 @@ function clientLabel(ctx: KoaContextWithOIDC): string | undefined {
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
   if (!PROVIDER_FORM.test(form)) throw new PortcullisError('ERR_INTERNAL', 'unexpected logout form from oidc-provider');
   const nonce = setPageSecurityHeaders(ctx as never);
-  const client = clientLabel(ctx);
   ctx.type = 'html';
-  ctx.body = layout(nonce, 'Sign out', html`<h1>Sign out?</h1>
-<p>${client ? html`<strong>${client}</strong> asks to sign you out of this server.` : 'Do you want to sign out of this server?'}</p>
-${raw(form)}
-<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Yes, sign me out</button><button type="submit" form="op.logoutForm" class="secondary">No, stay signed in</button>`);
+  ctx.body = logoutPage({ nonce, ui: uiFor(ctx), clientName: clientLabel(ctx), form: raw(form) });
 }
 
-/** `features.rpInitiatedLogout.postLogoutSuccessSource`: shown when no `post_logout_redirect_uri` applies. */
+/** The client's home page (`client_uri`) when it is an http(s) URL. */
+function clientHome(ctx: KoaContextWithOIDC): string | undefined {
+  const uri = (ctx.oidc.client as { clientUri?: string } | undefined)?.clientUri;
+  return uri && URL.canParse(uri) && /^https?:$/.test(new URL(uri).protocol) ? uri : undefined;
+}
+
+/**
+ * `features.rpInitiatedLogout.postLogoutSuccessSource`: shown when no `post_logout_redirect_uri` applies. Links
+ * onward to the client's `client_uri`, else to `ui.homeUrl`.
+ */
 export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   const nonce = setPageSecurityHeaders(ctx as never);
+  const ui = uiFor(ctx);
   const client = clientLabel(ctx);
+  const home = clientHome(ctx);
+  const onward = home && client
+    ? { href: home, text: ui.t.t('signedOut.backTo', { client }) }
+    : ui.settings.homeUrl ? { href: ui.settings.homeUrl, text: ui.t.t('signedOut.home', { product: ui.settings.productName }) } : undefined;
   ctx.type = 'html';
-  ctx.body = layout(nonce, 'Signed out', html`<h1>Signed out</h1>
-<p id="message">You are signed out${client ? html` of <strong>${client}</strong> and this server` : ''}.</p>`);
+  ctx.body = signedOutPage({ nonce, ui, clientName: client, onward });
 }

@@ -11,6 +11,7 @@ import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from '../http/pages.js';
+import { useUiLocales } from '../ui/ui.js';
 import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
 import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
 import { ACCOUNT_CLIENT_ID, HOME_PATHS } from '../accounts/account-home.js';
@@ -176,7 +177,8 @@ const renderError: Configuration['renderError'] = async (ctx, out) => {
   const nonce = setPageSecurityHeaders(ctx as never);
   ctx.type = 'html';
   const description = isPlainTokenRefusal(ctx, out.error) ? PLAIN_TOKEN_DESCRIPTION : out.error_description;
-  ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined);
+  const ui = useUiLocales(ctx as never, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
+  ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined, { ui });
 };
 
 /**

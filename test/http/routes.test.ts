@@ -30,13 +30,13 @@ describe('routeTable', () => {
   const parts: RouteParts = {
     requestLog: step('requestLog'), handleErrors: step('handleErrors'), requireIssuerHost: step('requireIssuerHost'),
     health: step('health', true), oidcProvider: step('oidcProvider', true), interactionPages: step('interactionPages', true),
-    accountPages: step('accountPages', true), graphql: { paths: ['/api/graphql', '/api/graphql/csrf-token'], chain: [step('transport'), step('apollo', true)] },
+    accountPages: step('accountPages', true), uiContext: step('uiContext'), logo: step('logo', true), graphql: { paths: ['/api/graphql', '/api/graphql/csrf-token'], chain: [step('transport'), step('apollo', true)] },
   };
   let srv: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => { srv = await serve(routeTable(parts)); });
   afterAll(() => srv.close());
 
-  const guarded = ['requestLog', 'handleErrors', 'requireIssuerHost'];
+  const guarded = ['requestLog', 'uiContext', 'handleErrors', 'requireIssuerHost'];
   test.each([
     ['/healthz', ['requestLog', 'health']],
     ['/readyz', ['requestLog', 'health']],
@@ -50,6 +50,7 @@ describe('routeTable', () => {
     ['/.well-known/anything-else', [...guarded, 'oidcProvider']],
     ['/interaction/abc/login', [...guarded, 'interactionPages']],
     ['/account/signup', [...guarded, 'accountPages']],
+    ['/ui/logo', [...guarded, 'logo']],
     ['/api/graphql', [...guarded, 'transport', 'apollo']],
     ['/api/graphql/csrf-token', [...guarded, 'transport', 'apollo']],
     ['/api', []],

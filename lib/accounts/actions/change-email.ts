@@ -4,19 +4,20 @@ import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
 import { ACCOUNT_PATHS } from '../paths.js';
 import { changeEmail } from '../use-cases/change-email.js';
 import {
-  accountCsrf, emailField, MAIL_SENT_TEXT, message, requireMail, showForm, tooMany, type AccountActionDeps,
+  accountCsrf, emailField, mailSent, problemText, requireMail, showForm, tooMany, words, type AccountActionDeps,
 } from './common.js';
 
 function changeEmailForm(ctx: Context, deps: AccountActionDeps, status = 200, error?: string): void {
+  const t = words(ctx);
   showForm(ctx, deps.csrf, status, {
-    title: 'Change your e-mail address', action: ACCOUNT_PATHS.changeEmail, error,
-    intro: 'The new address is used once you follow the link we mail to it. Changing it signs out every session.',
+    title: t.t('account.changeEmail.title'), action: ACCOUNT_PATHS.changeEmail, error,
+    intro: t.t('account.changeEmail.intro'),
     fields: [
-      emailField('email', 'Current e-mail', 'username'),
-      { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', maxLength: MAX_PASSWORD_LENGTH },
-      emailField('new_email', 'New e-mail', 'email'),
+      emailField('email', t.t('account.changeEmail.current'), 'username'),
+      { name: 'password', label: t.t('account.password'), type: 'password', autocomplete: 'current-password', maxLength: MAX_PASSWORD_LENGTH },
+      emailField('new_email', t.t('account.changeEmail.new'), 'email'),
     ],
-    submit: 'Send confirmation link',
+    submit: t.t('account.changeEmail.submit'),
   });
 }
 
@@ -36,12 +37,13 @@ export function changeEmailActions(deps: AccountActionDeps): { show: Middleware[
         email: formField(body, 'email', MAX_EMAIL_LENGTH).trim(),
         newEmail: formField(body, 'new_email', MAX_EMAIL_LENGTH).trim(),
         password: formField(body, 'password', MAX_PASSWORD_LENGTH),
+        locale: words(ctx).locale,
       });
       switch (result.kind) {
-        case 'invalid': return changeEmailForm(ctx, deps, 400, result.message);
+        case 'invalid': return changeEmailForm(ctx, deps, 400, problemText(ctx, result.problem));
         case 'rate-limited': return tooMany(ctx, result.retryAfterSeconds);
-        case 'wrong-credentials': return changeEmailForm(ctx, deps, 401, 'The e-mail address or password is incorrect.');
-        case 'mail-sent': return message(ctx, 200, 'Check your e-mail', MAIL_SENT_TEXT);
+        case 'wrong-credentials': return changeEmailForm(ctx, deps, 401, words(ctx).t('account.changeEmail.wrong'));
+        case 'mail-sent': return mailSent(ctx);
       }
     }],
   };

@@ -5,6 +5,9 @@ import { mountedPath } from '../../http/routes.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
 import { INTERACTION_UID } from '../paths.js';
 import type { AccountServices } from '../use-cases/services.js';
+import type { Translator } from '../../ui/i18n.js';
+import { uiOf } from '../../ui/ui.js';
+import type { InputProblem } from '../use-cases/services.js';
 import { formPage, messagePage, type Field, type FormView } from '../views.js';
 
 /** What the account actions need; built once by `accountFlows` (account-routes.ts). */
@@ -26,40 +29,55 @@ function linksUnderMount(ctx: Context, links: PageLink[] | undefined): PageLink[
   return links?.map((l) => (l.href.startsWith('/') ? { ...l, href: mountedPath(ctx, l.href) } : l));
 }
 
-/** The answer to every "we may have mailed you" request, the same whether or not the address has an account. */
-export const MAIL_SENT_TEXT = 'If the address can receive mail from us, a message is on its way. Follow the link in it to continue. The link works once and expires.';
+/** The request's messages (its language: `ui_locales` query, then `Accept-Language`). */
+export function words(ctx: Context): Translator {
+  return uiOf(ctx).t;
+}
+
+/** A form problem in the request's language. */
+export function problemText(ctx: Context, problem: InputProblem): string {
+  return (words(ctx).t as (key: string, params?: Record<string, number>) => string)(problem.key, 'params' in problem ? problem.params : undefined);
+}
 
 /** A message page (`#message`), marked as an error from status 400 on. */
 export function message(ctx: Context, status: number, title: string, text: string, links?: PageLink[]): void {
-  renderPage(ctx, status, (nonce) => messagePage(nonce, title, text, { error: status >= 400, links: linksUnderMount(ctx, links) }));
+  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links: linksUnderMount(ctx, links), ui }));
+}
+
+/** The answer to every "we may have mailed you" request, the same whether or not the address has an account. */
+export function mailSent(ctx: Context, links?: PageLink[]): void {
+  const t = words(ctx);
+  message(ctx, 200, t.t('account.checkMail'), t.t('account.mailSent'), links);
 }
 
 /** 429 with `Retry-After` and the account pages' message. */
 export function tooMany(ctx: Context, retryAfterSeconds: number): void {
-  renderTooManyRequests(ctx, retryAfterSeconds, (nonce) => messagePage(nonce, 'Too many attempts', 'Too many attempts. Please try again later.', { error: true }));
+  renderTooManyRequests(ctx, retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('account.tooMany'), { error: true, ui }));
 }
 
 /** 404 for a page that is off in this deployment (sign-up off, or no mail). */
 export function notFound(ctx: Context): void {
-  message(ctx, 404, 'Not available', 'This page is not available on this server.');
+  const t = words(ctx);
+  message(ctx, 404, t.t('account.notAvailable.title'), t.t('account.notAvailable'));
 }
 
 /** 400 for a link that cannot be used, with a link to ask for a new one. */
-export function invalidLink(ctx: Context, what: string, again: Omit<PageLink, 'id'>): void {
-  message(ctx, 400, 'Link not valid', `This ${what} link is invalid, has expired or was already used.`, [{ id: 'again', ...again }]);
+export function invalidLink(ctx: Context, what: 'confirmation' | 'reset', again: Omit<PageLink, 'id'>): void {
+  const t = words(ctx);
+  message(ctx, 400, t.t('account.linkInvalid.title'), t.t(`account.linkInvalid.${what}`), [{ id: 'again', ...again }]);
 }
 
 /** Renders an account form with a fresh CSRF token. */
 export function showForm(ctx: Context, csrf: CsrfGuard, status: number, view: Omit<FormView, 'nonce' | 'csrfToken'>): void {
   const csrfToken = csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
   const action = mountedPath(ctx, view.action);
-  renderPage(ctx, status, (nonce) => formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken }));
+  renderPage(ctx, status, (nonce, ui) => formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken, ui }));
 }
 
 /** Middleware: a form submission goes on only with the account forms' CSRF token; else 403. */
 export function accountCsrf(csrf: CsrfGuard): Middleware {
   return csrfCheck(csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) =>
-    message(ctx, 403, 'Request refused', 'The form was not submitted from this page (missing or wrong CSRF token). Reload the page and try again.'));
+    message(ctx, 403, words(ctx).t('account.refused.title'), words(ctx).t('account.refused')));
 }
 
 /** Middleware: the pages that send mail answer 404 without a mailer. */
@@ -80,9 +98,9 @@ export function interactionOf(ctx: Context): string {
   return typeof ctx.query.interaction === 'string' ? ctx.query.interaction : formField(formBody(ctx), 'interaction', 64);
 }
 
-/** A new-password field with the length hints of the password rules. */
-export function newPasswordField(name: string, label: string, minLength: number): Field {
-  return { name, label, type: 'password', autocomplete: 'new-password', minLength, maxLength: MAX_PASSWORD_LENGTH };
+/** A new-password field with the length hints of the password rules and the rule in words under it. */
+export function newPasswordField(t: Translator, name: string, label: string, minLength: number): Field {
+  return { name, label, type: 'password', autocomplete: 'new-password', minLength, maxLength: MAX_PASSWORD_LENGTH, hint: t.t('account.passwordRule', { min: minLength }) };
 }
 
 /** An e-mail field. */

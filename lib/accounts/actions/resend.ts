@@ -8,8 +8,8 @@ import { mailRequestActions } from './mail-request-form.js';
 export function resendActions(deps: AccountActionDeps): { show: Middleware[]; submit: Middleware[] } {
   return mailRequestActions(deps, {
     path: ACCOUNT_PATHS.resend,
-    title: 'Send a new confirmation link',
-    intro: 'Enter the address of your account; we will mail it a new confirmation link.',
-    submit: 'Send link',
+    title: 'account.resend.title',
+    intro: 'account.resend.intro',
+    submit: 'account.sendLink',
   }, resendConfirmation);
 }

@@ -8,8 +8,8 @@ import { mailRequestActions } from './mail-request-form.js';
 export function resetRequestActions(deps: AccountActionDeps): { show: Middleware[]; submit: Middleware[] } {
   return mailRequestActions(deps, {
     path: ACCOUNT_PATHS.reset,
-    title: 'Reset your password',
-    intro: 'Enter the address of your account; we will mail it a link to choose a new password.',
-    submit: 'Send link',
+    title: 'account.reset.title',
+    intro: 'account.reset.intro',
+    submit: 'account.sendLink',
   }, requestPasswordReset);
 }

@@ -4,7 +4,7 @@ import { MAX_EMAIL_LENGTH } from '../input-rules.js';
 import { ACCOUNT_PATHS, returnToFor } from '../paths.js';
 import { signUp } from '../use-cases/sign-up.js';
 import {
-  accountCsrf, emailField, interactionField, MAIL_SENT_TEXT, message, newPasswordField, notFound, showForm, tooMany,
+  accountCsrf, emailField, interactionField, mailSent, newPasswordField, notFound, problemText, showForm, tooMany, words,
   type AccountActionDeps,
 } from './common.js';
 
@@ -13,18 +13,20 @@ interface SignupValues { given_name?: string; family_name?: string; email?: stri
 function signupForm(ctx: Context, deps: AccountActionDeps, status = 200, error?: string, values: SignupValues = {}): void {
   const uid = values.interaction ?? (typeof ctx.query.interaction === 'string' ? ctx.query.interaction : '');
   const back = returnToFor(uid);
+  const t = words(ctx);
   showForm(ctx, deps.csrf, status, {
-    title: 'Create an account', action: ACCOUNT_PATHS.signup, error,
-    intro: 'We will send you a link to confirm your e-mail address.',
+    title: t.t('account.signup.title'), action: ACCOUNT_PATHS.signup, error,
+    intro: t.t('account.signup.intro'),
     hidden: interactionField(uid),
     fields: [
-      { name: 'given_name', label: 'Given name', type: 'text', value: values.given_name, autocomplete: 'given-name', maxLength: 100 },
-      { name: 'family_name', label: 'Family name', type: 'text', value: values.family_name, autocomplete: 'family-name', maxLength: 100 },
-      emailField('email', 'E-mail', 'email', values.email),
-      newPasswordField('password', 'Password', deps.services.passwordMinLength),
+      { name: 'given_name', label: t.t('account.signup.givenName'), type: 'text', value: values.given_name, autocomplete: 'given-name', maxLength: 100 },
+      { name: 'family_name', label: t.t('account.signup.familyName'), type: 'text', value: values.family_name, autocomplete: 'family-name', maxLength: 100 },
+      // `username` (not `email`): password managers save the new password under this address.
+      emailField('email', t.t('account.email'), 'username', values.email),
+      newPasswordField(t, 'password', t.t('account.password'), deps.services.passwordMinLength),
     ],
-    submit: 'Create account',
-    links: back ? [{ id: 'back', href: back, text: 'I already have an account' }] : [],
+    submit: t.t('account.signup.submit'),
+    links: back ? [{ id: 'back', href: back, text: t.t('account.signup.haveAccount') }] : [],
   });
 }
 
@@ -51,13 +53,12 @@ export function signupActions(deps: AccountActionDeps): { show: Middleware[]; su
       };
       const password = typeof body.password === 'string' ? body.password : '';
       const result = await signUp(deps.services, {
-        ip: ctx.ip, givenName: values.given_name, familyName: values.family_name, email: values.email, password, interaction: values.interaction,
+        ip: ctx.ip, givenName: values.given_name, familyName: values.family_name, email: values.email, password, interaction: values.interaction, locale: words(ctx).locale,
       });
       switch (result.kind) {
-        case 'invalid': return signupForm(ctx, deps, 400, result.message, values);
+        case 'invalid': return signupForm(ctx, deps, 400, problemText(ctx, result.problem), values);
         case 'rate-limited': return tooMany(ctx, result.retryAfterSeconds);
-        case 'mail-sent': return message(ctx, 200, 'Check your e-mail', MAIL_SENT_TEXT,
-          result.returnTo ? [{ id: 'continue', href: result.returnTo, text: 'Back to sign in' }] : []);
+        case 'mail-sent': return mailSent(ctx, result.returnTo ? [{ id: 'continue', href: result.returnTo, text: words(ctx).t('account.backToSignIn') }] : []);
       }
     }],
   };

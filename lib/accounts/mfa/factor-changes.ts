@@ -19,6 +19,6 @@ export class FactorChanges {
     const ended = await this.sessions.revokeOthers(account.id, keepSessionId);
     this.logger.info({ accountId: account.id, change, factor, ended }, 'second factor changed: other sessions signed out');
     if (!this.mail.enabled) return;
-    this.mail.deliver(account.email, change === 'added' ? secondFactorAddedMail({ factor }) : secondFactorRemovedMail({ factor }));
+    this.mail.deliver(account.email, (words) => (change === 'added' ? secondFactorAddedMail : secondFactorRemovedMail)(words, { factor }));
   }
 }

@@ -1,10 +1,11 @@
 import { html, raw, type SafeHtml } from '../../http/html.js';
 import { layout } from '../../http/pages.js';
+import type { PageUi } from '../../ui/templates.js';
 
 /**
  * The second-factor pages: the code prompt, TOTP enrolment (QR code as inline SVG, no external asset) and the
  * recovery codes shown once. The English strings of each page are in one object, so a message catalog can take
- * them over.
+ * them over (not yet done: these pages are branded by `ui` but still in English).
  */
 export const MFA_TEXT = {
   codeTitle: 'Two-step verification',
@@ -24,7 +25,7 @@ export const MFA_TEXT = {
 } as const;
 
 export interface CodeView {
-  nonce: string; action: string; csrfToken: string; clientName?: string; error?: string;
+  nonce: string; /** The request's branding (`ui`). @default unbranded */ ui?: PageUi; action: string; csrfToken: string; clientName?: string; error?: string;
   /** Another way to pass the step, shown below the code form (the passkey button, lib/accounts/passkeys/views.ts). */
   passkey?: SafeHtml;
 }
@@ -41,10 +42,10 @@ ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 <label for="code">${t.codeLabel}</label><input id="code" type="text" name="code" required autofocus autocomplete="one-time-code" inputmode="text" maxlength="32">
 <button type="submit">${t.codeSubmit}</button>
 </form>
-${v.passkey ?? ''}`);
+${v.passkey ?? ''}`, v.ui);
 }
 
-export interface EnrolView { nonce: string; action: string; csrfToken: string; svg: string; secret: string; sealed: string; required?: boolean; error?: string; hidden?: Record<string, string> }
+export interface EnrolView { nonce: string; /** The request's branding (`ui`). @default unbranded */ ui?: PageUi; action: string; csrfToken: string; svg: string; secret: string; sealed: string; required?: boolean; error?: string; hidden?: Record<string, string> }
 
 /** TOTP enrolment: the QR code, the key in text, field `code` and the sealed enrolment in hidden `enrolment`. */
 export function enrolPage(v: EnrolView): string {
@@ -61,10 +62,10 @@ ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 ${Object.entries(v.hidden ?? {}).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
 <label for="code">${t.codeLabel}</label><input id="code" type="text" name="code" required autofocus autocomplete="one-time-code" inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7">
 <button type="submit">${t.enrolSubmit}</button>
-</form>`);
+</form>`, v.ui);
 }
 
-export interface RecoveryView { nonce: string; codes: string[]; next: { action: string; csrfToken: string } | { href: string; text: string } }
+export interface RecoveryView { nonce: string; /** The request's branding (`ui`). @default unbranded */ ui?: PageUi; codes: string[]; next: { action: string; csrfToken: string } | { href: string; text: string } }
 
 /** The recovery codes (`#recovery-codes li`), shown once, with a way on. */
 export function recoveryCodesPage(v: RecoveryView): string {
@@ -74,5 +75,5 @@ export function recoveryCodesPage(v: RecoveryView): string {
 <ul id="recovery-codes">${v.codes.map((c) => html`<li><code>${c}</code></li>`)}</ul>
 ${'action' in v.next
     ? html`<form method="post" action="${v.next.action}"><input type="hidden" name="csrf" value="${v.next.csrfToken}"><button type="submit">${t.recoveryContinue}</button></form>`
-    : html`<p><a id="continue" href="${v.next.href}">${v.next.text}</a></p>`}`);
+    : html`<p><a id="continue" href="${v.next.href}">${v.next.text}</a></p>`}`, v.ui);
 }

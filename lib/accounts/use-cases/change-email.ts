@@ -1,3 +1,4 @@
+import type { Locale } from '../../ui/i18n.js';
 import { isEmailAddress } from '../input-rules.js';
 import { addressChangingMail, addressInUseMail, confirmNewAddressMail } from '../mail-templates.js';
 import { ACCOUNT_PATHS } from '../paths.js';
@@ -10,6 +11,8 @@ export interface ChangeEmailInput {
   email: string;
   password: string;
   newEmail: string;
+  /** Language of the mails. @default `ui.defaultLocale` */
+  locale?: Locale;
 }
 
 export type ChangeEmailResult =
@@ -28,7 +31,7 @@ export type ChangeEmailResult =
 export async function changeEmail(services: AccountServices, input: ChangeEmailInput): Promise<ChangeEmailResult> {
   const { accounts, limits, mail } = services;
   const { ip, email, password, newEmail } = input;
-  if (!isEmailAddress(newEmail)) return invalid('Enter a valid new e-mail address.');
+  if (!isEmailAddress(newEmail)) return invalid({ key: 'account.invalid.newEmail' });
   const attempt = rateLimited(await limits.loginAttempt(ip, email));
   if (attempt) return attempt;
   const account = email && password ? await accounts.verifyPassword(email, password) : undefined;
@@ -38,10 +41,10 @@ export async function changeEmail(services: AccountServices, input: ChangeEmailI
   if (refused) return refused;
   const holder = await accounts.findByEmail(newEmail);
   if (holder && holder.id !== account.id) {
-    mail.deliver(holder.email, addressInUseMail());
+    mail.deliver(holder.email, addressInUseMail, input.locale);
   } else if (!holder) {
-    await mail.sendLink('change-email', { accountId: account.id, email: newEmail }, confirmNewAddressMail);
-    mail.deliver(account.email, addressChangingMail({ resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }));
+    await mail.sendLink('change-email', { accountId: account.id, email: newEmail }, confirmNewAddressMail, input.locale);
+    mail.deliver(account.email, (w) => addressChangingMail(w, { resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }), input.locale);
   }
   return { kind: 'mail-sent' };
 }

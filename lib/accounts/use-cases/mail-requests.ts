@@ -1,3 +1,4 @@
+import type { Locale } from '../../ui/i18n.js';
 import type { Account } from '../../core/account-store.js';
 import { isEmailAddress } from '../input-rules.js';
 import { resetPasswordMail } from '../mail-templates.js';
@@ -12,13 +13,15 @@ export interface MailRequestInput {
   email: string;
   /** The pending login's interaction uid, if the visitor came from a login page. */
   interaction?: unknown;
+  /** Language of the mail. @default `ui.defaultLocale` */
+  locale?: Locale;
 }
 
 export type MailRequestResult = Invalid | RateLimited | MailSent;
 
 /** The shared front of the "mail me a link" requests: a valid address, then the mail limit per IP and address. */
 async function admit({ limits }: AccountServices, input: MailRequestInput): Promise<Invalid | RateLimited | undefined> {
-  if (!isEmailAddress(input.email)) return invalid('Enter a valid e-mail address.');
+  if (!isEmailAddress(input.email)) return invalid({ key: 'account.invalid.email' });
   return rateLimited(await limits.mailRequest(input.ip, input.email));
 }
 
@@ -27,7 +30,7 @@ export async function resendConfirmation(services: AccountServices, input: MailR
   const refused = await admit(services, input);
   if (refused) return refused;
   const account = await services.accounts.findByEmail(input.email);
-  if (account && !account.emailVerified) await services.mail.sendVerification(account, returnToFor(input.interaction));
+  if (account && !account.emailVerified) await services.mail.sendVerification(account, returnToFor(input.interaction), input.locale);
   return { kind: 'mail-sent' };
 }
 
@@ -37,7 +40,7 @@ export async function requestPasswordReset(services: AccountServices, input: Mai
   if (refused) return refused;
   const account = await services.accounts.findByEmail(input.email);
   if (account) {
-    await services.mail.sendLink('reset-password', { accountId: account.id, email: account.email, returnTo: returnToFor(input.interaction) }, resetPasswordMail);
+    await services.mail.sendLink('reset-password', { accountId: account.id, email: account.email, returnTo: returnToFor(input.interaction) }, resetPasswordMail, input.locale);
   }
   return { kind: 'mail-sent' };
 }
@@ -46,8 +49,8 @@ export async function requestPasswordReset(services: AccountServices, input: Mai
  * After a right password for an unconfirmed account (login with `selfService.requireVerifiedEmail`): mails a new
  * confirmation link, within the mail limit per IP and address; silently nothing without mail or over the limit.
  */
-export async function resendConfirmationAtLogin(services: AccountServices, ip: string, account: Account, interactionUid?: string): Promise<void> {
+export async function resendConfirmationAtLogin(services: AccountServices, ip: string, account: Account, interactionUid?: string, locale?: Locale): Promise<void> {
   if (!services.mail.enabled) return;
   const limit = await services.limits.mailRequest(ip, account.email);
-  if (limit.allowed) await services.mail.sendVerification(account, returnToFor(interactionUid));
+  if (limit.allowed) await services.mail.sendVerification(account, returnToFor(interactionUid), locale);
 }

@@ -1,3 +1,4 @@
+import type { Locale } from '../../ui/i18n.js';
 import { resetConfirmsAddress } from '../hijacking-policy.js';
 import { passwordProblem } from '../input-rules.js';
 import { passwordChangedMail } from '../mail-templates.js';
@@ -17,9 +18,9 @@ export async function resetLinkUsable({ tokens }: AccountServices, token: string
 /**
  * Sets a new password with a reset link. The link is used up only once the password is acceptable. Then every
  * session and grant of the account is revoked, the login limit of the account is cleared, the address counts as
- * confirmed (hijacking-policy.ts) and the owner gets a notice.
+ * confirmed (hijacking-policy.ts) and the owner gets a notice (in `locale`).
  */
-export async function resetPassword(services: AccountServices, token: string, password: string): Promise<ResetPasswordResult> {
+export async function resetPassword(services: AccountServices, token: string, password: string, locale?: Locale): Promise<ResetPasswordResult> {
   const { tokens, accounts, sessions, limits, logger, mail } = services;
   if (!(await tokens.peek(token, 'reset-password'))) return { kind: 'invalid-link' };
   const weak = passwordProblem(password, services.passwordMinLength);
@@ -32,6 +33,6 @@ export async function resetPassword(services: AccountServices, token: string, pa
   const revoked = await sessions.revokeAll(account.id);
   await limits.loginSucceeded(account.email);
   logger.info({ accountId: account.id, ...revoked }, 'password reset; sessions and grants revoked');
-  mail.deliver(account.email, passwordChangedMail());
+  mail.deliver(account.email, passwordChangedMail, locale);
   return { kind: 'password-changed', returnTo: record.returnTo };
 }

@@ -1,3 +1,4 @@
+import { Translator } from '../../ui/i18n.js';
 import type { LimitResult } from '../../core/limiter.js';
 import type { Logger } from '../../core/logger.js';
 import type { AccountLimits } from '../account-limits.js';
@@ -22,8 +23,17 @@ export interface AccountServices {
   passwordMinLength: number;
 }
 
-/** The input was refused; `message` says what to fix and is shown with the form (status 400). */
-export interface Invalid { kind: 'invalid'; message: string }
+/** What to fix in a form, as a message key and its values (shown in the visitor's language). */
+export type InputProblem =
+  | { key: 'account.invalid.names' | 'account.invalid.email' | 'account.invalid.newEmail' }
+  | { key: 'account.invalid.passwordShort'; params: { min: number } }
+  | { key: 'account.invalid.passwordLong'; params: { max: number } };
+
+/**
+ * The input was refused; `problem` says what to fix and is shown with the form (status 400), `message` is it in
+ * English (for logs and callers without a page).
+ */
+export interface Invalid { kind: 'invalid'; message: string; problem: InputProblem }
 
 /** A rate limit refused the request; answer 429 with `Retry-After: retryAfterSeconds`. */
 export interface RateLimited { kind: 'rate-limited'; retryAfterSeconds: number }
@@ -37,7 +47,10 @@ export interface InvalidLink { kind: 'invalid-link' }
  */
 export interface MailSent { kind: 'mail-sent'; returnTo?: string }
 
-export const invalid = (message: string): Invalid => ({ kind: 'invalid', message });
+export const invalid = (problem: InputProblem): Invalid => ({
+  kind: 'invalid', problem, message: ENGLISH.t(problem.key as 'account.invalid.passwordShort', ('params' in problem ? problem.params : {}) as { min: number }),
+});
+const ENGLISH = new Translator('en');
 
 /** A refused limit as a {@link RateLimited} result, or `undefined` when the limit allows the request. */
 export function rateLimited(limit: LimitResult): RateLimited | undefined {

@@ -1,3 +1,4 @@
+import type { Locale } from '../../ui/i18n.js';
 import { mailForTakenAddress } from '../hijacking-policy.js';
 import { isEmailAddress, passwordProblem } from '../input-rules.js';
 import { finishSetupMail, signupAddressTakenMail } from '../mail-templates.js';
@@ -14,6 +15,8 @@ export interface SignUpInput {
   password: string;
   /** The pending login's interaction uid, if the visitor came from a login page. */
   interaction?: string;
+  /** Language of the mail. @default `ui.defaultLocale` */
+  locale?: Locale;
 }
 
 export type SignUpResult = Invalid | RateLimited | MailSent;
@@ -26,8 +29,8 @@ export type SignUpResult = Invalid | RateLimited | MailSent;
  */
 export async function signUp(services: AccountServices, input: SignUpInput): Promise<SignUpResult> {
   const { accounts, limits, logger, mail } = services;
-  if (!input.givenName || !input.familyName) return invalid('Enter your given and family name.');
-  if (!isEmailAddress(input.email)) return invalid('Enter a valid e-mail address.');
+  if (!input.givenName || !input.familyName) return invalid({ key: 'account.invalid.names' });
+  if (!isEmailAddress(input.email)) return invalid({ key: 'account.invalid.email' });
   const weak = passwordProblem(input.password, services.passwordMinLength);
   if (weak) return invalid(weak);
   const refused = rateLimited(await limits.mailRequest(input.ip, input.email));
@@ -40,15 +43,15 @@ export async function signUp(services: AccountServices, input: SignUpInput): Pro
   });
   if (created) {
     logger.info({ accountId: created.id }, 'account created (e-mail not verified yet)');
-    await mail.sendVerification(created, returnTo);
+    await mail.sendVerification(created, returnTo, input.locale);
     return { kind: 'mail-sent', returnTo };
   }
   const taken = mailForTakenAddress(await accounts.findByEmail(input.email));
   if (taken.kind === 'finish-setup') {
     const { account } = taken;
-    await mail.sendLink('reset-password', { accountId: account.id, email: account.email, returnTo }, finishSetupMail);
+    await mail.sendLink('reset-password', { accountId: account.id, email: account.email, returnTo }, finishSetupMail, input.locale);
   } else if (taken.kind === 'notify-owner') {
-    mail.deliver(taken.account.email, signupAddressTakenMail({ resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }));
+    mail.deliver(taken.account.email, (w) => signupAddressTakenMail(w, { resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }), input.locale);
   }
   return { kind: 'mail-sent', returnTo };
 }

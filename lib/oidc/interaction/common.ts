@@ -13,6 +13,8 @@ import type { Adapter } from '../../core/storage.js';
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
 import type { SecondFactors } from '../../accounts/mfa/second-factors.js';
 import { errorPage } from '../../http/pages.js';
+import type { ErrorSituation } from '../../ui/templates.js';
+import { useUiLocales } from '../../ui/ui.js';
 
 /** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
 export interface MfaInteractionDeps {
@@ -60,9 +62,12 @@ export function interactionPath(ctx: Context, details: Details): string {
   return mountedPath(ctx, `/interaction/${details.uid}`);
 }
 
-/** Our error page naming the OAuth `error` code, for a request that cannot go on. */
-export function refuse(ctx: Context, status: number, error: string, description: string): void {
-  renderPage(ctx, status, (nonce) => errorPage(nonce, error, description));
+/**
+ * Our error page for a request that cannot go on: in words (by `situation`, else by the `error` code), with the
+ * OAuth `error` code and `description` in small print.
+ */
+export function refuse(ctx: Context, status: number, error: string, description: string, situation?: ErrorSituation): void {
+  renderPage(ctx, status, (nonce, ui) => errorPage(nonce, error, description, { ui, situation }));
 }
 
 /**
@@ -76,12 +81,13 @@ export function loadInteraction(provider: Provider): Middleware {
       details = await provider.interactionDetails(ctx.req, ctx.res);
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode === 503) throw err;
-      return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
+      return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION, 'expired');
     }
     if (details.uid !== (ctx as Context & { params: Record<string, string> }).params.uid) {
-      return refuse(ctx, 400, 'invalid_request', 'This sign-in request does not belong to this browser session.');
+      return refuse(ctx, 400, 'invalid_request', 'This sign-in request does not belong to this browser session.', 'expired');
     }
     ctx.state.interaction = details;
+    useUiLocales(ctx, details.params.ui_locales);
     await next();
   };
 }
@@ -89,15 +95,26 @@ export function loadInteraction(provider: Provider): Middleware {
 /** Middleware: a form submission goes on only with this interaction's CSRF token; else 403. */
 export function interactionCsrf(csrf: CsrfGuard): Middleware {
   return csrfCheck(csrf, (ctx) => interactionPath(ctx, detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
-    'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.'));
+    'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.', 'form'));
 }
 
 /** Middleware: the interaction must be at prompt `name` (`login` or `consent`); else 400 with `description`. */
 export function requirePrompt(name: 'login' | 'consent', description: string): Middleware {
   return async function requirePrompt(ctx: Context, next: Next) {
-    if (detailsOf(ctx).prompt.name !== name) return refuse(ctx, 400, 'invalid_request', description);
+    if (detailsOf(ctx).prompt.name !== name) return refuse(ctx, 400, 'invalid_request', description, 'step');
     await next();
   };
+}
+
+/**
+ * The host the answer of `details` goes to (its redirect_uri), shown to the user beside the client's name; the
+ * scheme for a native app's private-use URI scheme (RFC 8252 §7.1).
+ */
+export function clientDomain(details: Details): string | undefined {
+  const uri = details.params.redirect_uri;
+  if (typeof uri !== 'string' || !URL.canParse(uri)) return undefined;
+  const url = new URL(uri);
+  return url.host || url.protocol.replace(/:$/, '');
 }
 
 /** The client's display name (`client_name`), else its id. */
@@ -115,7 +132,7 @@ export async function finishInteraction(ctx: Context, details: Details, result: 
   // It may have expired while this request ran (a password hash takes a while): then, as a fresh read would have
   // found nothing, the sign-in is over; never saved with a lifetime of zero or less.
   const ttl = details.exp - Math.floor(Date.now() / 1000);
-  if (ttl <= 0) return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION);
+  if (ttl <= 0) return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION, 'expired');
   details.result = merge && !('error' in result) ? { ...details.lastSubmission, ...result } : result;
   await details.save(ttl);
   ctx.status = 303;

@@ -2,9 +2,13 @@ import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { formBody, parseForm, renderPage } from '../../http/pages.js';
 import { displayableLogo } from '../client-logo.js';
+import { PROVIDER_ROUTES } from '../../http/routes.js';
+import type { MessageKey } from '../../ui/i18n.js';
+import { uiOf, type PageUi } from '../../ui/ui.js';
+import { OFFLINE_MARKER } from '../provider.js';
 import { consentPage } from '../views.js';
 import {
-  clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
+  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
 
@@ -13,6 +17,29 @@ const ACCOUNT_GONE = 'The account of this session no longer exists.';
 type Grant = InstanceType<InteractionActionDeps['provider']['Grant']>;
 /** The scopes this account already consented to for this client (the consent store's record). */
 type Previous = string[] | undefined;
+
+/**
+ * "Not you? Switch account": the same authorization request again (its validated parameters) with `prompt=login`
+ * added, so oidc-provider asks for a sign-in and the new account's consent. Our offline-access marker is left
+ * out (it is never taken from a client; a `prompt` present means it is not added again).
+ */
+export function switchAccountUrl(details: Details): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(details.params)) {
+    if (name === OFFLINE_MARKER || value === undefined || value === null) continue;
+    params.set(name, String(value));
+  }
+  const prompt = new Set(String(details.params.prompt ?? '').split(' ').filter(Boolean));
+  prompt.add('login');
+  params.set('prompt', [...prompt].join(' '));
+  return `${PROVIDER_ROUTES.authorization}?${params}`;
+}
+
+/** A scope in words: the shipped translation of a standard scope, else the configured description. */
+function describeScope(ui: PageUi, scopes: InteractionActionDeps['scopes'], name: string): string {
+  const key = `scope.${name}`;
+  return ui.t.has(key) ? (ui.t.t as (k: MessageKey) => string)(key) : scopes.describe(name);
+}
 
 /** The consent page of `details` (OpenID Connect Core §3.1.2.4): the scopes the account may grant. */
 export async function showConsent(ctx: Context, deps: InteractionActionDeps, details: Details): Promise<void> {
@@ -25,9 +52,11 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
   const csrfToken = deps.csrf.issue(ctx, scope);
   const name = await clientName(provider, details);
   const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos);
+  const ui = uiOf(ctx);
   renderPage(ctx, 200, (nonce) => consentPage({
-    nonce, action: `${scope}/confirm`, csrfToken, clientName: name, accountEmail: account.email,
-    scopes: grantable.map((s) => ({ name: s, description: scopes.describe(s) })), logoUri: logo?.src,
+    nonce, ui, action: `${scope}/confirm`, csrfToken, clientName: name, clientDomain: clientDomain(details), accountEmail: account.email,
+    scopes: grantable.map((s) => ({ name: s, description: describeScope(ui, scopes, s) })), logoUri: logo?.src,
+    switchAccountUrl: switchAccountUrl(details),
   }), logo?.origin);
 }
 

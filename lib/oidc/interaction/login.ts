@@ -2,10 +2,11 @@ import type { Context, Middleware } from 'koa';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
 import { passkeySignIn } from '../../accounts/passkeys/views.js';
 import { mountedPath } from '../../http/routes.js';
+import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
 import { afterPassword, passkeyBinding } from './second-factor.js';
 import {
-  clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
+  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
 import { loginResult } from '../../accounts/mfa/policy.js';
@@ -15,9 +16,11 @@ function underMount(ctx: Context, path: string | undefined): string | undefined 
   return path === undefined ? undefined : mountedPath(ctx, path);
 }
 
-const GENERIC_LOGIN_ERROR = 'The e-mail address or password is incorrect.';
+/** What went wrong with the last submission, by its message key. */
+/** A catalog key, or text already in words (the passkey sign-in's own messages, not yet in the catalogs). */
+export type LoginProblem = 'login.wrongPassword' | 'login.tooMany' | 'login.confirmFirst' | { text: string };
 
-async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, error?: string, email?: string): Promise<PageBuilder> {
+async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, problem?: LoginProblem, email?: string): Promise<PageBuilder> {
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, scope);
   // Independent: the client's name and, with passkeys, a new sign-in challenge bound to this interaction.
@@ -25,16 +28,21 @@ async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Det
     clientName(deps.provider, details),
     deps.passkeys?.service.authenticationOptions(passkeyBinding(details), { purpose: 'login' }),
   ]);
+  const ui = uiOf(ctx);
+  const link = (url: string | undefined) => (url ? withLocale(ui, url) : undefined);
   return (nonce) => loginPage({
-    nonce, action: `${scope}/login`, csrfToken, clientName: name, error, email,
-    signupUrl: underMount(ctx, deps.flows.signupUrl(details.uid)), resetUrl: underMount(ctx, deps.flows.resetUrl(details.uid)),
+    nonce, ui, action: `${scope}/login`, cancelAction: `${scope}/cancel`, csrfToken, clientName: name, clientDomain: clientDomain(details),
+    error: problem && (typeof problem === 'string' ? ui.t.t(problem) : problem.text), email,
+    // After a wrong password the address is kept: the password is what to type next.
+    focusPassword: problem === 'login.wrongPassword' && Boolean(email),
+    signupUrl: link(underMount(ctx, deps.flows.signupUrl(details.uid))), resetUrl: link(underMount(ctx, deps.flows.resetUrl(details.uid))),
     passkey: requestOptions && passkeySignIn({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount: mountedPath(ctx, '') }),
   });
 }
 
-/** The login page of `details` (OpenID Connect Core §3.1.2.3), with an optional error and the e-mail typed in. */
-export async function showLogin(ctx: Context, deps: InteractionActionDeps, details: Details, status = 200, error?: string, email?: string): Promise<void> {
-  renderPage(ctx, status, await loginForm(ctx, deps, details, error, email));
+/** The login page of `details` (OpenID Connect Core §3.1.2.3), with an optional problem and the e-mail typed in. */
+export async function showLogin(ctx: Context, deps: InteractionActionDeps, details: Details, status = 200, problem?: LoginProblem, email?: string): Promise<void> {
+  renderPage(ctx, status, await loginForm(ctx, deps, details, problem, email));
 }
 
 /**
@@ -57,11 +65,11 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
       const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
       const limit = await deps.limits.loginAttempt(ctx.ip, email);
       if (!limit.allowed) {
-        const page = await loginForm(ctx, deps, details, 'Too many sign-in attempts. Please try again later.', email);
+        const page = await loginForm(ctx, deps, details, 'login.tooMany', email);
         return renderTooManyRequests(ctx, limit.retryAfterSeconds, page);
       }
       const account = email && password ? await deps.accounts.verifyPassword(email, password) : undefined;
-      if (!account) return showLogin(ctx, deps, details, 401, GENERIC_LOGIN_ERROR, email);
+      if (!account) return showLogin(ctx, deps, details, 401, 'login.wrongPassword', email);
       // The counter reset goes out together with the interaction write (one round trip less); both are awaited.
       const reset = deps.limits.loginSucceeded(email);
       reset.catch(() => undefined); // rethrown by the `await reset` below, never an unhandled rejection meanwhile
@@ -69,7 +77,7 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
         if (!account.emailVerified && deps.requireVerifiedEmail) {
           // Only said after the right password, so it reveals nothing to someone who does not hold the account.
           await deps.flows.resendVerification(ctx, account, details.uid);
-          return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.', email);
+          return showLogin(ctx, deps, details, 403, 'login.confirmFirst', email);
         }
         // The MFA policy may ask for a second factor (or its enrolment) first: then that page is shown instead.
         if (!(await afterPassword(ctx, deps, details, account))) return;
@@ -77,6 +85,22 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
       } finally {
         await reset;
       }
+    },
+  ];
+}
+
+/**
+ * `POST /interaction/:uid/cancel`: the Cancel button of the login page. Ends the request with `access_denied`
+ * (RFC 6749 §4.1.2.1), which oidc-provider sends to the client's redirect_uri with its `state`.
+ */
+export function cancelLoginActions(deps: InteractionActionDeps): Middleware[] {
+  return [
+    parseForm,
+    loadInteraction(deps.provider),
+    interactionCsrf(deps.csrf),
+    requirePrompt('login', 'This sign-in step is already complete.'),
+    async function cancelLogin(ctx: Context) {
+      await finishInteraction(ctx, detailsOf(ctx), { error: 'access_denied', error_description: 'The end-user cancelled the sign-in' }, false);
     },
   ];
 }

@@ -30,7 +30,7 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
       const pending = await secondStepOf(deps, details);
       const again = (status: number, text: string) => pending?.stage === 'second-factor'
         ? showSecondStep(ctx, deps, details, pending, undefined, status, text)
-        : showLogin(ctx, deps, details, status, text);
+        : showLogin(ctx, deps, details, status, { text });
       const limit = await deps.limits.loginAttemptFromIp(ctx.ip);
       if (!limit.allowed) {
         ctx.set('Retry-After', String(limit.retryAfterSeconds));
@@ -50,7 +50,7 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
       }
       if (!account.emailVerified && deps.requireVerifiedEmail) {
         await deps.flows.resendVerification(ctx, account, details.uid);
-        return showLogin(ctx, deps, details, 403, 'Confirm your e-mail address first: we have sent you a new confirmation link.');
+        return showLogin(ctx, deps, details, 403, 'login.confirmFirst');
       }
       await finishInteraction(ctx, details, { login: loginResult(account.id, amr as Amr[]) }, false);
     },

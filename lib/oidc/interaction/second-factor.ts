@@ -94,12 +94,12 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
     const mount = mountedPath(ctx, '');
     const button = (nonce: string) => requestOptions && passkeySecondFactor({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, mount });
     if (!totp && requestOptions) return renderPage(ctx, status, (nonce) => secondFactorPage({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, mount, error }));
-    return renderPage(ctx, status, (nonce) => codePage({ nonce, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: button(nonce) }));
+    return renderPage(ctx, status, (nonce, ui) => codePage({ nonce, ui, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: button(nonce) }));
   }
   const account = known ?? await deps.accounts.findById(pending.accountId);
   if (!account) return refuse(ctx, 400, 'login_required', 'The account of this sign-in no longer exists.');
   const shown = (enrolment ? await mfa.factors.reopenEnrolment(account, enrolment) : undefined) ?? await mfa.factors.startEnrolment(account);
-  renderPage(ctx, status, (nonce) => enrolPage({ nonce, action: `${scope}/enrol`, csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, required: true, error }));
+  renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: `${scope}/enrol`, csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, required: true, error }));
 }
 
 /**
@@ -147,7 +147,7 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       if (result.kind === 'rate-limited') {
         const name = await clientName(deps.provider, details);
         const csrfToken = deps.csrf.issue(ctx, interactionPath(ctx, details));
-        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce) => codePage({ nonce, action: `${interactionPath(ctx, details)}/second-factor`, csrfToken, clientName: name, error: MFA_TEXT.tooMany }));
+        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => codePage({ nonce, ui, action: `${interactionPath(ctx, details)}/second-factor`, csrfToken, clientName: name, error: MFA_TEXT.tooMany }));
       }
       if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, MFA_TEXT.wrongCode);
       await finish(ctx, deps, details, pending);
@@ -168,7 +168,7 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       await savePending(deps.mfa!, details, { ...pending, stage: 'codes-shown' });
       const scope = interactionPath(ctx, details);
       const csrfToken = deps.csrf.issue(ctx, scope);
-      renderPage(ctx, 200, (nonce) => recoveryCodesPage({ nonce, codes: result.recoveryCodes, next: { action: `${scope}/continue`, csrfToken } }));
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { action: `${scope}/continue`, csrfToken } }));
     }],
     continue: [...common, requireSecondStep('codes-shown'), async function continueAfterCodes(ctx: Context) {
       await finish(ctx, deps, detailsOf(ctx), ctx.state.pending as Pending);

@@ -1,0 +1,232 @@
+import { escapeHtml, html, raw, SafeHtml } from '../http/html.js';
+import type { Locale, Translator } from './i18n.js';
+
+/**
+ * The template hook (`ui.templates`): a host replaces the body of any page, or the frame around every page, with
+ * its own function. The function receives the page's view (the data our own template uses, already in the
+ * request's language) and a {@link TemplateKit}, and returns {@link SafeHtml} built with the kit's `html` tag,
+ * which escapes every interpolated value. Escaping is on by default: a plain string returned instead is escaped
+ * as a whole; only values wrapped with the kit's `raw` are put in unescaped.
+ *
+ * @example
+ * ```ts
+ * createServer({ ..., ui: { templates: {
+ *   login: (v, { html, t }) => html`<h1>${t.t('login.title')}</h1><p>Welcome to ${v.clientName}</p>${v.form}`,
+ * } } });
+ * ```
+ */
+export interface TemplateKit {
+  /** Escaping tagged template (`html\`<p>${value}</p>\``). */
+  html: typeof html;
+  /** Marks trusted markup; never pass it user or client data. */
+  raw: typeof raw;
+  /** The request's messages (`t.t(key, params)` text, `t.html(key, params)` escaped markup). */
+  t: Translator;
+  /** The request's language. */
+  locale: Locale;
+  /** `ui.productName`. */
+  productName: string;
+}
+
+/** A replacement for the body (the content of `<main>`) of one page. */
+export type PageTemplate<V> = (view: V, kit: TemplateKit) => SafeHtml | string;
+
+/** What a `layout` replacement receives: the pieces of our frame, each already safe markup. */
+export interface FrameView {
+  lang: Locale;
+  /** The page title (escape it when you put it in: it is text). */
+  title: string;
+  /** The CSP nonce; our `<style>` element already carries it (`style`). */
+  nonce: string;
+  /** Our `<style nonce=…>` element with the colour variables. */
+  style: SafeHtml;
+  header: SafeHtml;
+  body: SafeHtml;
+  footer: SafeHtml;
+}
+
+/*
+ * The views: what each page shows, and what a replacing template receives. They live here, beside the hook,
+ * so that the option schema (config/) can name the hook's type without importing a feature.
+ */
+
+/** What the login page shows (`ui.templates.login` receives it). */
+export interface LoginView {
+  nonce: string;
+  /** The request's language and branding. @default English, unbranded */
+  ui?: PageUi;
+  action: string;
+  /** Action of the Cancel form (ends the request with `access_denied`), when the page offers it. */
+  cancelAction?: string;
+  csrfToken: string;
+  clientName: string;
+  /** The host of the client's redirect_uri, shown beside its name. */
+  clientDomain?: string;
+  email?: string;
+  error?: string;
+  /** Put the focus on the password field (after a wrong password, with the address kept). */
+  focusPassword?: boolean;
+  /** Link to the sign-up page (shown when sign-up is on). */
+  signupUrl?: string;
+  /** Link to the password reset page (shown when mail is available). */
+  resetUrl?: string;
+  /**
+   * The passkey sign-in block (lib/accounts/passkeys/views.ts `passkeySignIn`), when passkeys are on; the e-mail
+   * field then also offers passkeys in its autofill (`autocomplete="username webauthn"`).
+   */
+  passkey?: SafeHtml;
+}
+
+/** What the consent page shows (`ui.templates.consent`). */
+export interface ConsentView {
+  nonce: string;
+  /** @default English, unbranded */
+  ui?: PageUi;
+  action: string;
+  csrfToken: string;
+  clientName: string;
+  /** The host of the redirect_uri the answer goes to. */
+  clientDomain?: string;
+  accountEmail: string;
+  scopes: Array<{ name: string; description: string }>;
+  /** The client's https logo, shown only when the deployment allows remote logos (see client-logo.ts). */
+  logoUri?: string;
+  /** "Not you? Switch account": the same authorization request again with `prompt=login`. */
+  switchAccountUrl?: string;
+}
+
+/** What the logout confirmation shows (`ui.templates.logout`). */
+export interface LogoutView {
+  nonce: string;
+  ui: PageUi;
+  /** The client that asks, when known. */
+  clientName?: string;
+  /** oidc-provider's logout form (its action and `xsrf` field), which the buttons submit. */
+  form: SafeHtml;
+}
+
+/** What the "signed out" page shows (`ui.templates.signedOut`). */
+export interface SignedOutView {
+  nonce: string;
+  ui: PageUi;
+  clientName?: string;
+  /** Where to go on: the client's `client_uri`, else `ui.homeUrl`. */
+  onward?: { href: string; text: string };
+}
+
+/** A form field of an account page. */
+export interface Field {
+  name: string;
+  label: string;
+  type: 'email' | 'password' | 'text';
+  value?: string;
+  autocomplete?: string;
+  required?: boolean;
+  /** HTML `minlength`/`maxlength` hints (the server checks again). */
+  minLength?: number;
+  maxLength?: number;
+  /** A rule shown under the field (`#<name>-hint`, linked by `aria-describedby`), e.g. the password rule. */
+  hint?: string;
+}
+
+export interface FormView {
+  nonce: string;
+  /** @default English, unbranded */
+  ui?: PageUi;
+  title: string;
+  intro?: string;
+  action: string;
+  csrfToken: string;
+  fields: Field[];
+  hidden?: Record<string, string>;
+  submit: string;
+  error?: string;
+  /** Links under the form. */
+  links?: Array<{ id: string; href: string; text: string }>;
+}
+
+/** A message page's view. */
+export interface MessageView {
+  nonce: string;
+  ui: PageUi;
+  title: string;
+  message: string;
+  error?: boolean;
+  links?: FormView['links'];
+}
+
+/** A logo read at start-up. */
+export interface Logo {
+  body: Buffer;
+  /** The media type its bytes show. */
+  type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'image/svg+xml';
+  /** Strong validator of the bytes (RFC 9110 §8.8.3). */
+  etag: string;
+}
+
+/** The `ui` options ready for rendering: logo read and checked, one translator per language, the style sheet. */
+export interface UiSettings {
+  readonly productName: string;
+  readonly logo?: Logo;
+  readonly logoAlt: string;
+  readonly supportUrl?: string;
+  readonly homeUrl?: string;
+  readonly footer?: string;
+  readonly defaultLocale: Locale;
+  readonly translators: Readonly<Record<Locale, Translator>>;
+  readonly templates: UiTemplates;
+  /** The inline style sheet (colours as CSS custom properties, dark scheme, layout). */
+  readonly styleSheet: string;
+}
+
+/** The UI of one request: its language and the deployment's settings. */
+export interface PageUi {
+  readonly settings: UiSettings;
+  readonly locale: Locale;
+  /** The request's messages. */
+  readonly t: Translator;
+  /**
+   * `ui_locales=<locale>` when the language came from `ui_locales` (not from `Accept-Language`), for links and
+   * form actions of our own pages to keep it; else `undefined`.
+   */
+  readonly localeQuery?: string;
+  /** The issuer's path the request came under (`/auth`), `''` at the root: our own URLs (the logo) start with it. */
+  readonly mountPath: string;
+}
+
+/** What an error page says, in words: who can do what about it. */
+export type ErrorSituation = 'client' | 'denied' | 'login' | 'server' | 'busy' | 'expired' | 'form' | 'step';
+
+/** What an error page shows (`ui.templates.error`). */
+export interface ErrorView {
+  nonce: string;
+  ui: PageUi;
+  /** The OAuth `error` code (shown in small print, `#error`). */
+  error: string;
+  /** The technical `error_description` (small print, `#error_description`). */
+  description?: string;
+  situation: ErrorSituation;
+}
+
+/** The pages a host may replace (`ui.templates`). */
+export interface UiTemplates {
+  /** The whole document around every page. Must keep `nonce` on any `<style>` (the CSP allows no other). */
+  layout?: (frame: FrameView, kit: TemplateKit) => SafeHtml | string;
+  login?: PageTemplate<LoginView>;
+  consent?: PageTemplate<ConsentView>;
+  error?: PageTemplate<ErrorView>;
+  logout?: PageTemplate<LogoutView>;
+  signedOut?: PageTemplate<SignedOutView>;
+  /** Every account form page (sign-up, reset, new password, e-mail change, confirm). */
+  form?: PageTemplate<FormView>;
+  /** Every account message page (check your mail, done, link invalid, too many attempts). */
+  message?: PageTemplate<MessageView>;
+}
+
+/** The names of {@link UiTemplates}. */
+export const TEMPLATE_NAMES = ['layout', 'login', 'consent', 'error', 'logout', 'signedOut', 'form', 'message'] as const;
+
+/** A template's result as markup: {@link SafeHtml} as it is, anything else escaped as text. */
+export function templateOutput(result: unknown): SafeHtml {
+  return result instanceof SafeHtml ? result : new SafeHtml(escapeHtml(String(result)));
+}
