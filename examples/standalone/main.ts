@@ -2,25 +2,13 @@
  * The standalone Portcullis server (`npm start`): the example catalog API plus, in development, the demo
  * fixtures. Settings come from the environment; see README "Running the server".
  */
-import { createServer } from '../../lib/index.js';
+import { serve } from '../../lib/cli/start.js';
 import { DEMO } from '../demo-fixtures.js';
 import { standaloneSettings } from './config.js';
 
 async function main(): Promise<void> {
   const { port, host, config, demo } = standaloneSettings();
-  const server = await createServer(config);
-  await server.listen(port, host);
-  // Handlers first: whoever reads the "listening" line below may signal at once.
-  const stop = async () => {
-    await server.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  const issuer = server.config.issuer;
-  console.log(`Portcullis listening on http://${host}:${port} (issuer ${issuer})`);
-  console.log(`  discovery  ${issuer}/.well-known/openid-configuration`);
-  console.log(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}` : '  GraphQL    off (no schema configured)');
+  await serve({ port, host, config }, (line) => console.log(line));
   if (demo) {
     console.log('Development demo fixtures (refused with NODE_ENV=production):');
     console.log(`  client     ${DEMO.client.id} / ${DEMO.client.secret}  redirect_uri ${DEMO.client.redirectUri}  (client_secret_post)`);

@@ -1,6 +1,6 @@
-import { createServer } from '../server.js';
+import { createServer, type PortcullisServer } from '../server.js';
 import { readConfigFile } from './config-file.js';
-import { settingsFromEnvironment } from './environment.js';
+import { settingsFromEnvironment, type ServerSettings } from './environment.js';
 import { parseOptions, type CommandIo } from './io.js';
 
 /**
@@ -17,23 +17,35 @@ export async function startCommand(args: string[], io: CommandIo, env: NodeJS.Pr
   try {
     const file = path ? await readConfigFile(path) : {};
     const { port, host, config } = settingsFromEnvironment(env, { file });
-    const server = await createServer(config);
-    await server.listen(port, host);
-    // Handlers first: whoever reads the "listening" line below may signal at once.
-    const stop = async () => {
-      await server.close();
-      process.exit(0);
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    const issuer = server.config.issuer;
-    io.stdout(`Portcullis listening on http://${host}:${port} (issuer ${issuer}${path ? `, configuration ${path}` : ''})\n`);
-    io.stdout(`  discovery  ${issuer}/.well-known/openid-configuration\n`);
-    io.stdout(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}\n` : '  GraphQL    off (no schema configured)\n');
+    await serve({ port, host, config }, (line) => io.stdout(`${line}\n`), path);
     return 0;
   } catch (err) {
     const { message, code } = err as Error & { code?: string };
     io.stderr(`Portcullis failed to start: ${message}${code ? ` (${code})` : ''}\n`);
     return 1;
   }
+}
+
+/**
+ * Creates the server, listens on `settings.port`/`host`, closes it on SIGINT/SIGTERM (then exits 0) and writes the
+ * listening, discovery and GraphQL lines through `write` — the start of `portcullis start` and of `npm start`.
+ * The signal handlers are installed before the lines are written: whoever reads them may signal at once.
+ *
+ * @throws what {@link createServer} or `listen` throws (a refused configuration, a port in use).
+ */
+export async function serve(settings: ServerSettings, write: (line: string) => void, configPath?: string): Promise<PortcullisServer> {
+  const { port, host, config } = settings;
+  const server = await createServer(config);
+  await server.listen(port, host);
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const issuer = server.config.issuer;
+  write(`Portcullis listening on http://${host}:${port} (issuer ${issuer}${configPath ? `, configuration ${configPath}` : ''})`);
+  write(`  discovery  ${issuer}/.well-known/openid-configuration`);
+  write(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}` : '  GraphQL    off (no schema configured)');
+  return server;
 }
