@@ -19,6 +19,8 @@ function cli(...args: string[]) {
 describe('npx portcullis keys', () => {
   test('the package bin is the built CLI with a node shebang', () => {
     expect(readFileSync(CLI, 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+    // Executable after `npm run build`: `npx portcullis` in a checkout runs the file itself.
+    expect(statSync(CLI).mode & 0o111).toBe(0o111);
   });
 
   test('prints a private JWKS: RS256 first, then ES256 and EdDSA, each with kid, use and alg', () => {
