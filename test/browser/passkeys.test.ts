@@ -154,7 +154,16 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     // after its presence was switched back on (the race behind a rare timeout here).
     const start = await startAuthorization(rp, { scope: 'openid email', prompt: 'login' });
     await presence(s, false);
-    await s.page.goto(String(start.url));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await s.page.goto(String(start.url));
+        break;
+      } catch (err) {
+        // An autofill answer of the previous page that was already on its way navigates first: go again.
+        if (attempt >= 2 || !/interrupted by another navigation/.test(String(err))) throw err;
+        await s.page.waitForLoadState();
+      }
+    }
     await s.page.waitForSelector('#passkey-button', { state: 'visible' });
     return { rp, start };
   }
@@ -162,10 +171,14 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
   /** Clicks the passkey button with the authenticator answering; returns the answer to the passkey POST. */
   async function clickPasskey(s: Session) {
     await presence(s, true);
-    const [answer] = await Promise.all([s.page.waitForResponse((r) => r.url().endsWith('/passkey')), s.page.click('#passkey-button')]);
-    // A refused sign-in shows the login page again, whose autofill request must not answer by itself.
+    const sent = s.page.waitForRequest((r) => r.url().endsWith('/passkey'));
+    const answered = s.page.waitForResponse((r) => r.url().endsWith('/passkey'));
+    await s.page.click('#passkey-button');
+    // The button's assertion is made once its POST leaves: a refused sign-in shows the login page again, whose
+    // autofill request must not answer by itself, so presence goes off before that page loads.
+    await sent;
     await presence(s, false);
-    return answer;
+    return answered;
   }
 
   test('register from /account/passkeys, sign out, sign in through the autofill (conditional UI): amr hwk+user+mfa, acr mfa; no CSP violation', async () => {
