@@ -26,12 +26,13 @@ afterAll(async () => { for (const p of prefixes) await deletePrefix(p); });
 const CHROME_LINUX = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const FIREFOX_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
 
-/** A test browser that sends one User-Agent on every request (redirect hops included). */
+/** A test browser that sends one User-Agent (and `extra` headers) on every request, redirect hops included. */
 class DeviceBrowser extends TestBrowser {
-  constructor(origin: string, private readonly userAgent: string) { super(origin); }
+  constructor(origin: string, private readonly userAgent: string, private readonly extra: Record<string, string> = {}) { super(origin); }
   override request(url: string, init: RequestInit = {}): Promise<Page> {
     const headers = new Headers(init.headers);
     headers.set('user-agent', this.userAgent);
+    for (const [k, v] of Object.entries(this.extra)) headers.set(k, v);
     return super.request(url, { ...init, headers });
   }
 }
@@ -179,5 +180,34 @@ describe.each(storages)('account page (%s storage)', (_name, storage) => {
     expect(res.status).toBe(403);
     // nothing changed: the old password still signs in
     expect((await openAccount(srv, new TestBrowser(srv.issuer))).dom.querySelector('#email')!.text).toBe('alice@example.com');
+  });
+});
+
+describe.each(storages)('account page limits and language (%s storage)', (_name, storage) => {
+  let srv: RunningServer;
+  beforeEach(async () => { srv = await startServer({ accountLimits: { loginPerAccount: { points: 3, durationSeconds: 60 } }, ...storage() }); });
+  afterEach(() => srv.close());
+
+  test('wrong current passwords count as login attempts: over the limit 429 with Retry-After, and the right one is refused too', async () => {
+    const browser = new TestBrowser(srv.issuer);
+    let page: Page = await openAccount(srv, browser);
+    for (let i = 0; i < 3; i++) {
+      page = await press(browser, page, '#password-form button', { current_password: `wrong-${i}`, new_password: 'a brand new passphrase' });
+      expect(page.status).toBe(401);
+    }
+    const refused = await press(browser, page, '#password-form button', { current_password: 'alice-demo-password', new_password: 'a brand new passphrase' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await srv.server.accounts.verifyPassword('alice@example.com', 'alice-demo-password')).toBeDefined();
+  });
+
+  test('the new sections are in German for Accept-Language: de', async () => {
+    const browser = new DeviceBrowser(srv.issuer, FIREFOX_WINDOWS, { 'accept-language': 'de' });
+    const home = await openAccount(srv, browser);
+    expect(home.dom.querySelector('#sessions-section h2')!.text).toBe('Aktive Sitzungen');
+    expect(home.dom.querySelector('#session-list .session-device')!.text).toBe('Firefox unter Windows');
+    expect(home.dom.querySelector('#apps h2')!.text).toBe('Verbundene Anwendungen');
+    expect(home.dom.querySelector('label[for=current-password]')!.text).toBe('Aktuelles Passwort');
+    expect(home.dom.querySelector('#new-password-hint')!.text).toContain('Mindestens');
   });
 });
