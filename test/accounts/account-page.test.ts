@@ -111,7 +111,7 @@ describe.each(storages)('account page (%s storage)', (_name, storage) => {
   test('lists active sessions with device, time and IP, marks this device, and signs one other session out', async () => {
     const rp = await relyingParty(srv.issuer);
     const laptop = new DeviceBrowser(srv.issuer, CHROME_LINUX);
-    await signIn(srv.issuer, rp, { browser: laptop });
+    const laptopTokens = (await signIn(srv.issuer, rp, { browser: laptop })).tokens;
     const desktop = new DeviceBrowser(srv.issuer, FIREFOX_WINDOWS);
     const home = await openAccount(srv, desktop);
     const rows = home.dom.querySelectorAll('#session-list li.session');
@@ -130,7 +130,8 @@ describe.each(storages)('account page (%s storage)', (_name, storage) => {
     const done = await press(desktop, home, '#end-session-1');
     expect(done.status).toBe(200);
     expect(done.dom.querySelector('#message')!.text).toContain('Chrome on Linux');
-    // the laptop's cookie no longer signs in; the desktop stays signed in, now alone
+    // the laptop's cookie no longer signs in, and the tokens of its grants are revoked; the desktop stays signed in, now alone
+    expect(await userinfoStatus(srv.issuer, laptopTokens.access_token)).toBe(401);
     const laptopAgain = await laptop.go(String((await startAuthorization(rp)).url));
     expect(laptopAgain.dom.querySelector('input[name=password]')).not.toBeNull();
     const after = await openAccount(srv, desktop);
