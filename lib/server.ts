@@ -228,7 +228,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       // The flows (sign-up, reset, …), the signed-in account page `/account` (lib/accounts/account-home.ts) and its
       // passkey page `/account/passkeys`, behind the same sign-in guard.
       accountPages: compose([flows.routes, ...accountHome({
-        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys,
+        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys, logger,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
         devices: sessionDevices, limits: accountLimits, mail: flows.mail, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), describeScope: (name) => scopes.describe(name),

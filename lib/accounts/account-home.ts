@@ -8,6 +8,7 @@ import { html } from '../http/html.js';
 import { csrfCheck, formBody, formField, layout, parseForm, renderPage, renderTooManyRequests } from '../http/pages.js';
 import type { AccountSessions } from './account-sessions.js';
 import type { AccountStore } from '../core/account-store.js';
+import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
 import { enrolPage, MFA_TEXT, recoveryCodesPage } from './mfa/views.js';
@@ -88,6 +89,8 @@ export interface AccountHomeDeps {
   mail: AccountMail;
   /** `selfService.passwordMinLength`. */
   passwordMinLength: number;
+  /** Where password changes, revoked applications and ended sessions are logged (no secrets). */
+  logger: Logger;
   /** Forgets the remembered consent of an account for a client (the connected applications' "Revoke"). */
   forgetConsent(accountId: string, clientId: string): Promise<void>;
   /** The configured description of a scope without a shipped translation, if any. */

@@ -212,3 +212,29 @@ describe.each(storages)('account page limits and language (%s storage)', (_name,
     expect(home.dom.querySelector('#new-password-hint')!.text).toContain('Mindestens');
   });
 });
+
+describe.each(storages)('account page re-authentication window (%s storage)', (_name, storage) => {
+  let srv: RunningServer;
+  beforeEach(async () => { srv = await startServer({ mfa: { reauthenticateAfterSeconds: 1 }, ...storage() }); });
+  afterEach(() => srv.close());
+
+  test('revoke, sign out one session and password change with an older sign-in ask for the password first and change nothing', async () => {
+    const rp = await relyingParty(srv.issuer);
+    const elsewhere = await signIn(srv.issuer, rp, { params: { scope: 'openid email' } });
+    const browser = new TestBrowser(srv.issuer);
+    const home = await openAccount(srv, browser);
+    // loginTs has a resolution of one second: wait until the sign-in is older than the 1-second window
+    await new Promise((r) => setTimeout(r, 2100));
+    for (const [selector, fields] of [
+      ['#revoke-0', {}],
+      ['#end-session-1', {}],
+      ['#password-form button', { current_password: 'alice-demo-password', new_password: 'a brand new passphrase' }],
+    ] as const) {
+      const res = await press(browser, home, selector, fields);
+      expect(res.dom.querySelector('input[name=password]')).not.toBeNull();
+      expect(res.dom.querySelector('#message')).toBeNull();
+    }
+    expect(await userinfoStatus(srv.issuer, elsewhere.tokens.access_token)).toBe(200);
+    expect(await srv.server.accounts.verifyPassword('alice@example.com', 'alice-demo-password')).toBeDefined();
+  });
+});

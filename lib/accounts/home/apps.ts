@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { html, type SafeHtml } from '../../http/html.js';
 import { formBody, formField } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
+import type { Logger } from '../../core/logger.js';
 import type { MessageKey } from '../../ui/i18n.js';
 import { uiOf, type PageUi } from '../../ui/ui.js';
 import { connectedApps, handleOf, revokeApp, type ConnectedAppsDeps } from '../account-apps.js';
@@ -13,6 +14,7 @@ export const APPS_REVOKE_PATH = '/account/apps/revoke';
 
 /** What the connected applications section needs. */
 export interface AppsSectionDeps extends ConnectedAppsDeps {
+  logger: Logger;
   /** The configured description of a scope without a shipped translation (`scopes` option), if any. */
   describeScope?(name: string): string | undefined;
 }
@@ -28,8 +30,8 @@ function scopeWords(ui: PageUi, deps: AppsSectionDeps, name: string): string {
  * (`.app-name`), domains (`.app-domain`), scopes in words (`.app-scopes li`) and a "Revoke" button (`#revoke-<n>`).
  */
 export async function appsSection(ctx: Context, deps: AppsSectionDeps, who: SignedIn, csrfToken: string): Promise<SafeHtml> {
-  const { t } = uiOf(ctx);
   const ui = uiOf(ctx);
+  const { t } = ui;
   const apps = await connectedApps(deps, who.account.id);
   const action = mountedPath(ctx, APPS_REVOKE_PATH);
   const body = apps.length === 0
@@ -50,6 +52,7 @@ export function appsRoutes(router: Router, deps: AppsSectionDeps, change: Middle
     const app = (await connectedApps(deps, account.id)).find((a) => handleOf(a.clientId) === handle);
     const revoked = app && await revokeApp(deps, account.id, app.clientId);
     if (!revoked) return finished(ctx, t.t('account.apps.gone.title'), t.t('account.apps.gone'), t.t('account.home.back'), 404);
+    deps.logger.info({ accountId: account.id, clientId: revoked.clientId, grants: revoked.grantIds.length }, 'account page: application access revoked');
     finished(ctx, t.t('account.apps.revoked.title'), t.t('account.apps.revoked', { client: revoked.name }), t.t('account.home.back'));
   });
 }

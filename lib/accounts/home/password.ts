@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AccountStore } from '../../core/account-store.js';
+import type { Logger } from '../../core/logger.js';
 import { html, type SafeHtml } from '../../http/html.js';
 import { formBody, formField, layout, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
@@ -20,6 +21,7 @@ export const PASSWORD_PATH = '/account/password';
 /** What the password change needs. */
 export interface PasswordSectionDeps {
   accounts: AccountStore;
+  logger: Logger;
   sessions: AccountSessions;
   /** The login rate limits: every attempt with a current password counts as a login attempt of the account. */
   limits: AccountLimits;
@@ -90,7 +92,8 @@ export function passwordRoutes(router: Router, deps: PasswordSectionDeps, change
     if (verified?.id !== account.id) return showProblem(ctx, deps, issueCsrf(ctx), 401, { field: 'current', text: t.t('account.changePassword.wrong') });
     await deps.accounts.setPassword(account.id, next);
     await deps.limits.loginSucceeded(account.email);
-    await deps.sessions.revokeOthers(account.id, sessionId);
+    const ended = await deps.sessions.revokeOthers(account.id, sessionId);
+    deps.logger.info({ accountId: account.id, ended }, 'account page: password changed; other sessions signed out');
     if (deps.mail.enabled) deps.mail.deliver(account.email, passwordChangedHereMail, locale);
     finished(ctx, t.t('account.changePassword.done.title'), t.t('account.changePassword.done'), t.t('account.home.back'));
   });

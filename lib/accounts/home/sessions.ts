@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 import { html, type SafeHtml } from '../../http/html.js';
 import { formBody, formField } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
+import type { Logger } from '../../core/logger.js';
 import type { Translator } from '../../ui/i18n.js';
 import { uiOf } from '../../ui/ui.js';
 import { handleOf } from '../account-apps.js';
@@ -17,6 +18,7 @@ export const SESSION_END_PATH = '/account/sessions/end';
 /** What the active sessions section needs. */
 export interface SessionsSectionDeps {
   provider: Provider;
+  logger: Logger;
   sessions: AccountSessions;
   devices: SessionDevices;
 }
@@ -77,6 +79,7 @@ export function sessionsRoutes(router: Router, deps: SessionsSectionDeps, change
     if (!target) return finished(ctx, t.t('account.sessions.gone.title'), t.t('account.sessions.gone'), t.t('account.home.back'), 404);
     await deps.sessions.revoke(account.id, { sessions: [target.id], grants: target.grantIds });
     await deps.devices.forget(target.id);
+    deps.logger.info({ accountId: account.id, grants: target.grantIds.length }, 'account page: one session signed out');
     finished(ctx, t.t('account.sessions.ended.title'), t.t('account.sessions.ended', { device: deviceWords(t, target.device) }), t.t('account.home.back'));
   });
 }
