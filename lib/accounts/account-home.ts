@@ -4,16 +4,26 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { CsrfGuard } from '../http/csrf.js';
-import { html, raw } from '../http/html.js';
+import { html } from '../http/html.js';
 import { csrfCheck, formBody, formField, layout, parseForm, renderPage, renderTooManyRequests } from '../http/pages.js';
 import type { AccountSessions } from './account-sessions.js';
-import type { Account, AccountStore } from '../core/account-store.js';
+import type { AccountStore } from '../core/account-store.js';
+import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
 import { enrolPage, MFA_TEXT, recoveryCodesPage } from './mfa/views.js';
 import { ACCOUNT_PATHS } from './paths.js';
 import { messagePage } from './views.js';
 import { mountedPath } from '../http/routes.js';
+import type { AccountLimits } from './account-limits.js';
+import type { AccountMail } from './account-mail.js';
+import type { SessionDevices } from './session-devices.js';
+import { appsRoutes, appsSection } from './home/apps.js';
+import { button, CSRF_SCOPE, section, type SignedIn } from './home/common.js';
+import { passwordRoutes, passwordSection } from './home/password.js';
+import { sessionsRoutes, sessionsSection } from './home/sessions.js';
+
+export type { SignedIn } from './home/common.js';
 
 /** The first-party client through which `/account` signs a browser in (a public client, code + PKCE). */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
@@ -36,8 +46,6 @@ export const HOME_TEXT = {
   profile: 'Profile',
   email: 'E-mail',
   changeEmail: 'Change e-mail address',
-  password: 'Password',
-  changePassword: 'Change password',
   twoStep: 'Two-step verification',
   totpOn: 'Authenticator app: on',
   totpOff: 'Authenticator app: off',
@@ -47,8 +55,6 @@ export const HOME_TEXT = {
   recoveryNew: 'New recovery codes',
   passkeys: 'Passkeys',
   passkeysLink: 'Manage passkeys',
-  sessions: 'Sessions',
-  sessionsCount: (n: number) => `You are signed in on ${n} session${n === 1 ? '' : 's'} (this one included).`,
   signOutOthers: 'Sign out all other sessions',
   signOut: 'Sign out',
   done: 'Done',
@@ -75,12 +81,22 @@ export interface AccountHomeDeps {
   /** Links to the e-mail change and password reset pages (undefined without mail). */
   changeEmailUrl?: string;
   resetUrl?: string;
+  /** The device (User-Agent, IP) of each session, recorded at sign-in (session-devices.ts). */
+  devices: SessionDevices;
+  /** The login rate limits, which the password change counts under. */
+  limits: AccountLimits;
+  /** The account mails (the password change notice). */
+  mail: AccountMail;
+  /** `selfService.passwordMinLength`. */
+  passwordMinLength: number;
+  /** Where password changes, revoked applications and ended sessions are logged (no secrets). */
+  logger: Logger;
+  /** Forgets the remembered consent of an account for a client (the connected applications' "Revoke"). */
+  forgetConsent(accountId: string, clientId: string): Promise<void>;
+  /** The configured description of a scope without a shipped translation, if any. */
+  describeScope?(name: string): string | undefined;
 }
 
-/** The signed-in browser of an account page (`ctx.state.signedIn`): its account, provider session id, sign-in time (epoch s) and `acr`. */
-export interface SignedIn { account: Account; sessionId: string; loginTs: number; acr?: string }
-
-const CSRF_SCOPE = '/account';
 
 /**
  * The browser's provider session (the `_session` cookie oidc-provider sets, signed with the same cookie keys),
@@ -123,30 +139,27 @@ export function requireSignIn(deps: AccountHomeDeps, fresh: boolean): Middleware
   };
 }
 
-function section(title: string, body: ReturnType<typeof html>) {
-  return html`<section><h2>${title}</h2>${body}</section>`;
-}
-
-function button(action: string, csrfToken: string, label: string, id: string, secondary = false) {
-  return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrfToken}"><button type="submit" id="${id}"${secondary ? raw(' class="secondary"') : ''}>${label}</button></form>`;
-}
-
 async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
-  const { account } = ctx.state.signedIn as SignedIn;
+  const who = ctx.state.signedIn as SignedIn;
+  const { account } = who;
   const t = HOME_TEXT;
   const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
   const at = (path: string) => mountedPath(ctx, path);
-  const [status, sessions] = await Promise.all([deps.mfa?.factors.status(account.id), deps.sessions.list(account.id)]);
+  const [status, apps, sessions] = await Promise.all([
+    deps.mfa?.factors.status(account.id), appsSection(ctx, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, who, csrfToken),
+    sessionsSection(ctx, deps, who, csrfToken, button(at(HOME_PATHS.signOutOthers), csrfToken, t.signOutOthers, 'sign-out-others', true)),
+  ]);
   const claims = Object.entries(account.claims).filter(([k, v]) => k !== 'updated_at' && (typeof v === 'string' || typeof v === 'number'));
   renderPage(ctx, 200, (nonce, ui) => layout(nonce, t.title, html`<h1>${t.title}</h1>
 ${section(t.profile, html`<dl id="profile">${claims.map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>`)}
 ${section(t.email, html`<p id="email">${account.email}</p>${deps.changeEmailUrl ? html`<p><a id="change-email" href="${at(deps.changeEmailUrl)}">${t.changeEmail}</a></p>` : ''}`)}
-${deps.resetUrl ? section(t.password, html`<p><a id="change-password" href="${at(deps.resetUrl)}">${t.changePassword}</a></p>`) : ''}
+${passwordSection(ctx, deps, csrfToken)}
 ${status ? section(t.twoStep, status.totp
     ? html`<p id="totp-status">${t.totpOn}</p><p>${t.recoveryLeft(status.recoveryCodesLeft)}</p>${button(at(HOME_PATHS.recoveryCodes), csrfToken, t.recoveryNew, 'recovery-new', true)}${button(at(HOME_PATHS.totpRemove), csrfToken, t.totpRemove, 'totp-remove', true)}`
     : html`<p id="totp-status">${t.totpOff}</p>${button(at(HOME_PATHS.totpStart), csrfToken, t.totpAdd, 'totp-add')}`) : ''}
 ${section(t.passkeys, html`<p><a id="passkeys" href="${at(HOME_PATHS.passkeys)}">${t.passkeysLink}</a></p>`)}
-${section(t.sessions, html`<p id="sessions">${t.sessionsCount(Math.max(1, sessions.length))}</p>${button(at(HOME_PATHS.signOutOthers), csrfToken, t.signOutOthers, 'sign-out-others', true)}`)}
+${sessions}
+${apps}
 <p><a id="sign-out" href="${at('/session/end')}">${t.signOut}</a></p>`, ui));
 }
 
@@ -166,6 +179,9 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
   const change = [parseForm, csrf, requireSignIn(deps, true)];
   router.get(HOME_PATHS.home, requireSignIn(deps, false), (ctx) => showHome(ctx, deps));
   router.get(HOME_PATHS.callback, (ctx) => { ctx.status = 303; ctx.redirect(mountedPath(ctx, HOME_PATHS.home)); });
+  appsRoutes(router, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, change);
+  sessionsRoutes(router, deps, change);
+  passwordRoutes(router, deps, change, (ctx) => deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE)));
   router.post(HOME_PATHS.signOutOthers, ...change, async (ctx) => {
     const { account, sessionId } = ctx.state.signedIn as SignedIn;
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);
