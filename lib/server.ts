@@ -137,8 +137,9 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const scopes = new ScopePolicy(config.scopes);
     const initialAccessTokens = new InitialAccessTokens(storage.adapter);
     const accountSessions = new AccountSessions(storage.adapter, logger, storage.addToAccountIndex?.bind(storage));
+    const sessionDevices = new SessionDevices(storage.adapter, logger); // each session's User-Agent and IP, for /account
     const provider = await createProvider({
-      config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend, adapter: accountSessions.wrap(storage.adapter),
+      config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend, adapter: accountSessions.wrap(storage.adapter), afterSignIn: sessionDevices.middleware() as never,
     });
     provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
     // Errors outside oidc-provider's route handlers (e.g. a client aborting a request body) go to our logger, not
@@ -146,7 +147,6 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     (provider as unknown as Koa).on('error', (err: Error) => logger.warn({ err: { name: err.name, message: err.message, code: (err as { code?: string }).code } }, 'oidc-provider request error'));
     const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
     accountSessions.attach(provider);
-    const sessionDevices = new SessionDevices(storage.adapter, logger).attach(provider); // each session's User-Agent and IP, for /account
     const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');

@@ -1,5 +1,4 @@
 import type { Context, Next } from 'koa';
-import type Provider from 'oidc-provider';
 import type { Adapter, AdapterFactory } from '../core/storage.js';
 import type { Logger } from '../core/logger.js';
 
@@ -45,15 +44,10 @@ export class SessionDevices {
     await this.#adapter.destroy(sessionId);
   }
 
-  /** Records the device of every session signed in through `provider` (adds {@link middleware}); returns this. */
-  attach(provider: Provider): this {
-    provider.use(this.middleware() as never);
-    return this;
-  }
-
   /**
-   * oidc-provider middleware (`provider.use`): after a sign-in completes (the `resume` route, which applies a login
-   * result and saves the signed-in session under its final id), records the browser's User-Agent and IP for that
+   * oidc-provider middleware for its resume route (`afterSignIn` in the route table, lib/http/routes.ts): after a
+   * sign-in completes (the `resume` route applies a login result and saves the signed-in session under its final
+   * id), records the browser's User-Agent and IP for that
    * session. A failed write is logged and does not fail the sign-in.
    */
   middleware() {

@@ -223,11 +223,13 @@ export interface ProviderPreMiddleware {
   revokeOnCodeReplay: Middleware;
   /** OAuth-only mode: no openid-configuration, no OpenID members in RFC 8414 metadata. */
   oauthOnlyDiscovery?: Middleware;
+  /** After a sign-in completes (`/authorization/:uid`, oidc-provider's resume route), e.g. recording the device. */
+  afterSignIn?: Middleware;
 }
 
 /**
- * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint. Endpoints
- * not listed (userinfo, JWKS, logout, …) run none.
+ * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint (and
+ * `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (userinfo, JWKS, logout, …) run none.
  */
 export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const table = new Map<string, Middleware[]>([
@@ -239,9 +241,12 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   ]);
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
+  const resumePrefix = `${PROVIDER_ROUTES.authorization}/`;
+  const { afterSignIn } = mw;
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
     const chain = composed.get(ctx.path);
-    return chain ? chain(ctx, next) : next();
+    if (chain) return chain(ctx, next);
+    return afterSignIn && ctx.path.startsWith(resumePrefix) ? afterSignIn(ctx, next) : next();
   };
 }
 

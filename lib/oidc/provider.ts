@@ -12,7 +12,7 @@ import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from '../http/pages.js';
 import { useUiLocales } from '../ui/ui.js';
-import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware, type ProviderPreMiddleware } from '../http/routes.js';
 import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
 import { ACCOUNT_CLIENT_ID, HOME_PATHS } from '../accounts/account-home.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
@@ -41,6 +41,8 @@ export interface ProviderDeps {
   limiterBackend?: LimiterBackend;
   /** The adapter factory for oidc-provider's models. @default storage.adapter */
   adapter?: AdapterFactory;
+  /** Runs around oidc-provider's resume route once a sign-in completes (e.g. recording the session's device). */
+  afterSignIn?: ProviderPreMiddleware['afterSignIn'];
 }
 
 /** Whether `POST /registration` is on (`registration.enabled`, which defaults to whether a token is configured). */
@@ -253,6 +255,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     refuseScopeBeyondApproval: refuseScopeBeyondApprovalAtCodeExchange(provider, PROVIDER_ROUTES.token) as never,
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
+    afterSignIn: deps.afterSignIn,
   }) as never);
   const configuredToken = deps.config.registration.initialAccessToken;
   if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);
