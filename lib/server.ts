@@ -1,7 +1,7 @@
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { ApolloServer } from '@apollo/server';
-import Koa, { type Context, type Middleware } from 'koa';
+import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import type { Storage } from './core/storage.js';
@@ -30,6 +30,7 @@ import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js'
 import { CsrfGuard } from './http/csrf.js';
 import { handleErrors, writeError } from './http/error-handler.js';
 import { healthEndpoints } from './http/health.js';
+import { providerLane } from './http/provider-lane.js';
 import { adoptHostBody } from './http/host-body.js';
 import { isReservedPath, issuerPath, misplacedMountDescription, routeTable, type RouteParts } from './http/routes.js';
 import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
@@ -174,23 +175,9 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     // Its app sees paths under the issuer's path (the route table strips it).
     pinAppToIssuer(provider as never, config.issuer, { underIssuerPath: true });
-    const providerCallback = provider.callback();
-    async function oidcProvider(ctx: Context) {
-      // oidc-provider runs as its own Koa app (own cookie keys, own body parsing), whatever the host app has.
-      // Its URLs (discovery, redirects, registration_client_uri, DPoP htu) put its mount path before its routes:
-      // `req.baseUrl` when `req.originalUrl` is unset (oidc-provider lib/helpers/oidc_context.js `urlFor`).
-      const req = ctx.req as typeof ctx.req & { baseUrl?: string; originalUrl?: string };
-      const saved = { baseUrl: req.baseUrl, originalUrl: req.originalUrl };
-      req.baseUrl = prefix;
-      req.originalUrl = undefined;
-      ctx.respond = false;
-      try {
-        await providerCallback(ctx.req, ctx.res);
-      } finally {
-        req.baseUrl = saved.baseUrl;
-        req.originalUrl = saved.originalUrl;
-      }
-    }
+    // oidc-provider's own Koa app: behind the route table, or straight from the standalone listener (provider-lane.ts).
+    const lane = providerLane(provider as never, prefix);
+    const guards = { requestLog: requestLog(logger), uiContext: uiContext(ui), requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }) };
 
     let graphql: RouteParts['graphql'];
     if (config.graphql) {
@@ -216,11 +203,10 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         if (!misplacedLogged) logger.error({ issuer: config.issuer, path: ctx.originalUrl.split('?')[0] }, 'portcullis middleware mounted under a path the issuer does not name');
         writeError(ctx, 500, 'server_error', misplaced, { page: false });
       },
-      requestLog: requestLog(logger),
+      ...guards,
       handleErrors,
-      requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }),
       health: healthEndpoints(storage),
-      oidcProvider,
+      oidcProvider: lane.route,
       interactionPages: interactionRoutes({
         provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa,
         passkeys: passkeys && { service: passkeys, secondFactor: config.passkeys.secondFactor },
@@ -233,7 +219,6 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
         devices: sessionDevices, limits: accountLimits, mail: flows.mail, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), describeScope: (name) => scopes.describe(name),
       }, passkeys, factorChanges)]),
-      uiContext: uiContext(ui),
       logo: logoRoute(ui),
       graphql,
     });
@@ -259,7 +244,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       middleware: () => middleware,
       listen(port, host) {
         return new Promise((resolve, reject) => {
-          const server = app.listen(port, host);
+          const server = createHttpServer(lane.listener(app.callback(), [guards.requestLog, guards.uiContext, guards.requireIssuerHost])).listen(port, host);
           server.once('listening', () => { httpServer = server; resolve(server); });
           server.once('error', reject);
         });

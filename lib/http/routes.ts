@@ -18,6 +18,10 @@ import compose from 'koa-compose';
  *
  * Every chain but health's has `uiContext` (the request's language and branding, lib/ui/ui.ts) right after
  * `requestLog`, and, in a host app, the adoption of the host's parsed body after `requireIssuerHost`.
+ *
+ * The standalone server (`server.listen`) hands a provider endpoint requested by its exact path straight to
+ * oidc-provider's app, where requestLog → uiContext → requireIssuerHost run first in its own context
+ * (lib/http/provider-lane.ts): the same guards in the same order, one Koa context instead of two.
  */
 
 /** Paths of oidc-provider's endpoints (SPEC: Endpoints, area A), as its `routes` configuration. */

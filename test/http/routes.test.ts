@@ -1,7 +1,10 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
+import { pino } from 'pino';
 import { providerPreMiddleware, routeTable, type ProviderPreMiddleware, type RouteParts } from '../../lib/http/routes.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { freePort, startServer } from '../helpers/server.js';
+import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 
 /** The route table: one lookup, and only the middleware of the request's route runs, in the documented order. */
 
@@ -103,6 +106,57 @@ describe('the real server', () => {
       expect(other.headers['x-request-id']).toBeUndefined();
     } finally {
       await srv.close();
+    }
+  });
+});
+
+/**
+ * `server.listen` hands provider endpoints requested by their exact path straight to oidc-provider's app
+ * (lib/http/provider-lane.ts); `server.app.callback()` takes them through the route table. Both lanes must answer
+ * the same: same status, request id, log line, and the issuer Host check (421) and absolute-form check first.
+ */
+describe('the standalone provider lane answers as the route table does', () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
+  let srv: RunningServer;
+  let viaTable: string;
+  let table: Server;
+  beforeAll(async () => {
+    srv = await startServer({ logger: pino({ level: 'info' }, sink) });
+    const port = await freePort();
+    table = createHttpServer(srv.server.app.callback()).listen(port, '127.0.0.1');
+    await new Promise((r) => table.once('listening', r));
+    viaTable = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => { table.close(); await srv.close(); });
+
+  const host = () => new URL(srv.issuer).host;
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  test.each([
+    ['GET /userinfo without a token', 'GET', '/userinfo', {}, undefined, 401],
+    ['POST /token without a grant', 'POST', '/token', form, 'grant_type=authorization_code&client_id=demo-web&client_secret=demo-web-secret&code=nope&code_verifier=x', 400],
+    ['GET /.well-known/jwks.json', 'GET', '/.well-known/jwks.json', {}, undefined, 200],
+    ['GET /.well-known/openid-configuration', 'GET', '/.well-known/openid-configuration', {}, undefined, 200],
+    ['GET /.well-known/openid-configuration?x=1', 'GET', '/.well-known/openid-configuration?x=1', {}, undefined, 200],
+    ['POST /token/introspection without a client', 'POST', '/token/introspection', form, 'token=x', 400],
+    ['POST /registration without a token', 'POST', '/registration', { 'content-type': 'application/json' }, '{}', 401],
+    ['GET /session/end', 'GET', '/session/end', {}, undefined, 200],
+  ] as const)('%s', async (_name, method, path, headers, body, status) => {
+    for (const base of [srv.issuer, viaTable]) {
+      lines.length = 0;
+      const res = await rawRequest(base, path, { method, headers: { host: host(), 'x-request-id': 'lane-test-1', ...headers }, body });
+      expect([base === srv.issuer ? 'listen' : 'table', res.status, res.headers['x-request-id']]).toEqual([base === srv.issuer ? 'listen' : 'table', status, 'lane-test-1']);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.path, l.status])).toEqual([['lane-test-1', path.split('?')[0], status]]);
+      const wrongHost = await rawRequest(base, path, { method, headers: { host: 'evil.example', ...headers }, body });
+      expect([wrongHost.status, wrongHost.json()]).toEqual([421, { error: 'invalid_request', error_description: `This server only answers for ${host()}; the request named another host. Operators: add the name to \`allowedHosts\` if it is yours.` }]);
+    }
+  });
+
+  test('an absolute-form request-target naming another origin is refused on both lanes', async () => {
+    for (const base of [srv.issuer, viaTable]) {
+      const res = await rawRequest(base, 'http://evil.example/token', { method: 'GET', headers: { host: host() } });
+      expect(res.status).toBe(421);
     }
   });
 });
