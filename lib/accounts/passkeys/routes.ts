@@ -7,7 +7,7 @@ import type { FactorChanges } from '../mfa/factor-changes.js';
 import { messagePage } from '../views.js';
 import { PASSKEY_SCRIPT } from './browser-script.js';
 import { MAX_PASSKEY_NAME, type PasskeyRefusal, type PasskeyService } from './passkey-service.js';
-import type { MessageKey, PlainKey } from '../../ui/i18n.js';
+import type { PlainKey } from '../../ui/i18n.js';
 import { uiOf } from '../../ui/ui.js';
 import { PASSKEY_PATHS, passkeyListPage } from './views.js';
 
