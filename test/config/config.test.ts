@@ -220,7 +220,7 @@ describe('a configuration merges deeply over the defaults; arrays replace', () =
 
   test('defaults derived from the environment or other options', async () => {
     expect(loadConfig(base, {}).selfService.signup).toBe(true);
-    const secure = { issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } };
+    const secure = { issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } };
     expect(loadConfig(secure, { NODE_ENV: 'production' }).selfService.signup).toBe(false);
     expect(loadConfig({ ...base, registration: { initialAccessToken: 'a-long-initial-access-token' } }, {}).registration.enabled).toBe(true);
     expect(loadConfig(base, { PORTCULLIS_DEV_MAILBOX: '/tmp/box' }).mail.mailbox).toBe('/tmp/box');
