@@ -1,6 +1,7 @@
 import { errorOf } from '../helpers/errors.js';
 import { loadConfig, ConfigError, createServer, type PortcullisConfig } from '../../lib/index.js';
 import { standaloneSettings } from '../../examples/standalone/config.js';
+import { settingsFromEnvironment } from '../../lib/cli/environment.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { generateCookieKey, generateSigningKeys } from '../../lib/index.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -134,6 +135,13 @@ describe('production guards (NODE_ENV=production)', () => {
     const refused = errorOf(() => loadConfig(config, env));
     expect([refused.code, refused.path]).toEqual(['ERR_CONFIG_INSECURE', 'mfa.encryptionKey']);
     expect(refused.message).toMatch(/mfa\.encryptionKey.*PORTCULLIS_MFA_KEY.*npx portcullis cookie-key.*mfa\.enabled: false/);
+  });
+
+  test('PORTCULLIS_MFA_KEY is mfa.encryptionKey for the standalone server and portcullis start, over the file', () => {
+    const key = generateCookieKey();
+    const settings = settingsFromEnvironment({ PORTCULLIS_MFA_KEY: key }, { file: { mfa: { enabled: true, encryptionKey: 'f'.repeat(32) } } });
+    expect(settings.config.mfa).toEqual({ enabled: true, encryptionKey: key });
+    expect(settingsFromEnvironment({}).config.mfa).toBeUndefined();
   });
 });
 
