@@ -7,7 +7,8 @@ import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import type { SafeHtml } from '../../lib/http/html.js';
-import { CATALOG_TEXTS, type MessageKey } from '../../lib/ui/i18n.js';
+import { CATALOG_TEXTS, Translator, type MessageKey } from '../../lib/ui/i18n.js';
+import { secondFactorAddedMail, secondFactorRemovedMail, type FactorName } from '../../lib/accounts/mail-templates.js';
 import type { PortcullisConfig } from '../../lib/index.js';
 
 /**
@@ -195,6 +196,18 @@ test('the factor-change notice follows the language of the request that made the
     await srv.close();
     await mailbox.remove();
   }
+});
+
+const FACTOR_ROWS: Array<[FactorName, 'en' | 'de', string]> = [
+  ['a passkey', 'en', 'A passkey was just removed'],
+  ['a passkey', 'de', 'Ein Passkey wurde soeben von Ihrem Konto entfernt'],
+  ['an authenticator app (TOTP)', 'de', 'Eine Authenticator-App (TOTP) wurde soeben von Ihrem Konto entfernt'],
+  ['new recovery codes', 'en', 'A new set of recovery codes was just removed'],
+];
+test.each(FACTOR_ROWS)('the notice names the factor: %s in %s', (factor, locale, words) => {
+  const mail = secondFactorRemovedMail({ t: new Translator(locale), product: 'P' }, { factor });
+  expect(mail.text).toContain(words);
+  expect(secondFactorAddedMail({ t: new Translator(locale), product: 'P' }, { factor }).subject).toBe(CATALOG_TEXTS[locale]['mail.factorAdded.subject']);
 });
 
 describe('ui.templates replaces the second-factor, passkey and account pages, escaping on', () => {
