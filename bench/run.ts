@@ -6,6 +6,7 @@
  *   npm run bench -- --only token,graphql   (or one variant: --only token:redis,userinfo:memory,graphql:cached)
  *   npm run bench -- --note "busy machine"   a line printed at the top of the results
  *   npm run bench -- --profile           every server writes a CPU profile (node --cpu-prof) to bench/profiles/
+ *   npm run bench -- --pairs 9 --seconds 2   more, shorter pairs (an A/B experiment on a busy machine)
  *
  * Scenarios: token, userinfo, graphql, bombs, redis, memory. Servers run in child processes (`bench/server.ts`),
  * pinned to cpu 0 with `taskset` when it exists; this process (the load generator, autocannon) moves to cpu 1.
@@ -34,14 +35,15 @@ for (const s of only ?? []) if (!(ALL as readonly string[]).includes(s.split(':'
 const selected = (s: Scenario) => !only || only.some((o) => o.split(':')[0] === s);
 /** `--only token` runs every variant; `--only token:redis,graphql:cached` only the named one. */
 const part = (s: Scenario, variant: string) => !only || only.includes(s) || only.includes(`${s}:${variant}`);
-const PAIRS = QUICK ? 1 : 5;
-const DURATION = QUICK ? 3 : 5; // seconds per run (the issue bounds each run at 15 s)
+const PAIRS = Number(option('pairs') ?? (QUICK ? 1 : 5));
+const DURATION = Number(option('seconds') ?? (QUICK ? 3 : 5)); // seconds per run (the issue bounds each run at 15 s)
+if (!(PAIRS >= 1) || !(DURATION >= 1 && DURATION <= 15)) throw new Error('--pairs must be ≥ 1 and --seconds between 1 and 15');
 const WARMUP = 1;
 const MEMORY_LOAD_SECONDS = QUICK ? 10 : 60;
 const PROFILE = flag('profile');
 const NOTE = option('note') ?? process.env.BENCH_NOTE;
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const OUT = `${REPO}bench/${!QUICK && !only ? 'RESULTS.md' : 'RESULTS.partial.md'}`;
+const OUT = `${REPO}bench/${!QUICK && !only && !option('pairs') && !option('seconds') ? 'RESULTS.md' : 'RESULTS.partial.md'}`;
 const RUN_ID = `${Date.now().toString(36)}${process.pid}`;
 const PREFIX = `bench:${RUN_ID}:`;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -124,11 +126,21 @@ const ROUTES = {
 };
 
 // ---------------------------------------------------------------------------------------------- load
-interface Run { rps: number; p50: number; p99: number; non2xx: number; errors: number; note?: string }
+/** One load run: throughput, latency, failures, and the server process' CPU time per answered request (µs). */
+interface Run { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUs: number; note?: string }
 
-async function cannon(opts: Record<string, unknown>, duration = DURATION): Promise<Run> {
+/**
+ * One autocannon run against `s`. The server's CPU time (user + system, `process.cpuUsage()` over IPC) is read
+ * just before and after the load, so minting codes between runs is not counted: CPU µs per request is the cost
+ * of answering, and varies less than req/s when the machine is shared.
+ */
+async function cannon(s: Running, opts: Record<string, unknown>, duration = DURATION): Promise<Run> {
+  const before = await s.call<{ user: number; system: number }>('cpu');
   const r = await autocannon({ connections: 10, ...opts, duration });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  const after = await s.call<{ user: number; system: number }>('cpu');
+  const answered = Math.max(1, r.requests.total);
+  const cpuUs = (after.user + after.system - before.user - before.system) / answered;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUs };
 }
 
 interface Side { label: string; run(duration: number): Promise<Run> }
@@ -158,7 +170,7 @@ async function abScenario(scenario: string, a: Side, b: Side): Promise<void> {
 }
 
 const failed = (r: Run) => r.non2xx > 0 || r.errors > 0;
-const describe = (label: string, r: Run) => `${label} ${r.rps.toFixed(0)} req/s p50 ${r.p50} ms p99 ${r.p99} ms${failed(r) ? ` ERRORS non-2xx ${r.non2xx} errors ${r.errors}${r.note ? ` (${r.note})` : ''}` : ''}`;
+const describe = (label: string, r: Run) => `${label} ${r.rps.toFixed(0)} req/s p50 ${r.p50} ms p99 ${r.p99} ms cpu ${r.cpuUs.toFixed(0)} µs/req${failed(r) ? ` ERRORS non-2xx ${r.non2xx} errors ${r.errors}${r.note ? ` (${r.note})` : ''}` : ''}`;
 
 // ---------------------------------------------------------------------------------------------- helpers
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -202,7 +214,7 @@ function tokenSide(s: Running, client: ClientCreds, connections: number): Side {
       const { codes } = await s.call<{ codes: string[] }>('mintCodes', { clientId: client.id, n });
       let i = 0;
       const fixed = `&redirect_uri=${encodeURIComponent(DEMO.client.redirectUri)}&code_verifier=${CODE_VERIFIER}&client_id=${encodeURIComponent(client.id)}&client_secret=${encodeURIComponent(client.secret)}`;
-      const r = await cannon({
+      const r = await cannon(s, {
         url: s.issuer, connections,
         requests: [{
           method: 'POST', path: ROUTES[s.spec.kind].token, headers: FORM,
@@ -219,7 +231,7 @@ function tokenSide(s: Running, client: ClientCreds, connections: number): Side {
 function userinfoSide(s: Running, token: string): Side {
   return {
     label: s.label,
-    run: (duration) => cannon({ url: `${s.issuer}${ROUTES[s.spec.kind].userinfo}`, headers: { authorization: `Bearer ${token}` } }, duration),
+    run: (duration) => cannon(s, { url: `${s.issuer}${ROUTES[s.spec.kind].userinfo}`, headers: { authorization: `Bearer ${token}` } }, duration),
   };
 }
 
@@ -227,10 +239,10 @@ let uniqueCounter = 0;
 function graphqlSide(s: Running, unique: boolean): Side {
   const url = `${s.issuer}${ROUTES[s.spec.kind].graphql}`;
   const headers = { 'content-type': 'application/json' };
-  if (!unique) return { label: s.label, run: (duration) => cannon({ url, method: 'POST', headers, body: JSON.stringify({ query: '{ products { id name } }' }) }, duration) };
+  if (!unique) return { label: s.label, run: (duration) => cannon(s, { url, method: 'POST', headers, body: JSON.stringify({ query: '{ products { id name } }' }) }, duration) };
   return {
     label: s.label,
-    run: (duration) => cannon({
+    run: (duration) => cannon(s, {
       url,
       requests: [{
         method: 'POST', headers,
@@ -585,15 +597,19 @@ function report(started: Date, seconds: number): string {
       '`provider.AuthorizationCode` in the server process, sent over IPC). RS256 uses the static demo client; ES256 a client',
       'registered with `id_token_signed_response_alg: ES256` (dynamic registration on both servers, so both look the client',
       'up in storage). `/userinfo`: one opaque access token. GraphQL: `{ products { id name } }`; "unique" sends a new alias',
-      'name in every request.', '',
-      '| scenario | Portcullis req/s | p50 / p99 ms | bare req/s | p50 / p99 ms | ratio P/bare |',
-      '|---|---|---|---|---|---|');
+      'name in every request. "CPU µs/req": the server process\' CPU time (user + system) during the run divided by the',
+      'requests it answered; its ratio (bare / Portcullis, so above 1 means Portcullis costs less) is the steadier figure',
+      'on a shared machine.', '',
+      '| scenario | Portcullis req/s | p50 / p99 ms | bare req/s | p50 / p99 ms | ratio P/bare | CPU µs/req P / bare | CPU ratio bare/P |',
+      '|---|---|---|---|---|---|---|---|');
     for (const r of throughputRows) {
       const bad = [...r.runsA, ...r.runsB].filter(failed);
       const rps = (runs: Run[]) => fmt(figure(runs.map((x) => x.rps)));
       const lat = (runs: Run[]) => `${fmt(figure(runs.map((x) => x.p50)))} / ${fmt(figure(runs.map((x) => x.p99)))}`;
       const ratio = bad.length ? `ERRORS in ${bad.length} run(s): ${bad.map((x) => `non-2xx ${x.non2xx}, errors ${x.errors}${x.note ? `, ${x.note}` : ''}`).join('; ')}` : fmt(figure(r.ratios), 2);
-      lines.push(`| ${r.scenario} | ${rps(r.runsA)} | ${lat(r.runsA)} | ${rps(r.runsB)} (${r.b.label}) | ${lat(r.runsB)} | ${ratio} |`);
+      const cpu = (runs: Run[]) => fmt(figure(runs.map((x) => x.cpuUs)));
+      const cpuRatio = fmt(figure(r.runsA.map((x, i) => r.runsB[i]!.cpuUs / x.cpuUs)), 2);
+      lines.push(`| ${r.scenario} | ${rps(r.runsA)} | ${lat(r.runsA)} | ${rps(r.runsB)} (${r.b.label}) | ${lat(r.runsB)} | ${ratio} | ${cpu(r.runsA)} / ${cpu(r.runsB)} | ${cpuRatio} |`);
     }
     lines.push('');
   }

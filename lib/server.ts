@@ -15,6 +15,7 @@ import { PasskeyService } from './accounts/passkeys/passkey-service.js';
 import { relyingPartyFor } from './accounts/passkeys/relying-party.js';
 import { passkeyAccountRoutes } from './accounts/passkeys/routes.js';
 import { FactorChanges } from './accounts/mfa/factor-changes.js';
+import { SessionDevices } from './accounts/session-devices.js';
 import { accountHomeRoutes, type AccountHomeDeps } from './accounts/account-home.js';
 import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
@@ -145,6 +146,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     (provider as unknown as Koa).on('error', (err: Error) => logger.warn({ err: { name: err.name, message: err.message, code: (err as { code?: string }).code } }, 'oidc-provider request error'));
     const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
     accountSessions.attach(provider);
+    const sessionDevices = new SessionDevices(storage.adapter, logger).attach(provider); // each session's User-Agent and IP, for /account
     const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
@@ -226,9 +228,10 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       // The flows (sign-up, reset, …), the signed-in account page `/account` (lib/accounts/account-home.ts) and its
       // passkey page `/account/passkeys`, behind the same sign-in guard.
       accountPages: compose([flows.routes, ...accountHome({
-        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys,
+        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys, logger,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
+        devices: sessionDevices, limits: accountLimits, mail: flows.mail, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), describeScope: (name) => scopes.describe(name),
       }, passkeys, factorChanges)]),
       uiContext: uiContext(ui),
       logo: logoRoute(ui),

@@ -4,10 +4,11 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { CsrfGuard } from '../http/csrf.js';
-import { html, raw, type SafeHtml } from '../http/html.js';
+import { html, type SafeHtml } from '../http/html.js';
 import { csrfCheck, formBody, formField, layout, parseForm, renderPage, renderTooManyRequests } from '../http/pages.js';
 import type { AccountSessions } from './account-sessions.js';
-import type { Account, AccountStore } from '../core/account-store.js';
+import type { AccountStore } from '../core/account-store.js';
+import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
 import { enrolPage, recoveryCodesPage } from './mfa/views.js';
@@ -17,6 +18,15 @@ import { mountedPath } from '../http/routes.js';
 import type { PlainKey, Translator } from '../ui/i18n.js';
 import type { AccountHomeView } from '../ui/templates.js';
 import { pageBody, uiOf, withLocale } from '../ui/ui.js';
+import type { AccountLimits } from './account-limits.js';
+import type { AccountMail } from './account-mail.js';
+import type { SessionDevices } from './session-devices.js';
+import { appsRoutes, appsSection } from './home/apps.js';
+import { button, CSRF_SCOPE, section, type SignedIn } from './home/common.js';
+import { passwordRoutes, passwordSection } from './home/password.js';
+import { sessionsRoutes, sessionsSection } from './home/sessions.js';
+
+export type { SignedIn } from './home/common.js';
 
 /** The first-party client through which `/account` signs a browser in (a public client, code + PKCE). */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
@@ -51,12 +61,22 @@ export interface AccountHomeDeps {
   /** Links to the e-mail change and password reset pages (undefined without mail). */
   changeEmailUrl?: string;
   resetUrl?: string;
+  /** The device (User-Agent, IP) of each session, recorded at sign-in (session-devices.ts). */
+  devices: SessionDevices;
+  /** The login rate limits, which the password change counts under. */
+  limits: AccountLimits;
+  /** The account mails (the password change notice). */
+  mail: AccountMail;
+  /** `selfService.passwordMinLength`. */
+  passwordMinLength: number;
+  /** Where password changes, revoked applications and ended sessions are logged (no secrets). */
+  logger: Logger;
+  /** Forgets the remembered consent of an account for a client (the connected applications' "Revoke"). */
+  forgetConsent(accountId: string, clientId: string): Promise<void>;
+  /** The configured description of a scope without a shipped translation, if any. */
+  describeScope?(name: string): string | undefined;
 }
 
-/** The signed-in browser of an account page (`ctx.state.signedIn`): its account, provider session id, sign-in time (epoch s) and `acr`. */
-export interface SignedIn { account: Account; sessionId: string; loginTs: number; acr?: string }
-
-const CSRF_SCOPE = '/account';
 
 /**
  * The browser's provider session (the `_session` cookie oidc-provider sets, signed with the same cookie keys),
@@ -99,46 +119,44 @@ export function requireSignIn(deps: AccountHomeDeps, fresh: boolean): Middleware
   };
 }
 
-function section(title: string, body: ReturnType<typeof html>) {
-  return html`<section><h2>${title}</h2>${body}</section>`;
-}
-
-function button(action: string, csrfToken: string, label: string, id: string, secondary = false) {
-  return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrfToken}"><button type="submit" id="${id}"${secondary ? raw(' class="secondary"') : ''}>${label}</button></form>`;
-}
-
-/** Our account page body (`home.*` messages in the request's language). */
+/** Our account page body (`home.*` messages in the request's language, the sections of home/ as they come). */
 function homeBody(v: AccountHomeView): SafeHtml {
   const { t } = v.ui;
-  const count = (one: PlainKey, other: 'home.recoveryLeft.other' | 'home.sessionsCount.other', n: number) => (n === 1 ? t.t(one) : t.t(other, { count: n }));
+  const left = (n: number) => (n === 1 ? t.t('home.recoveryLeft.one' satisfies PlainKey) : t.t('home.recoveryLeft.other', { count: n }));
   const a = v.actions;
   return html`<h1>${t.t('home.title')}</h1>
 ${section(t.t('home.profile'), html`<dl id="profile">${v.profile.map(([k, value]) => html`<dt>${k}</dt><dd>${value}</dd>`)}</dl>`)}
 ${section(t.t('home.email'), html`<p id="email">${v.email}</p>${v.changeEmailUrl ? html`<p><a id="change-email" href="${v.changeEmailUrl}">${t.t('home.changeEmail')}</a></p>` : ''}`)}
-${v.changePasswordUrl ? section(t.t('home.password'), html`<p><a id="change-password" href="${v.changePasswordUrl}">${t.t('home.changePassword')}</a></p>`) : ''}
+${v.sections.password}
 ${v.totp ? section(t.t('home.twoStep'), v.totp.on
-    ? html`<p id="totp-status">${t.t('home.totpOn')}</p><p id="recovery-left">${count('home.recoveryLeft.one', 'home.recoveryLeft.other', v.totp.recoveryCodesLeft)}</p>${button(a.recoveryCodes, v.csrfToken, t.t('home.recoveryNew'), 'recovery-new', true)}${button(a.totpRemove, v.csrfToken, t.t('home.totpRemove'), 'totp-remove', true)}`
+    ? html`<p id="totp-status">${t.t('home.totpOn')}</p><p id="recovery-left">${left(v.totp.recoveryCodesLeft)}</p>${button(a.recoveryCodes, v.csrfToken, t.t('home.recoveryNew'), 'recovery-new', true)}${button(a.totpRemove, v.csrfToken, t.t('home.totpRemove'), 'totp-remove', true)}`
     : html`<p id="totp-status">${t.t('home.totpOff')}</p>${button(a.totpAdd, v.csrfToken, t.t('home.totpAdd'), 'totp-add')}`) : ''}
 ${section(t.t('home.passkeys'), html`<p><a id="passkeys" href="${a.passkeys}">${t.t('home.passkeysLink')}</a></p>`)}
-${section(t.t('home.sessions'), html`<p id="sessions">${count('home.sessionsCount.one', 'home.sessionsCount.other', v.sessions)}</p>${button(a.signOutOthers, v.csrfToken, t.t('home.signOutOthers'), 'sign-out-others', true)}`)}
+${v.sections.sessions}
+${v.sections.apps}
 <p><a id="sign-out" href="${a.signOut}">${t.t('home.signOut')}</a></p>`;
 }
 
 async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
-  const { account } = ctx.state.signedIn as SignedIn;
+  const who = ctx.state.signedIn as SignedIn;
+  const { account } = who;
+  const ui = uiOf(ctx);
   const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
-  const [status, sessions] = await Promise.all([deps.mfa?.factors.status(account.id), deps.sessions.list(account.id)]);
+  // A language chosen by `ui_locales` stays on through the page's own forms and links.
+  const at = (path: string) => withLocale(ui, mountedPath(ctx, path));
+  const [status, apps, sessions] = await Promise.all([
+    deps.mfa?.factors.status(account.id), appsSection(ctx, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, who, csrfToken),
+    sessionsSection(ctx, deps, who, csrfToken, button(at(HOME_PATHS.signOutOthers), csrfToken, ui.t.t('home.signOutOthers'), 'sign-out-others', true)),
+  ]);
   const profile = Object.entries(account.claims)
     .filter(([k, v]) => k !== 'updated_at' && (typeof v === 'string' || typeof v === 'number'))
     .map(([k, v]): [string, string] => [k, String(v)]);
-  renderPage(ctx, 200, (nonce, ui) => {
-    // A language chosen by `ui_locales` stays on through the page's forms and links.
-    const at = (path: string) => withLocale(ui, mountedPath(ctx, path));
+  renderPage(ctx, 200, (nonce) => {
     const view: AccountHomeView = {
       nonce, ui, csrfToken, email: account.email, profile,
-      changeEmailUrl: deps.changeEmailUrl && at(deps.changeEmailUrl), changePasswordUrl: deps.resetUrl && at(deps.resetUrl),
+      changeEmailUrl: deps.changeEmailUrl && at(deps.changeEmailUrl),
       totp: status && { on: status.totp, recoveryCodesLeft: status.recoveryCodesLeft },
-      sessions: Math.max(1, sessions.length),
+      sections: { password: passwordSection(ctx, deps, csrfToken), sessions, apps },
       actions: {
         totpAdd: at(HOME_PATHS.totpStart), totpRemove: at(HOME_PATHS.totpRemove), recoveryCodes: at(HOME_PATHS.recoveryCodes),
         signOutOthers: at(HOME_PATHS.signOutOthers), passkeys: at(HOME_PATHS.passkeys), signOut: at('/session/end'),
@@ -165,6 +183,9 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
   const change = [parseForm, csrf, requireSignIn(deps, true)];
   router.get(HOME_PATHS.home, requireSignIn(deps, false), (ctx) => showHome(ctx, deps));
   router.get(HOME_PATHS.callback, (ctx) => { ctx.status = 303; ctx.redirect(mountedPath(ctx, HOME_PATHS.home)); });
+  appsRoutes(router, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, change);
+  sessionsRoutes(router, deps, change);
+  passwordRoutes(router, deps, change, (ctx) => deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE)));
   router.post(HOME_PATHS.signOutOthers, ...change, async (ctx) => {
     const { account, sessionId } = ctx.state.signedIn as SignedIn;
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);

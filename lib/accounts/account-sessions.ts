@@ -155,6 +155,39 @@ export class AccountSessions {
     return { sessions: endSessions.length, grants: endGrants.length };
   }
 
+  /** The account's live grants as indexed: `{ id, exp }` (exp in epoch seconds), e.g. for the connected applications. */
+  async grants(accountId: string): Promise<Array<{ id: string; exp: number }>> {
+    await this.settled();
+    const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
+    const now = Math.floor(Date.now() / 1000);
+    return (payload?.grants ?? []).filter((e) => e.exp > now);
+  }
+
+  /**
+   * Ends the given sessions and revokes the given grants of the account (each grant's codes, access and refresh
+   * tokens first, then the Grant), and drops them from the index. Ids the index does not hold for this account
+   * are ignored, so a caller cannot end another account's session or grant through it.
+   * @returns how many sessions and grants were ended.
+   */
+  async revoke(accountId: string, ids: { sessions?: readonly string[]; grants?: readonly string[] }): Promise<{ sessions: number; grants: number }> {
+    await this.settled();
+    const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
+    if (!payload) return { sessions: 0, grants: 0 };
+    const endSessions = payload.sessions.filter((e) => ids.sessions?.includes(e.id));
+    const endGrants = payload.grants.filter((e) => ids.grants?.includes(e.id));
+    for (const { id } of endSessions) await this.#adapter('Session').destroy(id);
+    for (const { id } of endGrants) {
+      for (const model of GRANT_LINKED_MODELS) await this.#adapter(model).revokeByGrantId(id);
+      await this.#adapter('Grant').destroy(id);
+    }
+    const ended = new Set([...endSessions, ...endGrants].map((e) => e.id));
+    const rest: IndexPayload = { ...payload, sessions: payload.sessions.filter((e) => !ended.has(e.id)), grants: payload.grants.filter((e) => !ended.has(e.id)) };
+    const now = Math.floor(Date.now() / 1000);
+    const maxExp = Math.max(now + 1, ...rest.sessions.map((e) => e.exp), ...rest.grants.map((e) => e.exp));
+    await this.#index.upsert(accountId, rest, maxExp - now);
+    return { sessions: endSessions.length, grants: endGrants.length };
+  }
+
   /** The account's live sessions as indexed: `{ id, exp }` (exp in epoch seconds). */
   async list(accountId: string): Promise<Array<{ id: string; exp: number }>> {
     await this.settled();

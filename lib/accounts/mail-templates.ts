@@ -105,3 +105,8 @@ export function secondFactorRemovedMail(w: MailWords, { factor }: { factor: Fact
   const { t } = w;
   return letter(w, t.t('mail.factorRemoved.subject'), t.t('mail.factorRemoved.body', { factor: factorWords(t, factor) }));
 }
+
+/** After a password change on the account page (the browser that changed it stays signed in). */
+export function passwordChangedHereMail(w: MailWords): MailContent {
+  return letter(w, w.t.t('account.mail.passwordChanged.subject'), w.t.t('account.mail.passwordChanged.body'));
+}

@@ -7,7 +7,8 @@ import type { LimiterBackend } from './limiter.js';
  * `grantId`, and nothing else: an Interaction or a Session may carry a `grantId` too, and must survive.
  * Portcullis' own models use the same contract, so every adapter serves them too: `VerificationToken` (e-mail
  * links, id = SHA-256 of the token; relies on the atomic `consume`), `AccountIndex` (id = account id; the
- * sessions and grants of an account, see `lib/accounts/account-sessions.ts`).
+ * sessions and grants of an account, see `lib/accounts/account-sessions.ts`), `SessionDevice` (id = Session id;
+ * the User-Agent and IP a session signed in with, expiring with it, see `lib/accounts/session-devices.ts`).
  */
 /**
  * The models `revokeByGrantId` removes: the tokens and codes issued from a Grant. This is the `grantable` set of

@@ -145,6 +145,16 @@ async function presentsValidCredentials(ctx: ProviderContext, form: URLSearchPar
   }
 }
 
+/** Whether a form body may have a `scope` field: a field named so, or a percent-encoded name (which might decode to it). */
+function namesScope(raw: Buffer): boolean {
+  for (const field of raw.toString('latin1').split('&')) {
+    const eq = field.indexOf('=');
+    const name = eq < 0 ? field : field.slice(0, eq);
+    if (name === 'scope' || name.includes('%')) return true;
+  }
+  return false;
+}
+
 /**
  * RFC 6749 §5.2 / SPEC rule 5: a `scope` parameter at the authorization code exchange that goes beyond what
  * the user approved for that code fails with `invalid_scope` before the code is consumed or any token issued.
@@ -164,6 +174,7 @@ export function refuseScopeBeyondApprovalAtCodeExchange(provider: Provider, toke
       return undefined;
     }
     replayBody(ctx, raw);
+    if (!namesScope(raw)) return next(); // most exchanges carry no scope: no form to parse
     const form = new URLSearchParams(raw.toString('utf8'));
     const scope = form.getAll('scope');
     const code = form.get('code');

@@ -232,12 +232,12 @@ export interface AccountHomeView {
   nonce: string; ui: PageUi; csrfToken: string; email: string;
   /** The account's string and number claims, `[name, value]`. */
   profile: Array<[string, string]>;
-  /** Links to the e-mail change and password reset pages (absent without mail). */
-  changeEmailUrl?: string; changePasswordUrl?: string;
+  /** Link to the e-mail change page (absent without mail). */
+  changeEmailUrl?: string;
   /** Two-step verification, when `mfa.enabled`. */
   totp?: { on: boolean; recoveryCodesLeft: number };
-  /** How many sessions the account has (at least 1: this one). */
-  sessions: number;
+  /** Our password change form, active sessions and connected applications sections, each with its forms: put them in as they are. */
+  sections: { password: SafeHtml; sessions: SafeHtml; apps: SafeHtml };
   actions: { totpAdd: string; totpRemove: string; recoveryCodes: string; signOutOthers: string; passkeys: string; signOut: string };
 }
 

@@ -131,7 +131,8 @@ function defaults(): UiSettings {
 }
 
 
-const perRequest = new WeakMap<IncomingMessage, PageUi>();
+/** A request's UI, or how to work it out: most requests (tokens, userinfo, JWKS) never render a page. */
+const perRequest = new WeakMap<IncomingMessage, PageUi | (() => PageUi)>();
 
 function pageUi(settings: UiSettings, uiLocales: unknown, acceptLanguage: string | undefined, mountPath = ''): PageUi {
   const locale = negotiateLocale(uiLocales, acceptLanguage, settings.defaultLocale);
@@ -146,14 +147,20 @@ function pageUi(settings: UiSettings, uiLocales: unknown, acceptLanguage: string
  */
 export function uiContext(settings: UiSettings): Middleware {
   return function uiContext(ctx: Context, next: Next) {
-    perRequest.set(ctx.req, pageUi(settings, ctx.query.ui_locales, ctx.get('accept-language'), mountedPath(ctx, '')));
+    // Worked out on first use (uiOf): the mount path is taken now, while this route's `ctx.mountPath` is set.
+    const mountPath = mountedPath(ctx, '');
+    perRequest.set(ctx.req, () => pageUi(settings, ctx.query.ui_locales, ctx.get('accept-language'), mountPath));
     return next();
   };
 }
 
 /** The UI of the request of `ctx` (defaults, by `Accept-Language`, when {@link uiContext} did not run). */
 export function uiOf(ctx: { req: IncomingMessage }): PageUi {
-  return perRequest.get(ctx.req) ?? pageUi(defaults(), undefined, ctx.req.headers['accept-language']);
+  const known = perRequest.get(ctx.req);
+  if (typeof known !== 'function') return known ?? pageUi(defaults(), undefined, ctx.req.headers['accept-language']);
+  const ui = known();
+  perRequest.set(ctx.req, ui);
+  return ui;
 }
 
 /**

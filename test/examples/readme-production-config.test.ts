@@ -3,17 +3,13 @@
  * run it, as written, from the project directory: the server starts in production on Redis, serves the issuer's
  * https URLs behind the proxy, knows both configured clients and no demo data, and never prints key material.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { redisAvailable } from '../helpers/redis.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { freePort } from '../helpers/server.js';
+import { README, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Production checklist'));
+const section = README.slice(README.indexOf('## Production checklist'));
 const blockAfter = (fence: string, from: number) => {
   const start = section.indexOf(fence, from) + fence.length;
   return section.slice(start, section.indexOf('\n```', start));
@@ -22,33 +18,17 @@ const configJson = blockAfter('```json\n', 0);
 const commands = blockAfter('```sh\n', section.indexOf('runs these lines as written'));
 const CONFIG = join(ROOT, 'portcullis.config.json');
 const SECRETS = join(ROOT, 'secrets');
-const moved: Array<[string, string]> = [];
 
-let port: number;
-let output = '';
-let child: ReturnType<typeof spawn> | undefined;
+let run: ReadmeCommand | undefined;
 let haveRedis = false;
 
 beforeAll(async () => {
   haveRedis = await redisAvailable();
   if (!haveRedis) return;
-  for (const p of [CONFIG, SECRETS]) if (existsSync(p)) { renameSync(p, `${p}.before-readme-test`); moved.push([p, `${p}.before-readme-test`]); }
-  writeFileSync(CONFIG, configJson);
-  port = await freePort();
-  // Only the listening address is added around the commands: HOST and PORT are not part of them.
-  child = spawn('bash', ['-c', commands], { cwd: ROOT, detached: true, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
-  child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
-  const deadline = Date.now() + 150_000;
-  while (!/Portcullis listening|failed to start/.test(output) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+  run = await runReadmeCommand(commands, [CONFIG, SECRETS], () => writeFileSync(CONFIG, configJson));
 }, 160_000);
 
-afterAll(() => {
-  if (child?.pid) { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }
-  rmSync(CONFIG, { force: true });
-  rmSync(SECRETS, { recursive: true, force: true });
-  for (const [p, backup] of moved) renameSync(backup, p);
-});
+afterAll(() => run?.stop());
 
 test('the configuration block is JSON with two clients and secrets kept out of it', () => {
   const config = JSON.parse(configJson) as { clients: Array<{ client_id: string }>; keys: Record<string, unknown> };
@@ -58,9 +38,10 @@ test('the configuration block is JSON with two clients and secrets kept out of i
 });
 
 test('it starts in production behind the proxy with both clients, writes the keys 0600, prints no key', async () => {
-  if (!haveRedis) return;
+  if (!haveRedis || !run) return;
+  const output = run.output();
   expect(output).toContain('Portcullis listening');
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://127.0.0.1:${run.port}`;
   const proxied = { host: 'id.example.com', 'x-forwarded-proto': 'https' };
   const discovery = await rawRequest(base, '/.well-known/openid-configuration', { headers: proxied });
   expect(discovery.status).toBe(200);
@@ -76,6 +57,6 @@ test('it starts in production behind the proxy with both clients, writes the key
   }
   expect((await authorize('demo-web', 'http://localhost:8080/callback')).status).toBe(400);
   const keysFile = join(SECRETS, 'jwks.json');
-  expect((await import('node:fs')).statSync(keysFile).mode & 0o777).toBe(0o600);
+  expect(statSync(keysFile).mode & 0o777).toBe(0o600);
   for (const key of (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: Array<{ d: string }> }).keys) expect(output).not.toContain(key.d);
 }, 30_000);

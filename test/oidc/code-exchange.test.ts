@@ -149,6 +149,17 @@ describe('scope at the exchange cannot go beyond the approval (SPEC rule 5, RFC 
     expect(retry.body.scope.split(' ').sort()).toEqual(['email', 'openid']);
   });
 
+  // The check skips parsing bodies without a `scope` field: a percent-encoded field name is still checked.
+  test.each([
+    ['a percent-encoded field name', 'sc%6Fpe'],
+    ['a fully percent-encoded field name', '%73%63%6F%70%65'],
+  ])('%s (%s) is the scope field: invalid_scope', async (_name, field) => {
+    const { code, verifier } = await freshCode();
+    const body = `${query({ grant_type: 'authorization_code', client_id: 'demo-web', client_secret: 'demo-web-secret', code, code_verifier: verifier, redirect_uri: rp.redirectUri })}&${field}=openid+email+profile`;
+    const res = await fetch(`${srv.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: 'invalid_scope', error_description: 'requested scope goes beyond the scope approved for this authorization code: profile' } });
+  });
+
   test.each([['the approved scope', 'openid email'], ['a subset', 'openid'], ['a reordered subset', 'email openid']])('%s is accepted; the token states what it carries', async (_name, scope) => {
     const { code, verifier } = await freshCode();
     const res = await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri, scope });

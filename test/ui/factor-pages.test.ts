@@ -129,7 +129,7 @@ describe.each(MODES)('German second-factor, passkey and account pages by %s', (_
     expect([home.status, home.dom.querySelector('html')?.getAttribute('lang'), text(home, 'h1')]).toEqual([200, 'de', 'Ihr Konto']);
     expect([text(home, '#totp-status'), text(home, '#totp-add'), text(home, '#passkeys'), text(home, '#sign-out')])
       .toEqual(['Authenticator-App: ausgeschaltet', 'Authenticator-App einrichten', 'Passkeys verwalten', 'Abmelden']);
-    expect(text(home, '#sessions')).toMatch(/^Sie sind in \d+ Sitzung/);
+    expect([text(home, '#sessions-section h2'), text(home, '#sign-out-others')]).toEqual(['Aktive Sitzungen', 'Alle anderen Sitzungen abmelden']);
     expect(englishLeftovers(home, ['home.'])).toEqual([]);
 
     const enrol = await press(browser, home, 'totp-add');
@@ -226,7 +226,7 @@ describe('ui.templates replaces the second-factor, passkey and account pages, es
           recoveryCodes: (v, { html }) => html`<h1 id="custom">Keep ${v.codes.length} codes</h1><ol>${v.codes.map((c) => html`<li>${c}</li>`)}</ol>${'action' in v.next ? html`<form method="post" action="${v.next.action}"><input type="hidden" name="csrf" value="${v.next.csrfToken}"><button>go</button></form>` : ''}`,
           secondFactor: (v, { html }) => html`<h1 id="custom">Code for ${v.clientName}</h1><form method="post" action="${v.action}"><input type="hidden" name="csrf" value="${v.csrfToken}"><input name="code"></form>`,
           passkey: (v, { html, t }) => html`<h1 id="custom">${t.t('passkey.secondFactor.title')}</h1>${v.form}`,
-          accountHome: (v, { html, t }): SafeHtml => html`<h1 id="custom">${t.t('home.title')}</h1><p id="who">${v.email}</p><p id="sessions">${v.sessions}</p>`,
+          accountHome: (v, { html, t }): SafeHtml => html`<h1 id="custom">${t.t('home.title')}</h1><p id="who">${v.email}</p>${v.sections.sessions}`,
         },
       },
     }));
@@ -265,7 +265,8 @@ describe('ui.templates replaces the second-factor, passkey and account pages, es
     const admin = new TestBrowser(issuer);
     await admin.submit(await admin.go(`${issuer}/account`), { email: 'admin@example.com', password: 'admin-demo-password' });
     const home = await admin.go(`${issuer}/account`);
-    expect([home.status, text(home, '#custom'), text(home, '#who'), text(home, '#sessions')]).toEqual([200, EVIL, 'admin@example.com', '1']);
+    expect([home.status, text(home, '#custom'), text(home, '#who'), home.dom.querySelectorAll('#session-list li.session').length]).toEqual([200, EVIL, 'admin@example.com', 1]);
+    expect(home.dom.querySelector('#totp-add')).toBeNull(); // our body is gone
     expect(evidence(home)).toEqual([false, true]);
     expect(home.headers.get('content-security-policy')).toContain("default-src 'none'");
   });

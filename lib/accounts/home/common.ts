@@ -1,0 +1,33 @@
+import type { Context } from 'koa';
+import type { Account } from '../../core/account-store.js';
+import { html, raw, type SafeHtml } from '../../http/html.js';
+import { renderPage } from '../../http/pages.js';
+import { mountedPath } from '../../http/routes.js';
+import { messagePage } from '../views.js';
+
+/** The signed-in browser of an account page (`ctx.state.signedIn`): its account, provider session id, sign-in time (epoch s) and `acr`. */
+export interface SignedIn { account: Account; sessionId: string; loginTs: number; acr?: string }
+
+/** The path every account page form's CSRF token is issued for (one token for all forms of `/account`). */
+export const CSRF_SCOPE = '/account';
+
+/** The path of the account page, where every "back" link leads. */
+export const HOME_PATH = '/account';
+
+/** A titled section of the account page. */
+export function section(title: string, body: SafeHtml, id?: string): SafeHtml {
+  return html`<section${id ? html` id="${id}"` : ''}><h2>${title}</h2>${body}</section>`;
+}
+
+/** A one-button POST form carrying the CSRF token and `fields` as hidden inputs; `id` is the button's. */
+export function button(action: string, csrfToken: string, label: string, id: string, secondary = false, fields: Record<string, string> = {}): SafeHtml {
+  return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrfToken}">${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}<button type="submit" id="${id}"${secondary ? raw(' class="secondary"') : ''}>${label}</button></form>`;
+}
+
+/**
+ * Answers 200 (or `status`) with a message page (`#message`) titled `title` and a link back to the account page
+ * (`#back`) labelled `back`.
+ */
+export function finished(ctx: Context, title: string, text: string, back: string, status = 200): void {
+  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links: [{ id: 'back', href: mountedPath(ctx, HOME_PATH), text: back }], ui }));
+}

@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './server.js';
+
+/** The project directory, where the README's commands run (as the README says). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The README's text. */
+export const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** A README command block running in the background: its port, everything it printed so far, and how to end it. */
+export interface ReadmeCommand {
+  port: number;
+  output(): string;
+  /** Ends the command's process group and puts back the files it replaced. */
+  stop(): void;
+}
+
+/**
+ * Runs `commands` (a README `sh` block, as written) with bash from the project directory, with only `PORT` and
+ * `HOST` added around it, after moving `files` (paths it or `prepare` will write, e.g. jwks.json) out of the way
+ * and then calling `prepare`; resolves once it printed "Portcullis listening" or "failed to start", exited, or
+ * 150 s passed.
+ */
+export async function runReadmeCommand(commands: string, files: readonly string[], prepare?: () => void): Promise<ReadmeCommand> {
+  const moved: Array<[string, string]> = [];
+  for (const p of files) if (existsSync(p)) { renameSync(p, `${p}.before-readme-test`); moved.push([p, `${p}.before-readme-test`]); }
+  prepare?.();
+  const port = await freePort();
+  let output = '';
+  const child = spawn('bash', ['-c', commands], { cwd: ROOT, detached: true, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
+  child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+  const deadline = Date.now() + 150_000;
+  while (!/Portcullis listening|failed to start/.test(output) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+  return {
+    port,
+    output: () => output,
+    stop() {
+      if (child.pid) { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }
+      for (const p of files) rmSync(p, { recursive: true, force: true });
+      for (const [p, backup] of moved) renameSync(backup, p);
+    },
+  };
+}
