@@ -402,9 +402,9 @@ export const ConfigSchema = Type.Object({
       see: 'RFC 6238, RFC 8176',
     }),
     encryptionKey: optional(Type.String({ minLength: 32 }), {
-      defaultText: 'derived from the first cookie key',
-      description: 'Secret (≥ 32 characters) from which the AES-256-GCM key encrypting TOTP secrets at rest is derived (HKDF-SHA-256)',
-      security: 'set it in production: without it the key is derived from `keys.cookies[0]`, so rotating cookie keys would make every enrolled TOTP unusable (recovery codes still work); a start-up warning says so',
+      defaultText: 'derived from the first cookie key (development only)',
+      description: 'Secret (≥ 32 characters) from which the AES-256-GCM key encrypting TOTP secrets at rest is derived (HKDF-SHA-256). Environment: `PORTCULLIS_MFA_KEY`; `npx portcullis cookie-key` makes one',
+      security: 'required with `NODE_ENV=production` while `mfa.enabled` (`ERR_CONFIG_INSECURE` otherwise): derived from `keys.cookies[0]`, rotating cookie keys would make every enrolled TOTP unusable (recovery codes still work); in development a start-up warning says so',
     }),
     issuerLabel: optional(Type.String({ minLength: 1, maxLength: 64 }), {
       defaultText: 'the issuer\'s host name',
@@ -463,7 +463,7 @@ export const ConfigSchema = Type.Object({
     }),
     templates: optional(Type.Unsafe<UiTemplates>({ type: 'object' }), {
       defaultText: 'unset',
-      description: 'Functions replacing a page (`login`, `consent`, `error`, `logout`, `signedOut`, `form`, `message`) or the frame (`layout`); see "Branding and languages" in the README',
+      description: 'Functions replacing a page (`login`, `consent`, `error`, `logout`, `signedOut`, `form`, `message`, `secondFactor`, `totpEnrol`, `recoveryCodes`, `passkey`, `accountHome`) or the frame (`layout`); see "Branding and languages" in the README',
       security: 'values put in with the `html` tag they receive are escaped; `raw` is the explicit way out',
     }),
   }),

@@ -4,17 +4,20 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { CsrfGuard } from '../http/csrf.js';
-import { html } from '../http/html.js';
+import { html, type SafeHtml } from '../http/html.js';
 import { csrfCheck, formBody, formField, layout, parseForm, renderPage, renderTooManyRequests } from '../http/pages.js';
 import type { AccountSessions } from './account-sessions.js';
 import type { AccountStore } from '../core/account-store.js';
 import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
-import { enrolPage, MFA_TEXT, recoveryCodesPage } from './mfa/views.js';
+import { enrolPage, recoveryCodesPage } from './mfa/views.js';
 import { ACCOUNT_PATHS } from './paths.js';
 import { messagePage } from './views.js';
 import { mountedPath } from '../http/routes.js';
+import type { PlainKey, Translator } from '../ui/i18n.js';
+import type { AccountHomeView } from '../ui/templates.js';
+import { pageBody, uiOf, withLocale } from '../ui/ui.js';
 import type { AccountLimits } from './account-limits.js';
 import type { AccountMail } from './account-mail.js';
 import type { SessionDevices } from './session-devices.js';
@@ -39,29 +42,6 @@ export const HOME_PATHS = Object.freeze({
   signOutOthers: '/account/sessions/others',
   passkeys: '/account/passkeys',
 });
-
-/** The English strings of the account page, in one object (a message catalog can take them over). */
-export const HOME_TEXT = {
-  title: 'Your account',
-  profile: 'Profile',
-  email: 'E-mail',
-  changeEmail: 'Change e-mail address',
-  twoStep: 'Two-step verification',
-  totpOn: 'Authenticator app: on',
-  totpOff: 'Authenticator app: off',
-  totpAdd: 'Set up an authenticator app',
-  totpRemove: 'Turn off',
-  recoveryLeft: (n: number) => `${n} unused recovery code${n === 1 ? '' : 's'} left.`,
-  recoveryNew: 'New recovery codes',
-  passkeys: 'Passkeys',
-  passkeysLink: 'Manage passkeys',
-  signOutOthers: 'Sign out all other sessions',
-  signOut: 'Sign out',
-  done: 'Done',
-  back: 'Back to your account',
-  othersSignedOut: (n: number) => `${n} other session${n === 1 ? ' was' : 's were'} signed out.`,
-  totpRemoved: 'Two-step verification with an authenticator app is off. Your other sessions were signed out.',
-} as const;
 
 /** What {@link accountHomeRoutes} needs. */
 export interface AccountHomeDeps {
@@ -139,32 +119,56 @@ export function requireSignIn(deps: AccountHomeDeps, fresh: boolean): Middleware
   };
 }
 
+/** Our account page body (`home.*` messages in the request's language, the sections of home/ as they come). */
+function homeBody(v: AccountHomeView): SafeHtml {
+  const { t } = v.ui;
+  const left = (n: number) => (n === 1 ? t.t('home.recoveryLeft.one' satisfies PlainKey) : t.t('home.recoveryLeft.other', { count: n }));
+  const a = v.actions;
+  return html`<h1>${t.t('home.title')}</h1>
+${section(t.t('home.profile'), html`<dl id="profile">${v.profile.map(([k, value]) => html`<dt>${k}</dt><dd>${value}</dd>`)}</dl>`)}
+${section(t.t('home.email'), html`<p id="email">${v.email}</p>${v.changeEmailUrl ? html`<p><a id="change-email" href="${v.changeEmailUrl}">${t.t('home.changeEmail')}</a></p>` : ''}`)}
+${v.sections.password}
+${v.totp ? section(t.t('home.twoStep'), v.totp.on
+    ? html`<p id="totp-status">${t.t('home.totpOn')}</p><p id="recovery-left">${left(v.totp.recoveryCodesLeft)}</p>${button(a.recoveryCodes, v.csrfToken, t.t('home.recoveryNew'), 'recovery-new', true)}${button(a.totpRemove, v.csrfToken, t.t('home.totpRemove'), 'totp-remove', true)}`
+    : html`<p id="totp-status">${t.t('home.totpOff')}</p>${button(a.totpAdd, v.csrfToken, t.t('home.totpAdd'), 'totp-add')}`) : ''}
+${section(t.t('home.passkeys'), html`<p><a id="passkeys" href="${a.passkeys}">${t.t('home.passkeysLink')}</a></p>`)}
+${v.sections.sessions}
+${v.sections.apps}
+<p><a id="sign-out" href="${a.signOut}">${t.t('home.signOut')}</a></p>`;
+}
+
 async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
   const who = ctx.state.signedIn as SignedIn;
   const { account } = who;
-  const t = HOME_TEXT;
+  const ui = uiOf(ctx);
   const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
-  const at = (path: string) => mountedPath(ctx, path);
+  // A language chosen by `ui_locales` stays on through the page's own forms and links.
+  const at = (path: string) => withLocale(ui, mountedPath(ctx, path));
   const [status, apps, sessions] = await Promise.all([
     deps.mfa?.factors.status(account.id), appsSection(ctx, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, who, csrfToken),
-    sessionsSection(ctx, deps, who, csrfToken, button(at(HOME_PATHS.signOutOthers), csrfToken, t.signOutOthers, 'sign-out-others', true)),
+    sessionsSection(ctx, deps, who, csrfToken, button(at(HOME_PATHS.signOutOthers), csrfToken, ui.t.t('home.signOutOthers'), 'sign-out-others', true)),
   ]);
-  const claims = Object.entries(account.claims).filter(([k, v]) => k !== 'updated_at' && (typeof v === 'string' || typeof v === 'number'));
-  renderPage(ctx, 200, (nonce, ui) => layout(nonce, t.title, html`<h1>${t.title}</h1>
-${section(t.profile, html`<dl id="profile">${claims.map(([k, v]) => html`<dt>${k}</dt><dd>${String(v)}</dd>`)}</dl>`)}
-${section(t.email, html`<p id="email">${account.email}</p>${deps.changeEmailUrl ? html`<p><a id="change-email" href="${at(deps.changeEmailUrl)}">${t.changeEmail}</a></p>` : ''}`)}
-${passwordSection(ctx, deps, csrfToken)}
-${status ? section(t.twoStep, status.totp
-    ? html`<p id="totp-status">${t.totpOn}</p><p>${t.recoveryLeft(status.recoveryCodesLeft)}</p>${button(at(HOME_PATHS.recoveryCodes), csrfToken, t.recoveryNew, 'recovery-new', true)}${button(at(HOME_PATHS.totpRemove), csrfToken, t.totpRemove, 'totp-remove', true)}`
-    : html`<p id="totp-status">${t.totpOff}</p>${button(at(HOME_PATHS.totpStart), csrfToken, t.totpAdd, 'totp-add')}`) : ''}
-${section(t.passkeys, html`<p><a id="passkeys" href="${at(HOME_PATHS.passkeys)}">${t.passkeysLink}</a></p>`)}
-${sessions}
-${apps}
-<p><a id="sign-out" href="${at('/session/end')}">${t.signOut}</a></p>`, ui));
+  const profile = Object.entries(account.claims)
+    .filter(([k, v]) => k !== 'updated_at' && (typeof v === 'string' || typeof v === 'number'))
+    .map(([k, v]): [string, string] => [k, String(v)]);
+  renderPage(ctx, 200, (nonce) => {
+    const view: AccountHomeView = {
+      nonce, ui, csrfToken, email: account.email, profile,
+      changeEmailUrl: deps.changeEmailUrl && at(deps.changeEmailUrl),
+      totp: status && { on: status.totp, recoveryCodesLeft: status.recoveryCodesLeft },
+      sections: { password: passwordSection(ctx, deps, csrfToken), sessions, apps },
+      actions: {
+        totpAdd: at(HOME_PATHS.totpStart), totpRemove: at(HOME_PATHS.totpRemove), recoveryCodes: at(HOME_PATHS.recoveryCodes),
+        signOutOthers: at(HOME_PATHS.signOutOthers), passkeys: at(HOME_PATHS.passkeys), signOut: at('/session/end'),
+      },
+    };
+    return layout(nonce, ui.t.t('home.title'), pageBody(ui, 'accountHome', view, () => homeBody(view)), ui);
+  });
 }
 
-function done(ctx: Context, text: string): void {
-  renderPage(ctx, 200, (nonce, ui) => messagePage(nonce, HOME_TEXT.done, text, { links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back }], ui }));
+/** A "done" page with `text` and a link back to the account page. */
+function done(ctx: Context, text: (t: Translator) => string): void {
+  renderPage(ctx, 200, (nonce, ui) => messagePage(nonce, ui.t.t('home.done'), text(ui.t), { links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: ui.t.t('home.back') }], ui }));
 }
 
 /**
@@ -185,7 +189,7 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
   router.post(HOME_PATHS.signOutOthers, ...change, async (ctx) => {
     const { account, sessionId } = ctx.state.signedIn as SignedIn;
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);
-    done(ctx, HOME_TEXT.othersSignedOut(ended.sessions));
+    done(ctx, (t) => (ended.sessions === 1 ? t.t('home.othersSignedOut.one') : t.t('home.othersSignedOut.other', { count: ended.sessions })));
   });
   const mfa = deps.mfa;
   if (mfa) {
@@ -193,7 +197,7 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
       const { account } = ctx.state.signedIn as SignedIn;
       const shown = (sealed ? await mfa.factors.reopenEnrolment(account, sealed) : undefined) ?? await mfa.factors.startEnrolment(account);
       const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
-      renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: mountedPath(ctx, HOME_PATHS.totpConfirm), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
+      renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: withLocale(ui, mountedPath(ctx, HOME_PATHS.totpConfirm)), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
     };
     router.post(HOME_PATHS.totpStart, ...change, (ctx) => showEnrol(ctx, 200));
     router.post(HOME_PATHS.totpConfirm, ...change, async (ctx) => {
@@ -202,24 +206,24 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
       const sealed = formField(body, 'enrolment', 2048);
       const result = await mfa.factors.confirmEnrolment(account.id, sealed, formField(body, 'code', 16), ctx.ip);
       if (result.kind === 'rate-limited') {
-        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), MFA_TEXT.tooMany, { error: true, ui }));
+        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('mfa.tooMany'), { error: true, ui }));
       }
-      if (result.kind === 'wrong') return showEnrol(ctx, 401, MFA_TEXT.wrongCode, sealed);
-      await mfa.changes.changed(account, 'added', 'an authenticator app (TOTP)', sessionId);
-      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
+      if (result.kind === 'wrong') return showEnrol(ctx, 401, uiOf(ctx).t.t('mfa.wrongCode'), sealed);
+      await mfa.changes.changed(account, 'added', 'an authenticator app (TOTP)', sessionId, uiOf(ctx).locale);
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { href: withLocale(ui, mountedPath(ctx, HOME_PATHS.home)), text: ui.t.t('home.back') } }));
     });
     router.post(HOME_PATHS.totpRemove, ...change, async (ctx) => {
       const { account, sessionId } = ctx.state.signedIn as SignedIn;
       await mfa.factors.remove(account.id);
-      await mfa.changes.changed(account, 'removed', 'an authenticator app (TOTP)', sessionId);
-      done(ctx, HOME_TEXT.totpRemoved);
+      await mfa.changes.changed(account, 'removed', 'an authenticator app (TOTP)', sessionId, uiOf(ctx).locale);
+      done(ctx, (t) => t.t('home.totpRemoved'));
     });
     router.post(HOME_PATHS.recoveryCodes, ...change, async (ctx) => {
       const { account, sessionId } = ctx.state.signedIn as SignedIn;
       const codes = await mfa.factors.regenerateRecoveryCodes(account.id);
-      if (!codes) return done(ctx, HOME_TEXT.totpOff);
-      await mfa.changes.changed(account, 'added', 'new recovery codes', sessionId);
-      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes, next: { href: mountedPath(ctx, HOME_PATHS.home), text: HOME_TEXT.back } }));
+      if (!codes) return done(ctx, (t) => t.t('home.totpOff'));
+      await mfa.changes.changed(account, 'added', 'new recovery codes', sessionId, uiOf(ctx).locale);
+      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes, next: { href: withLocale(ui, mountedPath(ctx, HOME_PATHS.home)), text: ui.t.t('home.back') } }));
     });
   }
   return router.routes() as unknown as Middleware;

@@ -91,7 +91,7 @@ export type FactorName = 'an authenticator app (TOTP)' | 'new recovery codes' | 
 
 /** The factor's name in the reader's words. */
 function factorWords(t: Translator, factor: FactorName): string {
-  return t.t(factor === 'new recovery codes' ? 'mail.factor.recovery' : 'mail.factor.totp');
+  return t.t(factor === 'new recovery codes' ? 'mail.factor.recovery' : factor === 'a passkey' ? 'mfa.factor.passkey' : 'mail.factor.totp');
 }
 
 /** Notice after a second factor was added; other sessions were signed out. */

@@ -26,7 +26,7 @@ const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boo
  * replace; see `mergeConfig`), then these environment variables, which win: `PORT` (default 3000), `HOST`
  * (default `localhost`), `PORTCULLIS_ISSUER`, `REDIS_URL` (Redis storage), `PORTCULLIS_STORAGE=memory`,
  * `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`), `PORTCULLIS_SIGNING_KEYS` (a private
- * JWKS or the path of one), `PORTCULLIS_COOKIE_KEYS` (comma-separated), `PORTCULLIS_PROXY` (`proxy`) and
+ * JWKS or the path of one), `PORTCULLIS_COOKIE_KEYS` (comma-separated), `PORTCULLIS_MFA_KEY` (`mfa.encryptionKey`), `PORTCULLIS_PROXY` (`proxy`) and
  * `PORTCULLIS_ALLOWED_HOSTS` (comma-separated `allowedHosts`).
  *
  * @throws {ConfigError} for a bad `PORT`, `PORTCULLIS_PROXY` or `PORTCULLIS_STORAGE`.
@@ -46,6 +46,7 @@ export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?:
   // Shared keys let several instances verify each other's tokens and cookies (README "Keys").
   if (env.PORTCULLIS_SIGNING_KEYS) config.keys = { ...config.keys, signing: env.PORTCULLIS_SIGNING_KEYS };
   if (env.PORTCULLIS_COOKIE_KEYS) config.keys = { ...config.keys, cookies: list(env.PORTCULLIS_COOKIE_KEYS) };
+  if (env.PORTCULLIS_MFA_KEY) config.mfa = { ...config.mfa, encryptionKey: env.PORTCULLIS_MFA_KEY };
   if (env.PORTCULLIS_PROXY) config.proxy = booleanVariable('PORTCULLIS_PROXY', env.PORTCULLIS_PROXY);
   if (env.PORTCULLIS_ALLOWED_HOSTS) config.allowedHosts = list(env.PORTCULLIS_ALLOWED_HOSTS);
   return { port, host, config };

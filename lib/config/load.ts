@@ -106,6 +106,10 @@ function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
   if (!config.issuer.startsWith('https://')) {
     problems.push({ path: 'issuer', message: 'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)' });
   }
+  if (config.mfa.enabled && !config.mfa.encryptionKey) {
+    // Derived from keys.cookies[0] otherwise: rotating the cookie keys would make every enrolled TOTP unusable.
+    problems.push({ path: 'mfa.encryptionKey', message: 'NODE_ENV=production with mfa.enabled needs mfa.encryptionKey, the secret that encrypts TOTP secrets at rest: set it to a random secret of at least 32 characters, not one of the cookie keys (PORTCULLIS_MFA_KEY for the standalone server; `npx portcullis cookie-key` makes one), or set mfa.enabled: false' });
+  }
   if (config.selfService.signup && !config.mail.smtp && !config.mail.mailer) {
     problems.push({ path: 'selfService.signup', message: 'sign-up needs mail to verify addresses: set mail.smtp (PORTCULLIS_SMTP_URL for the standalone server) or mail.mailer, or turn selfService.signup off' });
   }

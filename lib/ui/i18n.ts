@@ -29,6 +29,9 @@ type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Re
 export type MessageParams<K extends MessageKey, V = string | number> =
   [Placeholders<English[K]>] extends [never] ? [] : [Record<Placeholders<English[K]>, V>];
 
+/** The keys of messages without placeholders (a page can keep one and translate it later). */
+export type PlainKey = { [K in MessageKey]: MessageParams<K> extends [] ? K : never }[MessageKey];
+
 const CATALOGS: Readonly<Record<Locale, Catalog>> = Object.freeze({ en, de });
 
 /** Whether `value` names a shipped language. */

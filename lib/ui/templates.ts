@@ -208,6 +208,39 @@ export interface ErrorView {
   situation: ErrorSituation;
 }
 
+/** The code prompt of a sign-in's second step (`ui.templates.secondFactor`): field `code`, TOTP or recovery code. */
+export interface CodeView {
+  nonce: string; /** @default English, unbranded */ ui?: PageUi; action: string; csrfToken: string; clientName?: string; error?: string;
+  /** Another way to pass the step, shown below the code form (the passkey button). */
+  passkey?: SafeHtml;
+}
+
+/**
+ * TOTP enrolment (`ui.templates.totpEnrol`): `svg` is our QR code (put it in with `raw`), `secret` the key in
+ * base32; send `sealed` back in the hidden `enrolment` field with `code`. `required`: the sign-in needs it.
+ */
+export interface EnrolView { nonce: string; /** @default English, unbranded */ ui?: PageUi; action: string; csrfToken: string; svg: string; secret: string; sealed: string; required?: boolean; error?: string; hidden?: Record<string, string> }
+
+/** The recovery codes, shown once (`ui.templates.recoveryCodes`), and the way on: a form (sign-in) or a link. */
+export interface RecoveryView { nonce: string; /** @default English, unbranded */ ui?: PageUi; codes: string[]; next: { action: string; csrfToken: string } | { href: string; text: string } }
+
+/** The passkey-only second factor (`ui.templates.passkey`); `form` is our passkey form and script tag: keep it. */
+export interface PasskeyPageView { nonce: string; ui: PageUi; error?: string; form: SafeHtml }
+
+/** The account page `/account` (`ui.templates.accountHome`): `actions` are POST forms with `csrf`, except the links `passkeys` and `signOut`. */
+export interface AccountHomeView {
+  nonce: string; ui: PageUi; csrfToken: string; email: string;
+  /** The account's string and number claims, `[name, value]`. */
+  profile: Array<[string, string]>;
+  /** Link to the e-mail change page (absent without mail). */
+  changeEmailUrl?: string;
+  /** Two-step verification, when `mfa.enabled`. */
+  totp?: { on: boolean; recoveryCodesLeft: number };
+  /** Our password change form, active sessions and connected applications sections, each with its forms: put them in as they are. */
+  sections: { password: SafeHtml; sessions: SafeHtml; apps: SafeHtml };
+  actions: { totpAdd: string; totpRemove: string; recoveryCodes: string; signOutOthers: string; passkeys: string; signOut: string };
+}
+
 /** The pages a host may replace (`ui.templates`). */
 export interface UiTemplates {
   /** The whole document around every page. Must keep `nonce` on any `<style>` (the CSP allows no other). */
@@ -221,10 +254,22 @@ export interface UiTemplates {
   form?: PageTemplate<FormView>;
   /** Every account message page (check your mail, done, link invalid, too many attempts). */
   message?: PageTemplate<MessageView>;
+  /** The code prompt of a sign-in's second step (TOTP or recovery code). */
+  secondFactor?: PageTemplate<CodeView>;
+  /** TOTP enrolment (at sign-in and on the account page). */
+  totpEnrol?: PageTemplate<EnrolView>;
+  /** The recovery codes, shown once. */
+  recoveryCodes?: PageTemplate<RecoveryView>;
+  /** The passkey sign-in step of an account whose only second factor is a passkey. */
+  passkey?: PageTemplate<PasskeyPageView>;
+  /** The signed-in account page `/account`. */
+  accountHome?: PageTemplate<AccountHomeView>;
 }
 
 /** The names of {@link UiTemplates}. */
-export const TEMPLATE_NAMES = ['layout', 'login', 'consent', 'error', 'logout', 'signedOut', 'form', 'message'] as const;
+export const TEMPLATE_NAMES = [
+  'layout', 'login', 'consent', 'error', 'logout', 'signedOut', 'form', 'message', 'secondFactor', 'totpEnrol', 'recoveryCodes', 'passkey', 'accountHome',
+] as const;
 
 /** A template's result as markup: {@link SafeHtml} as it is, anything else escaped as text. */
 export function templateOutput(result: unknown): SafeHtml {

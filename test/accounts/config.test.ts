@@ -41,7 +41,7 @@ describe('account options are validated', () => {
 
   test('production refuses sign-up without SMTP and says what to set', () => {
     const err = errorOf(() => loadConfig({
-      issuer: 'https://id.example', storage: { type: 'memory' }, keys: { signing: { keys: [{ kty: 'EC', d: 'x' }] }, cookies: ['c'.repeat(32)] }, selfService: { signup: true },
+      issuer: 'https://id.example', storage: { type: 'memory' }, keys: { signing: { keys: [{ kty: 'EC', d: 'x' }] }, cookies: ['c'.repeat(32)] }, mfa: { encryptionKey: 'm'.repeat(32) }, selfService: { signup: true },
     }, { NODE_ENV: 'production' }));
     expect(err.code).toBe('ERR_CONFIG_INSECURE');
     expect(err.path).toBe('selfService.signup');

@@ -358,6 +358,32 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     expect(s.violations).toEqual([]);
     await s.context.close();
   }, TIMEOUT);
+
+  test('in German (Accept-Language): the list page, and the script says in German that this device already holds a passkey', async () => {
+    const s = await openSession();
+    await s.page.setExtraHTTPHeaders({ 'Accept-Language': 'de' });
+    const dora = (await store().create({ email: 'dora@example.com', password: 'dora-password-1234', claims: { name: 'Dora' } }))!;
+    await store().markEmailVerified(dora.id);
+    await s.page.goto(`${issuer}/account/passkeys`);
+    expect(await s.page.textContent('#passkey-button')).toBe('Mit einem Passkey anmelden');
+    await s.page.fill('input[name=email]', 'dora@example.com');
+    await s.page.fill('input[name=password]', 'dora-password-1234');
+    await s.page.click('form:has(#password) button[type=submit]');
+    await s.page.waitForURL((url) => url.pathname === '/account');
+    await s.page.goto(`${issuer}/account/passkeys`);
+    expect([await s.page.textContent('h2'), await s.page.inputValue('#passkey-name'), await s.page.textContent('#no-passkeys')])
+      .toEqual(['Passkey hinzufügen', 'Passkey 1', 'Sie haben noch keine Passkeys.']);
+    await s.page.click('#add-passkey');
+    await s.page.waitForSelector('#notice');
+    expect(await s.page.textContent('#notice')).toBe('Der Passkey wurde hinzugefügt.');
+    // The same authenticator again: excluded (WebAuthn §6.3.2 step 3), InvalidStateError, the page's own words.
+    await s.page.click('#add-passkey');
+    await s.page.waitForSelector('#passkey-error:not([hidden])');
+    expect(await s.page.textContent('#passkey-error')).toBe('Auf diesem Gerät gibt es bereits einen Passkey für Ihr Konto.');
+    expect((await store().listPasskeys(dora.id))).toHaveLength(1);
+    expect(s.violations).toEqual([]);
+    await s.context.close();
+  }, TIMEOUT);
 });
 
 /** Posts `credential` with the login page's CSRF token to its passkey action, from the page (its cookies). */

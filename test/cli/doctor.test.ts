@@ -107,7 +107,7 @@ describe('a deployment behind a TLS-terminating proxy', () => {
     issuer = `https://127.0.0.1:${proxyPort}`;
     const signing = join(dir, 'proxy-jwks.json');
     writeFileSync(signing, JSON.stringify(await generateSigningKeys()));
-    configPath = configFile('deployment.json', { issuer, storage: { type: 'memory' }, keys: { signing, cookies: [generateCookieKey()] }, clients: [CLIENT] });
+    configPath = configFile('deployment.json', { issuer, storage: { type: 'memory' }, keys: { signing, cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() }, clients: [CLIENT] });
   });
   afterAll(async () => {
     proxy?.close();

@@ -1,6 +1,7 @@
 import { errorOf } from '../helpers/errors.js';
 import { loadConfig, ConfigError, createServer, type PortcullisConfig } from '../../lib/index.js';
 import { standaloneSettings } from '../../examples/standalone/config.js';
+import { settingsFromEnvironment } from '../../lib/cli/environment.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { generateCookieKey, generateSigningKeys } from '../../lib/index.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -63,7 +64,7 @@ describe('configuration is validated when the server is built', () => {
 
 describe('production guards (NODE_ENV=production)', () => {
   const prod = { NODE_ENV: 'production' };
-  const secure = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } });
+  const secure = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } });
 
   test('without signing keys', async () => {
     const err = errorOf(() => loadConfig({ issuer: 'https://id.example', keys: { cookies: [generateCookieKey()] } }, prod));
@@ -112,8 +113,8 @@ describe('production guards (NODE_ENV=production)', () => {
   test('every production refusal is reported at once, each with its path and the variable the standalone server reads', () => {
     const refused = errorOf(() => loadConfig({ issuer: 'http://id.example', selfService: { signup: true } }, prod));
     expect(refused.code).toBe('ERR_CONFIG_INSECURE');
-    expect(refused.problems.map((p) => p.path)).toEqual(['keys.signing', 'keys.cookies', 'storage.type', 'issuer', 'selfService.signup']);
-    for (const variable of ['PORTCULLIS_SIGNING_KEYS', 'PORTCULLIS_COOKIE_KEYS', 'PORTCULLIS_STORAGE', 'PORTCULLIS_ISSUER', 'PORTCULLIS_SMTP_URL']) {
+    expect(refused.problems.map((p) => p.path)).toEqual(['keys.signing', 'keys.cookies', 'storage.type', 'issuer', 'mfa.encryptionKey', 'selfService.signup']);
+    for (const variable of ['PORTCULLIS_SIGNING_KEYS', 'PORTCULLIS_COOKIE_KEYS', 'PORTCULLIS_STORAGE', 'PORTCULLIS_ISSUER', 'PORTCULLIS_MFA_KEY', 'PORTCULLIS_SMTP_URL']) {
       expect(refused.message).toContain(variable);
     }
   });
@@ -121,11 +122,32 @@ describe('production guards (NODE_ENV=production)', () => {
   test('a complete production config loads', async () => {
     expect(loadConfig(await secure(), prod).production).toBe(true);
   });
+
+  const MFA_ROWS: Array<[string, Record<string, unknown>, Record<string, string>, boolean]> = [
+    ['production, MFA on (the default), no key: refused', {}, prod, false],
+    ['production, MFA on, a key: loads', { encryptionKey: 'k'.repeat(32) }, prod, true],
+    ['production, MFA off, no key: loads', { enabled: false }, prod, true],
+    ['development, MFA on, no key: loads (a start-up warning instead)', {}, {}, true],
+  ];
+  test.each(MFA_ROWS)('mfa.encryptionKey: %s', async (_name, mfa, env, loads) => {
+    const config = { ...(await secure()), mfa };
+    if (loads) return expect(loadConfig(config, env).mfa.encryptionKey).toBe((mfa as { encryptionKey?: string }).encryptionKey);
+    const refused = errorOf(() => loadConfig(config, env));
+    expect([refused.code, refused.path]).toEqual(['ERR_CONFIG_INSECURE', 'mfa.encryptionKey']);
+    expect(refused.message).toMatch(/mfa\.encryptionKey.*PORTCULLIS_MFA_KEY.*npx portcullis cookie-key.*mfa\.enabled: false/);
+  });
+
+  test('PORTCULLIS_MFA_KEY is mfa.encryptionKey for the standalone server and portcullis start, over the file', () => {
+    const key = generateCookieKey();
+    const settings = settingsFromEnvironment({ PORTCULLIS_MFA_KEY: key }, { file: { mfa: { enabled: true, encryptionKey: 'f'.repeat(32) } } });
+    expect(settings.config.mfa).toEqual({ enabled: true, encryptionKey: key });
+    expect(settingsFromEnvironment({}).config.mfa).toBeUndefined();
+  });
 });
 
 describe('configured clients meet the registration policy (as POST /registration would refuse them)', () => {
   const client = (over: Record<string, unknown>) => ({ client_id: 'c', client_secret: 'a-long-enough-client-secret-0123456789', redirect_uris: ['https://rp.example/cb'], ...over });
-  const production = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } });
+  const production = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } });
   const ROWS: Array<[string, Record<string, unknown>, string, RegExp, boolean]> = [
     ['an http redirect_uri on a public host', { redirect_uris: ['http://rp.example/cb'] }, 'clients[0].redirect_uris', /must use https/, true],
     ['a wildcard redirect_uri', { redirect_uris: ['https://*.example.com/cb'] }, 'clients[0].redirect_uris', /wildcard/, true],
@@ -206,7 +228,7 @@ describe('a configuration merges deeply over the defaults; arrays replace', () =
 
   test('defaults derived from the environment or other options', async () => {
     expect(loadConfig(base, {}).selfService.signup).toBe(true);
-    const secure = { issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] } };
+    const secure = { issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } };
     expect(loadConfig(secure, { NODE_ENV: 'production' }).selfService.signup).toBe(false);
     expect(loadConfig({ ...base, registration: { initialAccessToken: 'a-long-initial-access-token' } }, {}).registration.enabled).toBe(true);
     expect(loadConfig(base, { PORTCULLIS_DEV_MAILBOX: '/tmp/box' }).mail.mailbox).toBe('/tmp/box');

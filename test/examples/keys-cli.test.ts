@@ -88,7 +88,7 @@ describe('npx portcullis keys', () => {
     const cookieKeys = `${cli('cookie-key').stdout.trim()},${cli('cookie-key').stdout.trim()}`;
     const port = await freePort();
     const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH!, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_SIGNING_KEYS: keysFile, PORTCULLIS_COOKIE_KEYS: cookieKeys, PORTCULLIS_STORAGE: 'memory', PORTCULLIS_PROXY: 'true' },
+      env: { PATH: process.env.PATH!, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_SIGNING_KEYS: keysFile, PORTCULLIS_COOKIE_KEYS: cookieKeys, PORTCULLIS_MFA_KEY: cli('cookie-key').stdout.trim(), PORTCULLIS_STORAGE: 'memory', PORTCULLIS_PROXY: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {

@@ -74,7 +74,7 @@ describe('signing keys given inline or by path never appear in any output', () =
     jwks = await generateSigningKeys(['RS256', 'ES256']) as unknown as typeof jwks;
     privateMembers = jwks.keys.flatMap((k) => ['d', 'p', 'q', 'dp', 'dq', 'qi'].map((m) => k[m]).filter((v): v is string => typeof v === 'string'));
   });
-  const production = (keys: string) => ({ NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_STORAGE: 'memory', PORTCULLIS_COOKIE_KEYS: generateCookieKey(), PORTCULLIS_SIGNING_KEYS: keys });
+  const production = (keys: string) => ({ NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_STORAGE: 'memory', PORTCULLIS_COOKIE_KEYS: generateCookieKey(), PORTCULLIS_MFA_KEY: generateCookieKey(), PORTCULLIS_SIGNING_KEYS: keys });
 
   test('PORTCULLIS_SIGNING_KEYS="$(cat jwks.json)" (the key set itself) starts the server and publishes its public keys', async () => {
     const port = await freePort();

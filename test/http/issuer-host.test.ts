@@ -192,7 +192,7 @@ describe('production behind TLS: https issuer, server listening on plain http', 
     try {
       server = await createServer({
         issuer, proxy, storage: { type: 'memory' },
-        keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] },
+        keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() },
         clients: [{ client_id: 'rp', client_secret: 'a-secret-that-is-long-enough-0123456789', redirect_uris: ['https://rp.example/cb'] }],
       });
     } finally {

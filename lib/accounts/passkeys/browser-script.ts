@@ -10,7 +10,9 @@
  * - `form[data-passkey=create]` with `data-options` (creation options): on submit, `credentials.create`.
  * - `form[data-passkey=get]` with `data-options` (request options): on submit, `credentials.get`; with
  *   `data-conditional`, also a conditional request at load (autofill in `autocomplete="username webauthn"`).
- * Messages come from the form's `data-msg-*` attributes and go to the element named by `data-error`.
+ * The words come from the page, not from this script: the form's `data-messages` attribute holds a JSON object
+ * (`cancelled`, `failed`, `exists`) in the request's language (`passkey.script.*` messages); a message goes to
+ * the element named by `data-error`. So the script stays one static, cacheable file under the CSP.
  */
 export const PASSKEY_SCRIPT = `(function () {
   'use strict';
@@ -56,8 +58,10 @@ export const PASSKEY_SCRIPT = `(function () {
   function say(form, err) {
     var el = document.getElementById(form.getAttribute('data-error') || '');
     if (!el) return;
-    var key = err && err.name === 'InvalidStateError' ? 'data-msg-exists' : err && err.name === 'NotAllowedError' ? 'data-msg-cancelled' : 'data-msg-failed';
-    el.textContent = form.getAttribute(key) || form.getAttribute('data-msg-failed') || 'The passkey did not work.';
+    var messages = {};
+    try { messages = JSON.parse(form.getAttribute('data-messages') || '{}'); } catch (e) { /* keep none */ }
+    var key = err && err.name === 'InvalidStateError' ? 'exists' : err && err.name === 'NotAllowedError' ? 'cancelled' : 'failed';
+    el.textContent = messages[key] || messages.failed || '';
     el.hidden = false;
     var button = form.querySelector('button');
     if (button) button.focus();

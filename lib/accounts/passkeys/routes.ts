@@ -7,7 +7,9 @@ import type { FactorChanges } from '../mfa/factor-changes.js';
 import { messagePage } from '../views.js';
 import { PASSKEY_SCRIPT } from './browser-script.js';
 import { MAX_PASSKEY_NAME, type PasskeyRefusal, type PasskeyService } from './passkey-service.js';
-import { PASSKEY_PATHS, PASSKEY_TEXT, passkeyListPage } from './views.js';
+import type { PlainKey } from '../../ui/i18n.js';
+import { uiOf } from '../../ui/ui.js';
+import { PASSKEY_PATHS, passkeyListPage } from './views.js';
 
 /** What {@link passkeyAccountRoutes} needs. */
 export interface PasskeyRouteDeps {
@@ -21,13 +23,13 @@ export interface PasskeyRouteDeps {
 /** The CSRF cookie path of the passkey forms (under the issuer's path). */
 const CSRF_SCOPE = PASSKEY_PATHS.list;
 const MAX_CREDENTIAL_JSON = 12_000;
-const NOTICES = { added: PASSKEY_TEXT.list.added, renamed: PASSKEY_TEXT.list.renamed, removed: PASSKEY_TEXT.list.removed } as const;
-const REFUSALS: Record<PasskeyRefusal, string> = {
-  expired: PASSKEY_TEXT.list.expired,
-  malformed: PASSKEY_TEXT.list.noCredential,
-  'unknown-credential': PASSKEY_TEXT.list.notVerified,
-  'not-verified': PASSKEY_TEXT.list.notVerified,
-  taken: PASSKEY_TEXT.list.taken,
+const NOTICES = { added: 'passkey.list.added', renamed: 'passkey.list.renamed', removed: 'passkey.list.removed' } as const satisfies Record<string, PlainKey>;
+const REFUSALS: Record<PasskeyRefusal, PlainKey> = {
+  expired: 'passkey.list.expired',
+  malformed: 'passkey.list.noCredential',
+  'unknown-credential': 'passkey.list.notVerified',
+  'not-verified': 'passkey.list.notVerified',
+  taken: 'passkey.list.taken',
 };
 
 const signedInOf = (ctx: Context) => ctx.state.signedIn as SignedIn;
@@ -44,16 +46,18 @@ const bindingOf = (ctx: Context) => `session:${signedInOf(ctx).sessionId}`;
 export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
   const { passkeys, changes, home } = deps;
   const signedIn = requireSignIn(home, false);
-  const change = [parseForm, csrfCheck(home.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce) =>
-    messagePage(nonce, 'Request refused', 'The form was not submitted from this page (missing or wrong CSRF token). Reload the page and try again.', { error: true }))), requireSignIn(home, true)];
+  const change = [parseForm, csrfCheck(home.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce, ui) =>
+    messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui }))), requireSignIn(home, true)];
 
-  async function showList(ctx: Context, status = 200, error?: string): Promise<void> {
+  /** The list page, with the message `error` (a `passkey.list.*` key) when a change was refused. */
+  async function showList(ctx: Context, status = 200, error?: PlainKey): Promise<void> {
     const { account } = signedInOf(ctx);
     const [list, creationOptions] = await Promise.all([passkeys.list(account.id), passkeys.registrationOptions(account, bindingOf(ctx))]);
-    const done = typeof ctx.query.done === 'string' && ctx.query.done in NOTICES ? NOTICES[ctx.query.done as keyof typeof NOTICES] : undefined;
+    const done = typeof ctx.query.done === 'string' && Object.hasOwn(NOTICES, ctx.query.done) ? NOTICES[ctx.query.done as keyof typeof NOTICES] : undefined;
+    const { t } = uiOf(ctx);
     const csrfToken = home.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
-    renderPage(ctx, status, (nonce) => passkeyListPage({
-      nonce, csrfToken, email: account.email, passkeys: list, creationOptions, notice: error ? undefined : done, error, mount: mountedPath(ctx, ''),
+    renderPage(ctx, status, (nonce, ui) => passkeyListPage({
+      nonce, ui, csrfToken, email: account.email, passkeys: list, creationOptions, notice: error || !done ? undefined : t.t(done), error: error && t.t(error), mount: mountedPath(ctx, ''),
     }));
   }
 
@@ -76,23 +80,23 @@ export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
   router.post(PASSKEY_PATHS.register, ...change, async function registerPasskey(ctx: Context) {
     const body = formBody(ctx);
     const credential = formField(body, 'credential', MAX_CREDENTIAL_JSON);
-    if (!credential) return showList(ctx, 400, PASSKEY_TEXT.list.noCredential);
+    if (!credential) return showList(ctx, 400, 'passkey.list.noCredential');
     const result = await passkeys.register(signedInOf(ctx).account, bindingOf(ctx), credential, formField(body, 'name', 1000).slice(0, MAX_PASSKEY_NAME));
     if (!result.ok) return showList(ctx, result.reason === 'taken' ? 409 : 400, REFUSALS[result.reason]);
-    await changes.changed(signedInOf(ctx).account, 'added', 'a passkey', signedInOf(ctx).sessionId);
+    await changes.changed(signedInOf(ctx).account, 'added', 'a passkey', signedInOf(ctx).sessionId, uiOf(ctx).locale);
     backToList(ctx, 'added');
   });
   router.post(PASSKEY_PATHS.rename, ...change, async function renamePasskey(ctx: Context) {
     const body = formBody(ctx);
     const renamed = await passkeys.rename(signedInOf(ctx).account.id, formField(body, 'credential_id', 1400), formField(body, 'name', 1000));
-    if (!renamed) return showList(ctx, 404, PASSKEY_TEXT.list.notFound);
+    if (!renamed) return showList(ctx, 404, 'passkey.list.notFound');
     backToList(ctx, 'renamed');
   });
   router.post(PASSKEY_PATHS.remove, ...change, async function deletePasskey(ctx: Context) {
     const { account, sessionId } = signedInOf(ctx);
     const removed = await passkeys.remove(account.id, formField(formBody(ctx), 'credential_id', 1400));
-    if (!removed) return showList(ctx, 404, PASSKEY_TEXT.list.notFound);
-    await changes.changed(account, 'removed', 'a passkey', sessionId);
+    if (!removed) return showList(ctx, 404, 'passkey.list.notFound');
+    await changes.changed(account, 'removed', 'a passkey', sessionId, uiOf(ctx).locale);
     backToList(ctx, 'removed');
   });
   return router.routes() as unknown as Middleware;

@@ -36,7 +36,7 @@ async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Det
     // After a wrong password the address is kept: the password is what to type next.
     focusPassword: problem === 'login.wrongPassword' && Boolean(email),
     signupUrl: link(underMount(ctx, deps.flows.signupUrl(details.uid))), resetUrl: link(underMount(ctx, deps.flows.resetUrl(details.uid))),
-    passkey: requestOptions && passkeySignIn({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount: mountedPath(ctx, '') }),
+    passkey: requestOptions && passkeySignIn({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount: mountedPath(ctx, '') }),
   });
 }
 

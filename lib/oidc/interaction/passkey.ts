@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { loginResult, type Amr } from '../../accounts/mfa/policy.js';
-import { PASSKEY_TEXT } from '../../accounts/passkeys/views.js';
 import { formBody, formField, parseForm } from '../../http/pages.js';
+import { uiOf } from '../../ui/ui.js';
 import {
   detailsOf, finishInteraction, interactionCsrf, loadInteraction, refuse, requirePrompt, type InteractionActionDeps,
 } from './common.js';
@@ -31,20 +31,21 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
       const again = (status: number, text: string) => pending?.stage === 'second-factor'
         ? showSecondStep(ctx, deps, details, pending, undefined, status, text)
         : showLogin(ctx, deps, details, status, { text });
+      const { t } = uiOf(ctx);
       const limit = await deps.limits.loginAttemptFromIp(ctx.ip);
       if (!limit.allowed) {
         ctx.set('Retry-After', String(limit.retryAfterSeconds));
-        return again(429, 'Too many sign-in attempts. Please try again later.');
+        return again(429, t.t('login.tooMany'));
       }
       const credential = formField(formBody(ctx), 'credential', MAX_CREDENTIAL_JSON);
       const result = await deps.passkeys.service.authenticate(passkeyBinding(details), credential);
       if (!result.ok) {
-        return again(result.reason === 'expired' ? 400 : 401, result.reason === 'expired' ? PASSKEY_TEXT.login.expired : PASSKEY_TEXT.login.refused);
+        return again(result.reason === 'expired' ? 400 : 401, t.t(result.reason === 'expired' ? 'passkey.login.expired' : 'passkey.login.refused'));
       }
       const { account, amr } = result.value;
       if (pending) {
         // A second step is pending for one account: only that account's passkey ends it (the password was theirs).
-        if (pending.accountId !== account.id) return again(401, PASSKEY_TEXT.login.refused);
+        if (pending.accountId !== account.id) return again(401, t.t('passkey.login.refused'));
         const passed = amr.filter((m): m is Amr => m === 'hwk' || m === 'swk' || m === 'user');
         return finishSecondStep(ctx, deps, details, pending, passed);
       }

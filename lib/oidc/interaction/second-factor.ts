@@ -1,10 +1,12 @@
 import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
-import { codePage, enrolPage, MFA_TEXT, recoveryCodesPage } from '../../accounts/mfa/views.js';
+import { codePage, enrolPage, recoveryCodesPage } from '../../accounts/mfa/views.js';
 import { passkeySecondFactor, secondFactorPage } from '../../accounts/passkeys/views.js';
 import { mountedPath } from '../../http/routes.js';
+import type { PageUi } from '../../ui/templates.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
+import { uiOf } from '../../ui/ui.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
   type Details, type InteractionActionDeps, type MfaInteractionDeps,
@@ -92,9 +94,9 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
       ? await deps.passkeys!.service.authenticationOptions(passkeyBinding(details), { purpose: 'second-factor', accountId: pending.accountId, amr: pending.methods })
       : undefined;
     const mount = mountedPath(ctx, '');
-    const button = (nonce: string) => requestOptions && passkeySecondFactor({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, mount });
-    if (!totp && requestOptions) return renderPage(ctx, status, (nonce) => secondFactorPage({ nonce, action: `${scope}/passkey`, csrfToken, requestOptions, mount, error }));
-    return renderPage(ctx, status, (nonce, ui) => codePage({ nonce, ui, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: button(nonce) }));
+    const button = (nonce: string, ui: PageUi) => requestOptions && passkeySecondFactor({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, mount });
+    if (!totp && requestOptions) return renderPage(ctx, status, (nonce, ui) => secondFactorPage({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, mount, error }));
+    return renderPage(ctx, status, (nonce, ui) => codePage({ nonce, ui, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: button(nonce, ui) }));
   }
   const account = known ?? await deps.accounts.findById(pending.accountId);
   if (!account) return refuse(ctx, 400, 'login_required', 'The account of this sign-in no longer exists.');
@@ -147,9 +149,9 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       if (result.kind === 'rate-limited') {
         const name = await clientName(deps.provider, details);
         const csrfToken = deps.csrf.issue(ctx, interactionPath(ctx, details));
-        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => codePage({ nonce, ui, action: `${interactionPath(ctx, details)}/second-factor`, csrfToken, clientName: name, error: MFA_TEXT.tooMany }));
+        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => codePage({ nonce, ui, action: `${interactionPath(ctx, details)}/second-factor`, csrfToken, clientName: name, error: ui.t.t('mfa.tooMany') }));
       }
-      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, MFA_TEXT.wrongCode);
+      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'));
       await finish(ctx, deps, details, pending);
     }],
     enrol: [...common, requireSecondStep('enrol'), async function confirmEnrolment(ctx: Context) {
@@ -160,11 +162,11 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       const result = await deps.mfa!.factors.confirmEnrolment(pending.accountId, enrolment, formField(body, 'code', 16), ctx.ip);
       if (result.kind === 'rate-limited') {
         ctx.set('Retry-After', String(result.retryAfterSeconds));
-        return showSecondStep(ctx, deps, details, pending, undefined, 429, MFA_TEXT.tooMany, enrolment);
+        return showSecondStep(ctx, deps, details, pending, undefined, 429, uiOf(ctx).t.t('mfa.tooMany'), enrolment);
       }
-      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, MFA_TEXT.wrongCode, enrolment);
+      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'), enrolment);
       const account = await deps.accounts.findById(pending.accountId);
-      if (account) await deps.mfa!.changes.changed(account, 'added', 'an authenticator app (TOTP)', details.session?.accountId === account.id ? details.session.cookie : undefined);
+      if (account) await deps.mfa!.changes.changed(account, 'added', 'an authenticator app (TOTP)', details.session?.accountId === account.id ? details.session.cookie : undefined, uiOf(ctx).locale);
       await savePending(deps.mfa!, details, { ...pending, stage: 'codes-shown' });
       const scope = interactionPath(ctx, details);
       const csrfToken = deps.csrf.issue(ctx, scope);
