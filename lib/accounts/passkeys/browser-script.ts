@@ -81,6 +81,7 @@ export const PASSKEY_SCRIPT = `(function () {
   document.querySelectorAll('form[data-passkey=get]').forEach(function (form) {
     var json = JSON.parse(form.getAttribute('data-options'));
     var running = null;
+    var sent = false; // one assertion per page: a superseded request that still settles is ignored
     function run(conditional) {
       if (running) running.abort();
       var controller = new AbortController();
@@ -88,9 +89,11 @@ export const PASSKEY_SCRIPT = `(function () {
       var req = { publicKey: request(json), signal: controller.signal };
       if (conditional) req.mediation = 'conditional';
       navigator.credentials.get(req).then(function (cred) {
-        if (cred) send(form, cred);
+        if (!cred || sent || controller !== running) return;
+        sent = true;
+        send(form, cred);
       }, function (err) {
-        if (!conditional && err.name !== 'AbortError') say(form, err);
+        if (!conditional && controller === running && err.name !== 'AbortError') say(form, err);
       });
     }
     form.hidden = false;
