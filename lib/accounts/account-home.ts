@@ -98,6 +98,8 @@ function signInFirst(ctx: Context, deps: AccountHomeDeps, fresh: boolean): void 
     client_id: ACCOUNT_CLIENT_ID, response_type: 'code', scope: 'openid', redirect_uri: `${deps.issuer}${HOME_PATHS.callback}`,
     code_challenge: randomBytes(32).toString('base64url'), code_challenge_method: 'S256', state: randomBytes(16).toString('base64url'),
     ...(fresh ? { prompt: 'login' } : {}),
+    // A language chosen by ui_locales carries on to the sign-in page (OpenID Connect Core §3.1.2.1).
+    ...(uiOf(ctx).localeQuery ? { ui_locales: uiOf(ctx).locale } : {}),
   }).toString();
   ctx.status = 303;
   ctx.redirect(url.href);

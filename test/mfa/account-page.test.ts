@@ -87,6 +87,15 @@ describe('account page', () => {
     const res = await new TestBrowser(srv.issuer).request(`${srv.issuer}/account`);
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toContain('client_id=portcullis-account');
+    expect(new URL(res.headers.get('location')!).searchParams.get('ui_locales')).toBeNull();
+  });
+
+  test('a language chosen with ui_locales carries on to the sign-in page', async () => {
+    const browser = new TestBrowser(srv.issuer);
+    const res = await browser.request(`${srv.issuer}/account?ui_locales=de`);
+    expect(new URL(res.headers.get('location')!).searchParams.get('ui_locales')).toBe('de');
+    const login = await browser.go(res.headers.get('location')!);
+    expect(login.body).toContain('<html lang="de"');
   });
 });
 
