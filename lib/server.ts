@@ -217,7 +217,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys, logger,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
-        devices: sessionDevices, limits: accountLimits, mail: flows.mail, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), describeScope: (name) => scopes.describe(name),
+        devices: sessionDevices, limits: accountLimits, mail: flows.mail, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),
       }, passkeys, factorChanges)]),
       logo: logoRoute(ui),
       graphql,

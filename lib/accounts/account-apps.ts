@@ -21,6 +21,8 @@ export interface ConnectedAppsDeps {
   sessions: AccountSessions;
   /** Forgets the remembered consent of the account for a client (`ConsentStore.revoke`). */
   forgetConsent(accountId: string, clientId: string): Promise<void>;
+  /** The account's remembered consents with their scopes (`ConsentStore.list`). */
+  listConsents(accountId: string): Promise<Array<{ clientId: string; scopes: string[] }>>;
   /** Clients never listed nor revocable here (the first-party account client). */
   hidden: readonly string[];
 }
@@ -37,14 +39,18 @@ function domainsOf(redirectUris: readonly string[] | undefined): string[] {
 }
 
 /**
- * The applications (clients) holding a live Grant of the account, found through the account's index of Grants
- * (no storage scan), with their granted OpenID scopes merged over the account's Grants for each client. The
- * clients in `deps.hidden` and clients that no longer exist are left out. Sorted by name.
+ * The applications (clients) the account has a remembered consent for or that hold a live Grant of the account,
+ * found through the consent index and the account's index of Grants (no storage scan), with the approved OpenID
+ * scopes merged over the consent and the account's Grants for each client. The clients in `deps.hidden` and
+ * clients that no longer exist are left out. Sorted by name.
  */
 export async function connectedApps(deps: ConnectedAppsDeps, accountId: string): Promise<ConnectedApp[]> {
-  const entries = await deps.sessions.grants(accountId);
+  const [entries, consents] = await Promise.all([deps.sessions.grants(accountId), deps.listConsents(accountId)]);
   const grants = await Promise.all(entries.map((e) => deps.provider.Grant.find(e.id)));
   const byClient = new Map<string, { scopes: Set<string>; grantIds: string[] }>();
+  for (const consent of consents) {
+    if (!deps.hidden.includes(consent.clientId)) byClient.set(consent.clientId, { scopes: new Set(consent.scopes), grantIds: [] });
+  }
   for (const grant of grants) {
     if (!grant || grant.accountId !== accountId || !grant.clientId || deps.hidden.includes(grant.clientId)) continue;
     const entry = byClient.get(grant.clientId) ?? { scopes: new Set<string>(), grantIds: [] };
@@ -66,7 +72,7 @@ export async function connectedApps(deps: ConnectedAppsDeps, accountId: string):
  * Revokes application `clientId` for the account: its remembered consent is forgotten (the next authorization
  * asks for consent again) and every Grant of the account for it is revoked with its codes, access and refresh
  * tokens. A hidden client is never revoked here.
- * @returns the revoked application, or `undefined` when it had no Grant of the account (nothing was revoked).
+ * @returns the revoked application, or `undefined` when it had neither consent nor Grant of the account (nothing was revoked).
  */
 export async function revokeApp(deps: ConnectedAppsDeps, accountId: string, clientId: string): Promise<ConnectedApp | undefined> {
   if (deps.hidden.includes(clientId)) return undefined;

@@ -73,6 +73,8 @@ export interface AccountHomeDeps {
   logger: Logger;
   /** Forgets the remembered consent of an account for a client (the connected applications' "Revoke"). */
   forgetConsent(accountId: string, clientId: string): Promise<void>;
+  /** The account's remembered consents with their scopes (the connected applications' list). */
+  listConsents(accountId: string): Promise<Array<{ clientId: string; scopes: string[] }>>;
   /** The configured description of a scope without a shipped translation, if any. */
   describeScope?(name: string): string | undefined;
 }

@@ -7,9 +7,27 @@ import type { AdapterFactory } from '../core/storage.js';
  */
 export class ConsentStore {
   readonly #adapter;
+  /** Per account, the clients it has a remembered consent for (`{ clients: string[] }`), for the account page. */
+  readonly #byAccount;
 
   constructor(adapter: AdapterFactory) {
     this.#adapter = adapter('RememberedConsent');
+    this.#byAccount = adapter('RememberedConsentIndex');
+  }
+
+  async #clients(accountId: string): Promise<string[]> {
+    const payload = await this.#byAccount.find(accountId);
+    return Array.isArray(payload?.clients) ? (payload.clients as string[]) : [];
+  }
+
+  /**
+   * Every client the account has a remembered consent for, with the approved scopes (what `/account` lists as
+   * connected applications). Consents remembered before this index existed appear once they are given again.
+   */
+  async list(accountId: string): Promise<Array<{ clientId: string; scopes: string[] }>> {
+    const clients = await this.#clients(accountId);
+    const found = await Promise.all(clients.map(async (clientId) => ({ clientId, scopes: await this.find(accountId, clientId) })));
+    return found.filter((c): c is { clientId: string; scopes: string[] } => c.scopes !== undefined);
   }
 
   static #id(accountId: string, clientId: string): string {
@@ -31,10 +49,16 @@ export class ConsentStore {
     const previous = known ? known.previous : await this.find(accountId, clientId);
     const merged = new Set([...(previous ?? []), ...scopes]);
     await this.#adapter.upsert(ConsentStore.#id(accountId, clientId), { scopes: [...merged] });
+    if (previous === undefined) {
+      const clients = await this.#clients(accountId);
+      if (!clients.includes(clientId)) await this.#byAccount.upsert(accountId, { clients: [...clients, clientId] });
+    }
   }
 
   /** Forgets the consent; the next authorization request prompts again. */
   async revoke(accountId: string, clientId: string): Promise<void> {
     await this.#adapter.destroy(ConsentStore.#id(accountId, clientId));
+    const clients = await this.#clients(accountId);
+    if (clients.includes(clientId)) await this.#byAccount.upsert(accountId, { clients: clients.filter((c) => c !== clientId) });
   }
 }

@@ -96,6 +96,26 @@ describe.each(storages)('account page (%s storage)', (_name, storage) => {
     expect((await openAccount(srv, browser)).dom.querySelectorAll('#apps li.app').map((li) => li.getAttribute('data-client-id'))).toEqual(['demo-web']);
   });
 
+  test('an application with a remembered consent but no live grant is listed with the consented scopes, and Revoke forgets the consent', async () => {
+    const rp = await relyingParty(srv.issuer);
+    const app = new TestBrowser(srv.issuer);
+    await signIn(srv.issuer, rp, { browser: app, params: { scope: 'openid email' } });
+    // every session and grant of the account ends (as after a password reset); the remembered consent stays
+    await srv.server.revokeSessions('alice');
+    const browser = new TestBrowser(srv.issuer);
+    const home = await openAccount(srv, browser);
+    const items = home.dom.querySelectorAll('#apps li.app');
+    expect(items.map((li) => li.getAttribute('data-client-id'))).toEqual(['demo-web']);
+    expect(items[0]!.querySelectorAll('.app-scopes li').map((li) => li.getAttribute('data-scope')).sort()).toEqual(['email', 'openid']);
+    // the consent is remembered: a new sign-in skips the consent page
+    const remembered = await browse(new TestBrowser(srv.issuer), (await startAuthorization(rp)).url, { email: 'alice@example.com', password: 'alice-demo-password' });
+    expect(remembered.consentPage).toBeUndefined();
+    const done = await press(browser, await openAccount(srv, browser), '#revoke-0');
+    expect(done.status).toBe(200);
+    const asked = await browse(new TestBrowser(srv.issuer), (await startAuthorization(rp)).url, { email: 'alice@example.com', password: 'alice-demo-password' });
+    expect(asked.consentPage).toBeDefined();
+  });
+
   test('a revoke of an application without access, or of the account client, answers 404 and changes nothing', async () => {
     const browser = new TestBrowser(srv.issuer);
     const home = await openAccount(srv, browser);
