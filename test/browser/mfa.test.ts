@@ -149,7 +149,7 @@ browserSuite('TOTP second factor in headless Chromium', () => {
     const refused = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.startsWith('/interaction/'));
     await enterCode(recovery[4]!);
     expect((await refused).status()).toBe(401);
-    expect(await page.locator('[role=alert]').count()).toBe(1);
+    expect(await page.locator('[role=alert]:visible').count()).toBe(1);
     expect(await page.locator('input[name=code]').count()).toBe(1);
     expect(page.url().startsWith(web.redirectUri)).toBe(false);
     expect(violations).toEqual([]);
