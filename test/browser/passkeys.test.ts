@@ -7,19 +7,29 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { PasskeyAccountStore } from '../../lib/core/account-store.js';
 import { createHash } from 'node:crypto';
 import { pino } from 'pino';
+import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
 
 /**
  * Passkeys end to end in headless Chromium with the Chrome DevTools Protocol virtual authenticator (CTAP2,
  * internal transport, resident keys, user verification): register from /account/passkeys after a password
  * sign-in, sign out, sign in with the passkey, and the ID token's amr/acr; the passkey as a second factor; and
  * refusals of a replayed, re-targeted or tampered response. The issuer is http://localhost:PORT: an IP address is
- * never a WebAuthn relying-party ID.
+ * never a WebAuthn relying-party ID. Run on memory and on Redis storage (accounts, passkeys and challenges there).
  */
-const suite = browserSuite;
+const redis = await redisAvailable();
+const storages: Array<[string, () => Record<string, unknown>]> = [['memory', () => ({})]];
+const prefixes: string[] = [];
+if (redis) {
+  storages.push(['redis', () => {
+    const keyPrefix = uniquePrefix('passkeys');
+    prefixes.push(keyPrefix);
+    return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
+  }]);
+}
 /** Several sign-ins per test, each a few hundred ms; generous on a shared machine. */
 const TIMEOUT = 120_000;
 
-suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
+browserSuite.each(storages)('passkeys in headless Chromium (CDP virtual authenticator, %s storage)', (_storageName, storage) => {
   let browser: Browser;
   let srv: RunningServer;
   let issuer: string;
@@ -48,6 +58,7 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     await new Promise<void>((resolve) => callbackServer.listen(port, '127.0.0.1', resolve));
     redirectUri = `http://localhost:${port}/callback`;
     srv = await startServer((address) => ({
+      ...storage(),
       logger: pino({ level: 'info' }, { write: (line: string) => { logLines.push(line); } }),
       issuer: address.replace('127.0.0.1', 'localhost'),
       clients: demoFixtures().clients!.map((c) => (c.client_id === 'demo-web' ? { ...c, redirect_uris: [redirectUri] } : c)),
@@ -58,6 +69,7 @@ suite('passkeys in headless Chromium (CDP virtual authenticator)', () => {
     await browser?.close();
     await srv?.close();
     await new Promise((resolve) => callbackServer?.close(resolve));
+    for (const p of prefixes.splice(0)) await deletePrefix(p);
   });
 
   interface Session { context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string; violations: string[] }
