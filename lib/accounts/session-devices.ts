@@ -54,7 +54,9 @@ export class SessionDevices {
     return async (ctx: Context, next: Next): Promise<void> => {
       await next();
       const oidc = (ctx as Context & { oidc?: { route?: string; session?: { accountId?: string; jti?: string; id?: string; exp?: number; loginTs?: number } } }).oidc;
-      const session = oidc?.route === 'resume' ? oidc.session : undefined;
+      // Only a resume that applied a login (not the consent step's) signs a device in: one write per sign-in.
+      const signedInNow = (oidc as { result?: { login?: unknown } } | undefined)?.result?.login !== undefined;
+      const session = oidc?.route === 'resume' && signedInNow ? oidc.session : undefined;
       const id = session?.jti ?? session?.id;
       if (!session?.accountId || !id) return;
       const now = Math.floor(Date.now() / 1000);

@@ -34,6 +34,34 @@ export class ConsentStore {
     return `${encodeURIComponent(accountId)}:${encodeURIComponent(clientId)}`;
   }
 
+  /** Reads started ahead for a request ({@link prefetch}), each used once by {@link findFor}. */
+  readonly #ahead = new WeakMap<object, Map<string, Promise<string[] | undefined>>>();
+
+  /**
+   * Starts reading the consent of `accountId` for `clientId` for request `req` (the Node request), so that it
+   * travels with the storage reads already under way (one round trip less on Redis); {@link findFor} in the same
+   * request uses it. A failure surfaces there, never unhandled.
+   */
+  prefetch(req: object, accountId: string, clientId: string): void {
+    let ahead = this.#ahead.get(req);
+    if (!ahead) this.#ahead.set(req, ahead = new Map());
+    const key = ConsentStore.#id(accountId, clientId);
+    if (ahead.has(key)) return;
+    const read = this.find(accountId, clientId);
+    read.catch(() => undefined);
+    ahead.set(key, read);
+  }
+
+  /** {@link find}, answered by this request's {@link prefetch} when there was one (used once, then read afresh). */
+  findFor(req: object, accountId: string, clientId: string): Promise<string[] | undefined> {
+    const ahead = this.#ahead.get(req);
+    const key = ConsentStore.#id(accountId, clientId);
+    const read = ahead?.get(key);
+    if (!read) return this.find(accountId, clientId);
+    ahead!.delete(key);
+    return read;
+  }
+
   /** Approved scopes, or `undefined` when the account never consented for this client. */
   async find(accountId: string, clientId: string): Promise<string[] | undefined> {
     const payload = await this.#adapter.find(ConsentStore.#id(accountId, clientId));
@@ -48,11 +76,12 @@ export class ConsentStore {
   async remember(accountId: string, clientId: string, scopes: Iterable<string>, known?: { previous: string[] | undefined }): Promise<void> {
     const previous = known ? known.previous : await this.find(accountId, clientId);
     const merged = new Set([...(previous ?? []), ...scopes]);
-    await this.#adapter.upsert(ConsentStore.#id(accountId, clientId), { scopes: [...merged] });
-    if (previous === undefined) {
-      const clients = await this.#clients(accountId);
-      if (!clients.includes(clientId)) await this.#byAccount.upsert(accountId, { clients: [...clients, clientId] });
-    }
+    // A first consent for this client joins the account's index: read beside the write (one round trip on Redis).
+    const [, clients] = await Promise.all([
+      this.#adapter.upsert(ConsentStore.#id(accountId, clientId), { scopes: [...merged] }),
+      previous === undefined ? this.#clients(accountId) : undefined,
+    ]);
+    if (clients && !clients.includes(clientId)) await this.#byAccount.upsert(accountId, { clients: [...clients, clientId] });
   }
 
   /** Forgets the consent; the next authorization request prompts again. */

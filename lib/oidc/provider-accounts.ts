@@ -16,8 +16,11 @@ const ACCOUNT_BEARING_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'Ref
 /** The account lookups of one provider: {@link AccountLookup.findById} memoised per request, and its prefetch. */
 export type AccountLookup = ReturnType<typeof accountLookup>;
 
-/** Builds the per-request account memo over `store`. */
-export function accountLookup(store: AccountStore) {
+/**
+ * Builds the per-request account memo over `store`. With `consents`, reading an Interaction that names an account
+ * and a client also starts reading that remembered consent (what `loadExistingGrant` reads next on resume).
+ */
+export function accountLookup(store: AccountStore, consents?: ConsentStore) {
   // oidc-provider asks for the same account several times while answering one request (claims for the ID token,
   // the grant, userinfo): one store lookup per account and request. Keyed by the Node request, which every
   // context oidc-provider creates for that request shares.
@@ -39,9 +42,12 @@ export function accountLookup(store: AccountStore) {
     prefetch(payload: AdapterPayload | undefined) {
       const ctx = Provider.ctx as { req?: object } | undefined;
       if (!payload || !ctx?.req) return;
-      const interaction = payload as { result?: { login?: { accountId?: unknown } }; session?: { accountId?: unknown } };
+      const interaction = payload as { kind?: unknown; params?: { client_id?: unknown }; result?: { login?: { accountId?: unknown } }; session?: { accountId?: unknown } };
       const id = payload.accountId ?? interaction.result?.login?.accountId ?? interaction.session?.accountId;
-      if (typeof id === 'string' && id) this.findById(ctx as { req: object }, id).catch(() => undefined);
+      if (typeof id !== 'string' || !id) return;
+      this.findById(ctx as { req: object }, id).catch(() => undefined);
+      const clientId = interaction.params?.client_id;
+      if (consents && interaction.kind === 'Interaction' && typeof clientId === 'string') consents.prefetch(ctx.req, id, clientId);
     },
   };
 }
@@ -83,7 +89,7 @@ export function existingGrantLoader(accounts: AccountLookup, consents: ConsentSt
       // Independent reads, sent together (one round trip on Redis); the account is usually this request's memo.
       const [found, remembered, account] = await Promise.all([
         grantId ? provider.Grant.find(grantId) : undefined,
-        accountId ? consents.find(accountId, clientId) : undefined,
+        accountId ? consents.findFor(ctx.req, accountId, clientId) : undefined,
         accountId ? accounts.findById(ctx, accountId) : undefined,
       ]);
       let grant = found;

@@ -87,7 +87,7 @@ function providerFeatures(deps: ProviderDeps): Configuration['features'] {
  */
 export function providerConfiguration(deps: ProviderDeps): Configuration {
   const { config, storage, consents, scopes } = deps;
-  const accounts = accountLookup(deps.accounts);
+  const accounts = accountLookup(deps.accounts, consents);
   const adapter = prefetchingAdapter(deps.adapter ?? storage.adapter, accounts);
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
   // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).

@@ -49,10 +49,10 @@ async function savePending(mfa: MfaInteractionDeps, details: Details, pending: P
  * The second step of this interaction, if there is one: a pending sign-in after its password, or a step-up of
  * the signed-in session (the login prompt asked again only because a second factor is wanted).
  */
-export async function secondStepOf(deps: InteractionActionDeps, details: Details): Promise<Pending | undefined> {
+export async function secondStepOf(deps: InteractionActionDeps, details: Details, prefetched?: Promise<unknown>): Promise<Pending | undefined> {
   const mfa = deps.mfa;
   if (!mfa || details.prompt.name !== 'login') return undefined;
-  const pending = await readPending(mfa, details);
+  const pending = prefetched ? (await prefetched) as Pending | undefined : await readPending(mfa, details);
   if (pending) return pending;
   const accountId = details.session?.accountId;
   if (accountId && details.prompt.reasons.length && details.prompt.reasons.every((r) => STEP_UP_REASONS.has(r))) {

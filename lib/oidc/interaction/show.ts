@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { OFFLINE_MARKER } from '../provider.js';
 import { showConsent } from './consent.js';
 import { detailsOf, finishInteraction, loadInteraction, refuse, type InteractionActionDeps } from './common.js';
@@ -11,11 +11,22 @@ import { secondStepOf, showSecondStep } from './second-factor.js';
  */
 export function showInteractionActions(deps: InteractionActionDeps): Middleware[] {
   return [
+    function prefetchPendingStep(ctx: Context, next: Next) {
+      // The pending second step is keyed by the interaction's uid, which the URL names: it is read beside the
+      // interaction itself (one round trip on Redis) and used only once the interaction proved to be this one.
+      const uid = (ctx as Context & { params: Record<string, string> }).params.uid;
+      if (deps.mfa && uid) {
+        const read = deps.mfa.pending.find(uid);
+        read.catch(() => undefined); // a refused interaction never awaits it; a storage outage still reaches secondStepOf
+        ctx.state.pendingStep = read;
+      }
+      return next();
+    },
     loadInteraction(deps.provider),
     async function showPrompt(ctx: Context) {
       const details = detailsOf(ctx);
       if (details.prompt.name === 'login') {
-        const pending = await secondStepOf(deps, details);
+        const pending = await secondStepOf(deps, details, ctx.state.pendingStep as Promise<unknown> | undefined);
         return pending ? showSecondStep(ctx, deps, details, pending) : showLogin(ctx, deps, details);
       }
       if (details.prompt.name === 'consent') {
