@@ -54,7 +54,8 @@ export class SessionDevices {
     return async (ctx: Context, next: Next): Promise<void> => {
       await next();
       const oidc = (ctx as Context & { oidc?: { route?: string; session?: { accountId?: string; jti?: string; id?: string; exp?: number; loginTs?: number } } }).oidc;
-      // Only a resume that applied a login (not the consent step's) signs a device in: one write per sign-in.
+      // A resume with a login result (oidc-provider merges it into the consent step's result too: the session is
+      // saved under a new id at each, and the device goes with the id the browser ends up with).
       const signedInNow = (oidc as { result?: { login?: unknown } } | undefined)?.result?.login !== undefined;
       const session = oidc?.route === 'resume' && signedInNow ? oidc.session : undefined;
       const id = session?.jti ?? session?.id;
