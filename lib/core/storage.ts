@@ -8,7 +8,9 @@ import type { LimiterBackend } from './limiter.js';
  * Portcullis' own models use the same contract, so every adapter serves them too: `VerificationToken` (e-mail
  * links, id = SHA-256 of the token; relies on the atomic `consume`), `AccountIndex` (id = account id; the
  * sessions and grants of an account, see `lib/accounts/account-sessions.ts`), `SessionDevice` (id = Session id;
- * the User-Agent and IP a session signed in with, expiring with it, see `lib/accounts/session-devices.ts`).
+ * the User-Agent and IP a session signed in with, expiring with it, see `lib/accounts/session-devices.ts`),
+ * `RememberedConsent` (id = account and client) and `RememberedConsentIndex` (id = account id; the clients it
+ * consented to), see `lib/oidc/consent-store.ts`.
  */
 /**
  * The models `revokeByGrantId` removes: the tokens and codes issued from a Grant. This is the `grantable` set of
