@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
-import { DISCOVERY_PATHS, HEALTH_PATHS, PROVIDER_ROUTES } from './routes.js';
+import { PROVIDER_EXACT_PATHS } from './routes.js';
 
 /** oidc-provider's Koa application, as this module uses it (its middleware array and its request listener). */
 export interface ProviderApp {
@@ -13,11 +13,6 @@ type ProviderRequest = IncomingMessage & { baseUrl?: string; originalUrl?: strin
 
 /** Requests the standalone listener handed straight to oidc-provider (they run our guards inside its context). */
 const direct = new WeakSet<IncomingMessage>();
-
-/** The provider endpoints and discovery documents the route table serves by exact path (health excluded). */
-const EXACT_PROVIDER_PATHS: ReadonlySet<string> = new Set(
-  [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS].filter((p) => !(Object.values(HEALTH_PATHS) as string[]).includes(p)),
-);
 
 /**
  * How requests reach oidc-provider, which runs as its own Koa app (own cookie keys, own body parsing).
@@ -65,7 +60,7 @@ export function providerLane(provider: ProviderApp, prefix: string) {
       return function portcullisListener(req, res) {
         const url = req.url ?? '';
         const query = url.indexOf('?');
-        if (prefix !== '' || !EXACT_PROVIDER_PATHS.has(query === -1 ? url : url.slice(0, query))) return app(req, res);
+        if (prefix !== '' || !PROVIDER_EXACT_PATHS.has(query === -1 ? url : url.slice(0, query))) return app(req, res);
         direct.add(req);
         (req as ProviderRequest).baseUrl = prefix;
         return callback(req, res);

@@ -55,6 +55,11 @@ export const BODY_LIMITS = Object.freeze({ provider: 56 * 1024, pages: 16 * 1024
 /** Paths of the health endpoints. */
 export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
 
+/** The paths oidc-provider answers by exact match: its endpoints and the discovery documents (health excluded). */
+export const PROVIDER_EXACT_PATHS: ReadonlySet<string> = new Set(
+  [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS].filter((p) => !(Object.values(HEALTH_PATHS) as string[]).includes(p)),
+);
+
 /** Prefixes of the pages Portcullis renders itself. */
 export const PAGE_PREFIXES = Object.freeze({ interaction: '/interaction', account: '/account', ui: '/ui' });
 
@@ -171,7 +176,7 @@ export function routeTable(parts: RouteParts): Middleware {
   // Paths under the prefix (as oidc-provider's router and our page routers see them).
   const exact = new Map<string, Middleware>();
   for (const path of Object.values(HEALTH_PATHS)) exact.set(path, compose([parts.requestLog, parts.health]));
-  for (const path of [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS]) if (!exact.has(path)) exact.set(path, provider);
+  for (const path of PROVIDER_EXACT_PATHS) exact.set(path, provider);
 
   // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation, and pages.
   const bySegment = new Map<string, Middleware>();
