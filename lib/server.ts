@@ -20,6 +20,7 @@ import { accountHomeRoutes, type AccountHomeDeps } from './accounts/account-home
 import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
+import { ACCOUNT_PATHS } from './accounts/paths.js';
 import { loadConfig } from './config/load.js';
 import type { PortcullisConfig, ResolvedConfig } from '../config/types.js';
 import { ConfigError } from './core/errors.js';
@@ -216,7 +217,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       accountPages: compose([flows.routes, ...accountHome({
         provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys, logger,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
-        changeEmailUrl: flows.mail.enabled ? '/account/email' : undefined, resetUrl: flows.resetUrl(),
+        changeEmailUrl: flows.mail.enabled ? ACCOUNT_PATHS.changeEmail : undefined, resetUrl: flows.resetUrl(),
         devices: sessionDevices, limits: accountLimits, mail: flows.mail, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),
       }, passkeys, factorChanges)]),
       logo: logoRoute(ui),

@@ -12,7 +12,7 @@ import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
 import { enrolPage, recoveryCodesPage } from './mfa/views.js';
-import { ACCOUNT_PATHS } from './paths.js';
+import { ACCOUNT_CSRF_SCOPE, HOME_PATHS } from './paths.js';
 import { messagePage } from './views.js';
 import { mountedPath } from '../http/routes.js';
 import type { PlainKey, Translator } from '../ui/i18n.js';
@@ -22,7 +22,7 @@ import type { AccountLimits } from './account-limits.js';
 import type { AccountMail } from './account-mail.js';
 import type { SessionDevices } from './session-devices.js';
 import { appsRoutes, appsSection } from './home/apps.js';
-import { button, CSRF_SCOPE, section, type SignedIn } from './home/common.js';
+import { button, section, type SignedIn } from './home/common.js';
 import { passwordRoutes, passwordSection } from './home/password.js';
 import { sessionsRoutes, sessionsSection } from './home/sessions.js';
 
@@ -30,18 +30,6 @@ export type { SignedIn } from './home/common.js';
 
 /** The first-party client through which `/account` signs a browser in (a public client, code + PKCE). */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
-
-/** Paths of the signed-in account page. */
-export const HOME_PATHS = Object.freeze({
-  home: '/account',
-  callback: '/account/callback',
-  totpStart: '/account/totp',
-  totpConfirm: '/account/totp/confirm',
-  totpRemove: '/account/totp/remove',
-  recoveryCodes: '/account/recovery-codes',
-  signOutOthers: '/account/sessions/others',
-  passkeys: '/account/passkeys',
-});
 
 /** What {@link accountHomeRoutes} needs. */
 export interface AccountHomeDeps {
@@ -145,7 +133,7 @@ async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
   const who = ctx.state.signedIn as SignedIn;
   const { account } = who;
   const ui = uiOf(ctx);
-  const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+  const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE));
   // A language chosen by `ui_locales` stays on through the page's own forms and links.
   const at = (path: string) => withLocale(ui, mountedPath(ctx, path));
   const [status, apps, sessions] = await Promise.all([
@@ -183,13 +171,13 @@ function done(ctx: Context, text: (t: Translator) => string): void {
  */
 export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
   const router = new Router();
-  const csrf = csrfCheck(deps.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce, ui) => messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui })));
+  const csrf = csrfCheck(deps.csrf, (ctx) => mountedPath(ctx, ACCOUNT_CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce, ui) => messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui })));
   const change = [parseForm, csrf, requireSignIn(deps, true)];
   router.get(HOME_PATHS.home, requireSignIn(deps, false), (ctx) => showHome(ctx, deps));
   router.get(HOME_PATHS.callback, (ctx) => { ctx.status = 303; ctx.redirect(mountedPath(ctx, HOME_PATHS.home)); });
   appsRoutes(router, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, change);
   sessionsRoutes(router, deps, change);
-  passwordRoutes(router, deps, change, (ctx) => deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE)));
+  passwordRoutes(router, deps, change, (ctx) => deps.csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE)));
   router.post(HOME_PATHS.signOutOthers, ...change, async (ctx) => {
     const { account, sessionId } = ctx.state.signedIn as SignedIn;
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);
@@ -200,7 +188,7 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
     const showEnrol = async (ctx: Context, status: number, error?: string, sealed?: string) => {
       const { account } = ctx.state.signedIn as SignedIn;
       const shown = (sealed ? await mfa.factors.reopenEnrolment(account, sealed) : undefined) ?? await mfa.factors.startEnrolment(account);
-      const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+      const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE));
       renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: withLocale(ui, mountedPath(ctx, HOME_PATHS.totpConfirm)), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
     };
     router.post(HOME_PATHS.totpStart, ...change, (ctx) => showEnrol(ctx, 200));
@@ -233,4 +221,3 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
   return router.routes() as unknown as Middleware;
 }
 
-export { ACCOUNT_PATHS };

@@ -1,4 +1,39 @@
-/** Paths of the account pages. */
+/**
+ * Every path under `/account`, in one place: the self-service flows ({@link ACCOUNT_PATHS}), the signed-in account
+ * page ({@link HOME_PATHS}) and its passkey page ({@link PASSKEY_PATHS}). All are under the issuer's path when it has
+ * one (`mountedPath`).
+ */
+
+/** The path every account form's CSRF token is issued for (one token, one cookie path, for all forms of `/account`). */
+export const ACCOUNT_CSRF_SCOPE = '/account';
+
+/** Paths of the signed-in account page. */
+export const HOME_PATHS = Object.freeze({
+  home: '/account',
+  callback: '/account/callback',
+  totpStart: '/account/totp',
+  totpConfirm: '/account/totp/confirm',
+  totpRemove: '/account/totp/remove',
+  recoveryCodes: '/account/recovery-codes',
+  signOutOthers: '/account/sessions/others',
+  /** One session's "Sign out" (field `session`: the handle of its id). */
+  sessionEnd: '/account/sessions/end',
+  password: '/account/password',
+  /** One connected application's "Revoke" (field `app`: the handle of its client id). */
+  appsRevoke: '/account/apps/revoke',
+  passkeys: '/account/passkeys',
+});
+
+/** Paths of the passkey pages; `script` is our page script (lib/accounts/passkeys/browser-script.ts). */
+export const PASSKEY_PATHS = Object.freeze({
+  list: '/account/passkeys',
+  register: '/account/passkeys/register',
+  rename: '/account/passkeys/rename',
+  remove: '/account/passkeys/delete',
+  script: '/account/passkeys/client.js',
+});
+
+/** Paths of the self-service account pages. */
 export const ACCOUNT_PATHS = Object.freeze({
   signup: '/account/signup',
   verify: '/account/verify',

@@ -3,7 +3,7 @@ import type { CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, formBody, formField, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
-import { INTERACTION_UID } from '../paths.js';
+import { ACCOUNT_CSRF_SCOPE, INTERACTION_UID } from '../paths.js';
 import type { AccountServices } from '../use-cases/services.js';
 import type { Translator } from '../../ui/i18n.js';
 import { uiOf } from '../../ui/ui.js';
@@ -21,8 +21,6 @@ export interface AccountActionDeps {
 /** A link under a page. */
 export type PageLink = NonNullable<FormView['links']>[number];
 
-/** One CSRF cookie path for every account form (under the issuer's path). */
-const CSRF_SCOPE = '/account';
 
 /** Our page paths (`/account/…`, `/interaction/…`) as the browser requests them: under the issuer's path. */
 function linksUnderMount(ctx: Context, links: PageLink[] | undefined): PageLink[] | undefined {
@@ -69,14 +67,14 @@ export function invalidLink(ctx: Context, what: 'confirmation' | 'reset', again:
 
 /** Renders an account form with a fresh CSRF token. */
 export function showForm(ctx: Context, csrf: CsrfGuard, status: number, view: Omit<FormView, 'nonce' | 'csrfToken'>): void {
-  const csrfToken = csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+  const csrfToken = csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE));
   const action = mountedPath(ctx, view.action);
   renderPage(ctx, status, (nonce, ui) => formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken, ui }));
 }
 
 /** Middleware: a form submission goes on only with the account forms' CSRF token; else 403. */
 export function accountCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) =>
+  return csrfCheck(csrf, (ctx) => mountedPath(ctx, ACCOUNT_CSRF_SCOPE), (ctx) =>
     message(ctx, 403, words(ctx).t('account.refused.title'), words(ctx).t('account.refused')));
 }
 

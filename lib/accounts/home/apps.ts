@@ -7,10 +7,9 @@ import type { Logger } from '../../core/logger.js';
 import type { MessageKey } from '../../ui/i18n.js';
 import { uiOf, type PageUi } from '../../ui/ui.js';
 import { connectedApps, handleOf, revokeApp, type ConnectedAppsDeps } from '../account-apps.js';
+import { HOME_PATHS } from '../paths.js';
 import { button, finished, section, type SignedIn } from './common.js';
 
-/** Path of the "Revoke" form of a connected application (field `app`: the handle of its client id). */
-export const APPS_REVOKE_PATH = '/account/apps/revoke';
 
 /** What the connected applications section needs. */
 export interface AppsSectionDeps extends ConnectedAppsDeps {
@@ -33,7 +32,7 @@ export async function appsSection(ctx: Context, deps: AppsSectionDeps, who: Sign
   const ui = uiOf(ctx);
   const { t } = ui;
   const apps = await connectedApps(deps, who.account.id);
-  const action = mountedPath(ctx, APPS_REVOKE_PATH);
+  const action = mountedPath(ctx, HOME_PATHS.appsRevoke);
   const body = apps.length === 0
     ? html`<p id="apps-none">${t.t('account.apps.none')}</p>`
     : html`<ul id="app-list">${apps.map((app, i) => html`<li class="app" data-client-id="${app.clientId}"><strong class="app-name">${app.name}</strong>
@@ -45,7 +44,7 @@ ${button(action, csrfToken, t.t('account.apps.revoke'), `revoke-${i}`, true, { a
 
 /** Mounts `POST /account/apps/revoke` behind `change` (form parsing, CSRF, fresh sign-in). */
 export function appsRoutes(router: Router, deps: AppsSectionDeps, change: Middleware[]): void {
-  router.post(APPS_REVOKE_PATH, ...change, async (ctx: Context) => {
+  router.post(HOME_PATHS.appsRevoke, ...change, async (ctx: Context) => {
     const { account } = ctx.state.signedIn as SignedIn;
     const { t } = uiOf(ctx);
     const handle = formField(formBody(ctx), 'app', 64);

@@ -3,16 +3,11 @@ import type { Account } from '../../core/account-store.js';
 import { html, raw, type SafeHtml } from '../../http/html.js';
 import { renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
+import { HOME_PATHS } from '../paths.js';
 import { messagePage } from '../views.js';
 
 /** The signed-in browser of an account page (`ctx.state.signedIn`): its account, provider session id, sign-in time (epoch s) and `acr`. */
 export interface SignedIn { account: Account; sessionId: string; loginTs: number; acr?: string }
-
-/** The path every account page form's CSRF token is issued for (one token for all forms of `/account`). */
-export const CSRF_SCOPE = '/account';
-
-/** The path of the account page, where every "back" link leads. */
-export const HOME_PATH = '/account';
 
 /** A titled section of the account page. */
 export function section(title: string, body: SafeHtml, id?: string): SafeHtml {
@@ -29,5 +24,5 @@ export function button(action: string, csrfToken: string, label: string, id: str
  * (`#back`) labelled `back`.
  */
 export function finished(ctx: Context, title: string, text: string, back: string, status = 200): void {
-  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links: [{ id: 'back', href: mountedPath(ctx, HOME_PATH), text: back }], ui }));
+  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: back }], ui }));
 }

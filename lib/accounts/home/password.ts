@@ -13,10 +13,9 @@ import { MAX_PASSWORD_LENGTH, passwordProblem } from '../input-rules.js';
 import { passwordChangedHereMail } from '../mail-templates.js';
 import { messagePage } from '../views.js';
 import { problemText } from '../actions/common.js';
-import { finished, HOME_PATH, section, type SignedIn } from './common.js';
+import { HOME_PATHS } from '../paths.js';
+import { finished, section, type SignedIn } from './common.js';
 
-/** Path of the password change form. */
-export const PASSWORD_PATH = '/account/password';
 
 /** What the password change needs. */
 export interface PasswordSectionDeps {
@@ -55,7 +54,7 @@ function passwordForm(ui: PageUi, action: string, csrfToken: string, min: number
 /** The "Password" section of the account page: the change form and, with mail, a link to the reset page. */
 export function passwordSection(ctx: Context, deps: PasswordSectionDeps, csrfToken: string): SafeHtml {
   const ui = uiOf(ctx);
-  const form = passwordForm(ui, mountedPath(ctx, PASSWORD_PATH), csrfToken, deps.passwordMinLength);
+  const form = passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength);
   const forgot = deps.resetUrl ? html`<p><a id="change-password" href="${mountedPath(ctx, deps.resetUrl)}">${ui.t.t('account.changePassword.forgot')}</a></p>` : '';
   return section(ui.t.t('account.changePassword.title'), html`${form}${forgot}`, 'password');
 }
@@ -64,8 +63,8 @@ export function passwordSection(ctx: Context, deps: PasswordSectionDeps, csrfTok
 function showProblem(ctx: Context, deps: PasswordSectionDeps, csrfToken: string, status: number, problem: Problem): void {
   renderPage(ctx, status, (nonce, ui) => {
     const title = ui.t.t('account.changePassword.title');
-    return layout(nonce, title, html`<h1>${title}</h1>${passwordForm(ui, mountedPath(ctx, PASSWORD_PATH), csrfToken, deps.passwordMinLength, problem)}
-<p><a id="back" href="${mountedPath(ctx, HOME_PATH)}">${ui.t.t('account.home.back')}</a></p>`, ui);
+    return layout(nonce, title, html`<h1>${title}</h1>${passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength, problem)}
+<p><a id="back" href="${mountedPath(ctx, HOME_PATHS.home)}">${ui.t.t('account.home.back')}</a></p>`, ui);
   });
 }
 
@@ -76,7 +75,7 @@ function showProblem(ctx: Context, deps: PasswordSectionDeps, csrfToken: string,
  * counter cleared, every other session signed out with its tokens (this browser stays), and a notice mailed.
  */
 export function passwordRoutes(router: Router, deps: PasswordSectionDeps, change: Middleware[], issueCsrf: (ctx: Context) => string): void {
-  router.post(PASSWORD_PATH, ...change, async (ctx: Context) => {
+  router.post(HOME_PATHS.password, ...change, async (ctx: Context) => {
     const { account, sessionId } = ctx.state.signedIn as SignedIn;
     const { t, locale } = uiOf(ctx);
     const body = formBody(ctx);

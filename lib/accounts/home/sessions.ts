@@ -10,10 +10,9 @@ import { uiOf } from '../../ui/ui.js';
 import { handleOf } from '../account-apps.js';
 import type { AccountSessions } from '../account-sessions.js';
 import { describeUserAgent, type SessionDevice, type SessionDevices } from '../session-devices.js';
+import { HOME_PATHS } from '../paths.js';
 import { button, finished, section, type SignedIn } from './common.js';
 
-/** Path of the per-session "Sign out" form (field `session`: the handle of the session id). */
-export const SESSION_END_PATH = '/account/sessions/end';
 
 /** What the active sessions section needs. */
 export interface SessionsSectionDeps {
@@ -55,7 +54,7 @@ export async function sessionsSection(ctx: Context, deps: SessionsSectionDeps, w
   const mine = live.filter((s) => s.id === who.sessionId);
   const list = [...mine, ...live.filter((s) => s.id !== who.sessionId)];
   const when = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
-  const action = mountedPath(ctx, SESSION_END_PATH);
+  const action = mountedPath(ctx, HOME_PATHS.sessionEnd);
   const items = list.map((s, i) => {
     const self = s.id === who.sessionId;
     return html`<li class="session"><strong class="session-device">${deviceWords(t, s.device)}</strong>${self ? html` <span class="this-device">${t.t('account.sessions.thisDevice')}</span>` : ''}
@@ -71,7 +70,7 @@ ${self ? '' : button(action, csrfToken, t.t('account.sessions.signOut'), `end-se
  * tokens); an unknown handle gets 404.
  */
 export function sessionsRoutes(router: Router, deps: SessionsSectionDeps, change: Middleware[]): void {
-  router.post(SESSION_END_PATH, ...change, async (ctx: Context) => {
+  router.post(HOME_PATHS.sessionEnd, ...change, async (ctx: Context) => {
     const { account } = ctx.state.signedIn as SignedIn;
     const { t } = uiOf(ctx);
     const handle = formField(formBody(ctx), 'session', 64);

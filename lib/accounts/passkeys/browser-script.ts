@@ -1,5 +1,5 @@
 /**
- * The browser side of passkeys, served by us as one external script (`PASSKEY_SCRIPT_PATH`) so the pages keep a
+ * The browser side of passkeys, served by us as one external script (`PASSKEY_PATHS.script`) so the pages keep a
  * CSP without inline script (`script-src 'nonce-…'` on the script element). No library, no CDN: it turns the
  * server's JSON options (base64url members, as `@simplewebauthn/server` makes them) into the binary form
  * `navigator.credentials` wants, and the credential back into JSON (WebAuthn Level 3 §5.1.8 `toJSON` shape), which

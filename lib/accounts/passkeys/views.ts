@@ -4,18 +4,7 @@ import type { StoredPasskey } from '../../core/account-store.js';
 import type { MessageKey } from '../../ui/i18n.js';
 import type { PageUi, PasskeyPageView } from '../../ui/templates.js';
 import { pageBody } from '../../ui/ui.js';
-
-/** Where our passkey script is served (lib/accounts/passkeys/routes.ts). */
-export const PASSKEY_SCRIPT_PATH = '/account/passkeys/client.js';
-
-/** Paths of the passkey pages. */
-export const PASSKEY_PATHS = Object.freeze({
-  list: '/account/passkeys',
-  register: '/account/passkeys/register',
-  rename: '/account/passkeys/rename',
-  remove: '/account/passkeys/delete',
-  script: PASSKEY_SCRIPT_PATH,
-});
+import { HOME_PATHS, PASSKEY_PATHS } from '../paths.js';
 
 /** The messages the page script shows when the browser's passkey call fails, by the error's kind. */
 function scriptMessages(ui: PageUi, creating: boolean): string {
@@ -28,7 +17,7 @@ function scriptMessages(ui: PageUi, creating: boolean): string {
 }
 
 function scriptTag(nonce: string, mount = ''): SafeHtml {
-  return html`<script nonce="${nonce}" src="${mount + PASSKEY_SCRIPT_PATH}" defer></script>`;
+  return html`<script nonce="${nonce}" src="${mount + PASSKEY_PATHS.script}" defer></script>`;
 }
 
 function date(ms: number | undefined, never: string): string {
@@ -76,7 +65,7 @@ ${v.passkeys.length ? html`<ul id="passkeys">${v.passkeys.map(item)}</ul>` : htm
 <label for="passkey-name">${tx('passkey.list.nameLabel')}</label><input id="passkey-name" type="text" name="name" maxlength="64" value="${t.t('passkey.list.defaultName', { number: v.passkeys.length + 1 })}" autocomplete="off">
 <button type="submit" id="add-passkey">${tx('passkey.list.add')}</button>
 </form>
-<p><a id="back" href="${at('/account')}">${tx('passkey.list.back')}</a></p>
+<p><a id="back" href="${at(HOME_PATHS.home)}">${tx('passkey.list.back')}</a></p>
 ${scriptTag(v.nonce, v.mount)}`, v.ui);
 }
 
