@@ -69,18 +69,13 @@ export async function connectedApps(deps: ConnectedAppsDeps, accountId: string):
 }
 
 /**
- * Revokes application `clientId` for the account: its remembered consent is forgotten (the next authorization
- * asks for consent again) and every Grant of the account for it is revoked with its codes, access and refresh
- * tokens. A hidden client is never revoked here.
- * @returns the revoked application, or `undefined` when it had neither consent nor Grant of the account (nothing was revoked).
+ * Revokes `app` (one of {@link connectedApps}' answer for the account, so never a hidden client): its remembered
+ * consent is forgotten (the next authorization asks for consent again) and every Grant of the account for it is
+ * revoked with its codes, access and refresh tokens.
  */
-export async function revokeApp(deps: ConnectedAppsDeps, accountId: string, clientId: string): Promise<ConnectedApp | undefined> {
-  if (deps.hidden.includes(clientId)) return undefined;
-  const app = (await connectedApps(deps, accountId)).find((a) => a.clientId === clientId);
-  if (!app) return undefined;
-  await deps.forgetConsent(accountId, clientId);
+export async function revokeApp(deps: ConnectedAppsDeps, accountId: string, app: ConnectedApp): Promise<void> {
+  await deps.forgetConsent(accountId, app.clientId);
   await deps.sessions.revoke(accountId, { grants: app.grantIds });
-  return app;
 }
 
 /**

@@ -49,9 +49,9 @@ export function appsRoutes(router: Router, deps: AppsSectionDeps, change: Middle
     const { t } = uiOf(ctx);
     const handle = formField(formBody(ctx), 'app', 64);
     const app = (await connectedApps(deps, account.id)).find((a) => handleOf(a.clientId) === handle);
-    const revoked = app && await revokeApp(deps, account.id, app.clientId);
-    if (!revoked) return finished(ctx, t.t('account.apps.gone.title'), t.t('account.apps.gone'), t.t('account.home.back'), 404);
-    deps.logger.info({ accountId: account.id, clientId: revoked.clientId, grants: revoked.grantIds.length }, 'account page: application access revoked');
-    finished(ctx, t.t('account.apps.revoked.title'), t.t('account.apps.revoked', { client: revoked.name }), t.t('account.home.back'));
+    if (!app) return finished(ctx, t.t('account.apps.gone.title'), t.t('account.apps.gone'), t.t('account.home.back'), 404);
+    await revokeApp(deps, account.id, app);
+    deps.logger.info({ accountId: account.id, clientId: app.clientId, grants: app.grantIds.length }, 'account page: application access revoked');
+    finished(ctx, t.t('account.apps.revoked.title'), t.t('account.apps.revoked', { client: app.name }), t.t('account.home.back'));
   });
 }
