@@ -6,6 +6,8 @@
  *   npm run bench -- --only token,graphql   (or one variant: --only token:redis,userinfo:memory,graphql:cached)
  *   npm run bench -- --note "busy machine"   a line printed at the top of the results
  *   npm run bench -- --profile           every server writes a CPU profile (node --cpu-prof) to bench/profiles/
+ *   npm run bench -- --alloc             every server writes an allocation profile (.heapprofile, objects the GC
+ *                                        collected included: what makes garbage) to bench/profiles/
  *   npm run bench -- --pairs 9 --seconds 2   more, shorter pairs (an A/B experiment on a busy machine)
  *
  * Scenarios: token, userinfo, graphql, bombs, redis, memory. Servers run in child processes (`bench/server.ts`),
@@ -41,6 +43,7 @@ if (!(PAIRS >= 1) || !(DURATION >= 1 && DURATION <= 15)) throw new Error('--pair
 const WARMUP = 1;
 const MEMORY_LOAD_SECONDS = QUICK ? 10 : 60;
 const PROFILE = flag('profile');
+const ALLOC = flag('alloc');
 const NOTE = option('note') ?? process.env.BENCH_NOTE;
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const OUT = `${REPO}bench/${!QUICK && !only && !option('pairs') && !option('seconds') ? 'RESULTS.md' : 'RESULTS.partial.md'}`;
@@ -71,7 +74,10 @@ async function start(label: string, spec: ServerSpec): Promise<Running> {
   const nodeArgs = ['--expose-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${REPO}bench/profiles`, `--cpu-prof-name=${label.replace(/\W+/g, '-')}-${Date.now()}.cpuprofile`] : []), SERVER_JS];
   const [cmd, args] = PIN ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child: ChildProcess = spawn(cmd, args, {
-    env: { ...process.env, BENCH_SPEC: JSON.stringify(spec), NODE_ENV: 'development' },
+    env: {
+      ...process.env, BENCH_SPEC: JSON.stringify(spec), NODE_ENV: 'development',
+      ...(ALLOC ? { BENCH_ALLOC_PROFILE: `${REPO}bench/profiles/${label.replace(/\W+/g, '-')}-${Date.now()}.heapprofile` } : {}),
+    },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   let next = 1;
@@ -658,7 +664,7 @@ function report(started: Date, seconds: number): string {
 const started = new Date();
 const LOAD_AT_START = os.loadavg().map((l) => l.toFixed(1)).join(' ');
 console.log(`bench: ${QUICK ? 'quick' : 'default'} mode, ${PAIRS} pair(s), ${DURATION} s runs, ${PIN ? 'server on cpu 0, load on cpu 1' : 'no pinning'}`);
-if (PROFILE) mkdirSync(`${REPO}bench/profiles`, { recursive: true });
+if (PROFILE || ALLOC) mkdirSync(`${REPO}bench/profiles`, { recursive: true });
 try {
   if (selected('token')) await tokenScenarios();
   if (selected('userinfo')) await userinfoScenarios();

@@ -6,6 +6,8 @@
  * The parent talks to it over the IPC channel only (never over an HTTP route): it asks for pre-minted
  * authorization codes and access tokens, made directly through the provider's models, and for memory figures.
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import { createServer as netServer } from 'node:net';
 import type { Server } from 'node:http';
@@ -26,6 +28,25 @@ import { bareMemoryAdapter, bareRedisAdapter } from './bare-adapters.js';
 import { CODE_CHALLENGE, SCOPE, SHORT_TTL_SECONDS, type Request, type ServerSpec } from './protocol.js';
 
 const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}') as ServerSpec;
+
+/**
+ * `--alloc`: V8's sampling heap profiler from start to exit, keeping the samples of objects the GC has already
+ * collected (what `--heap-prof` leaves out), so the profile shows where garbage is made.
+ */
+const allocProfile = process.env.BENCH_ALLOC_PROFILE;
+const inspector = allocProfile ? new Session() : undefined;
+const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => {
+  inspector!.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
+});
+if (inspector) {
+  inspector.connect();
+  await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+}
+async function writeAllocProfile(): Promise<void> {
+  if (!inspector) return;
+  const { profile } = await post('HeapProfiler.stopSampling') as { profile: unknown };
+  writeFileSync(allocProfile!, JSON.stringify(profile));
+}
 const ACCOUNT = 'alice';
 
 async function freePort(): Promise<number> {
@@ -179,6 +200,7 @@ process.on('message', (raw) => {
       case 'bytesPerToken': return answer({ bytes: await bytesPerToken(msg.n) });
       case 'exit':
         await close();
+        await writeAllocProfile();
         answer({});
         // a plain exit so that --cpu-prof writes its profile
         setTimeout(() => process.exit(0), 50);
