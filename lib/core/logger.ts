@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -9,20 +9,68 @@ export const REDACTED_PATHS = [
   'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]',
 ];
 
-/** Bytes buffered before the default logger writes (fewer write calls under load). */
-const LOG_BUFFER_BYTES = 4096;
-/** Longest a buffered log line waits when traffic is low, milliseconds. */
+/** Characters of log lines collected before they are handed to the writer in one piece (fewer writes under load). */
+const LOG_BATCH_CHARS = 16 * 1024;
+/** Longest a collected log line waits when traffic is low, milliseconds. */
 const LOG_FLUSH_MS = 1000;
 
+type SonicBoom = ReturnType<typeof pino.destination>;
+
 /**
- * The default structured JSON logger (pino) with secrets redacted, writing to stdout asynchronously through
- * pino's non-blocking SonicBoom destination: a log line never blocks a response. Lines are written in batches of
- * 4 KiB, and at least once a second when traffic is low; pino flushes what is left at process exit.
+ * Collects log lines and hands them to pino's non-blocking SonicBoom destination in batches of
+ * {@link LOG_BATCH_CHARS} characters, at least every {@link LOG_FLUSH_MS} ms, and synchronously at process exit.
+ *
+ * Why not SonicBoom's own `minLength` buffering: SonicBoom 4 appends each line to one growing string and measures
+ * that string's byte length on every write, which flattens it: the cost of a line grows with the batch (measured
+ * on this machine: 4.3 µs per line with a 4 KiB batch, 10.7 µs with 60 KiB, against 2.6 µs for a joined batch).
+ * The writing itself (partial writes, EAGAIN, broken pipes, the final flush) stays SonicBoom's.
+ */
+class BatchedDestination implements DestinationStream {
+  #lines: string[] = [];
+  #chars = 0;
+
+  constructor(private readonly out: SonicBoom) {}
+
+  write(line: string): void {
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= LOG_BATCH_CHARS) this.flush();
+  }
+
+  /** Hands the collected lines to the writer (which writes them asynchronously). */
+  flush(): void {
+    if (this.#lines.length === 0) return;
+    const text = this.#lines.join('');
+    this.#lines = [];
+    this.#chars = 0;
+    this.out.write(text);
+  }
+
+  /** Writes everything collected so far before returning (process exit). */
+  flushSync(): void {
+    this.flush();
+    try { this.out.flushSync(); } catch { /* not open yet, or closed by a broken pipe */ }
+  }
+}
+
+/** The process' one stdout destination: every logger of this process shares it, so lines keep their order. */
+let stdout: BatchedDestination | undefined;
+function stdoutDestination(): BatchedDestination {
+  if (stdout) return stdout;
+  const destination = new BatchedDestination(pino.destination({ dest: 1, sync: false }));
+  setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
+  process.once('beforeExit', () => destination.flush());
+  process.once('exit', () => destination.flushSync());
+  return (stdout = destination);
+}
+
+/**
+ * The default structured JSON logger (pino) with secrets redacted, writing to stdout asynchronously (pino's
+ * non-blocking SonicBoom destination): a log line never blocks a response. Lines are written in batches of
+ * 16 Ki characters, and at least once a second when traffic is low; what is left is written at process exit.
  * Level from `LOG_LEVEL` (default `info`; `silent` under jest unless `LOG_LEVEL` is set).
  */
 export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {
   const level = env.LOG_LEVEL ?? (env.JEST_WORKER_ID ? 'silent' : 'info');
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
-  setInterval(() => { try { destination.flush(); } catch { /* not ready yet or already closed */ } }, LOG_FLUSH_MS).unref();
-  return pino({ name: 'portcullis', level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  return pino({ name: 'portcullis', level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, level === 'silent' ? undefined : stdoutDestination());
 }
