@@ -11,8 +11,13 @@ export interface ProviderApp {
 
 type ProviderRequest = IncomingMessage & { baseUrl?: string; originalUrl?: string };
 
-/** Requests the standalone listener handed straight to oidc-provider (they run our guards inside its context). */
-const direct = new WeakSet<IncomingMessage>();
+/**
+ * Marks a request the standalone listener handed straight to oidc-provider (it runs our guards inside its
+ * context): a property of the Node request, not a WeakSet entry, so a short-lived request leaves nothing in
+ * the garbage collector's weak tables.
+ */
+const DIRECT = Symbol('portcullis.providerLane');
+type Marked = { [DIRECT]?: true };
 
 /**
  * How requests reach oidc-provider, which runs as its own Koa app (own cookie keys, own body parsing).
@@ -32,7 +37,7 @@ const direct = new WeakSet<IncomingMessage>();
 export function providerLane(provider: ProviderApp, prefix: string) {
   let guards: Middleware | undefined;
   provider.middleware.unshift(function standaloneGuards(ctx: Context, next: Next) {
-    return guards && direct.has(ctx.req) ? guards(ctx, next) : next();
+    return guards && (ctx.req as Marked)[DIRECT] ? guards(ctx, next) : next();
   });
   const callback = provider.callback();
 
@@ -61,7 +66,7 @@ export function providerLane(provider: ProviderApp, prefix: string) {
         const url = req.url ?? '';
         const query = url.indexOf('?');
         if (prefix !== '' || !PROVIDER_EXACT_PATHS.has(query === -1 ? url : url.slice(0, query))) return app(req, res);
-        direct.add(req);
+        (req as Marked)[DIRECT] = true;
         (req as ProviderRequest).baseUrl = prefix;
         return callback(req, res);
       };

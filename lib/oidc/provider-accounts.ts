@@ -23,12 +23,15 @@ export type AccountLookup = ReturnType<typeof accountLookup>;
 export function accountLookup(store: AccountStore, consents?: ConsentStore) {
   // oidc-provider asks for the same account several times while answering one request (claims for the ID token,
   // the grant, userinfo): one store lookup per account and request. Keyed by the Node request, which every
-  // context oidc-provider creates for that request shares.
-  const perRequest = new WeakMap<object, Map<string, ReturnType<AccountStore['findById']>>>();
+  // context oidc-provider creates for that request shares: a property of it under this lookup's own symbol (not a
+  // WeakMap entry, which a short-lived request would leave for the garbage collector's weak tables).
+  const memo = Symbol('portcullis.accounts');
+  type Memo = Record<symbol, Map<string, ReturnType<AccountStore['findById']>> | undefined>;
   return {
     findById(ctx: { req: object }, id: string) {
-      let seen = perRequest.get(ctx.req);
-      if (!seen) perRequest.set(ctx.req, seen = new Map());
+      const req = ctx.req as Memo;
+      let seen = req[memo];
+      if (!seen) req[memo] = seen = new Map();
       let found = seen.get(id);
       if (!found) seen.set(id, found = store.findById(id));
       return found;
