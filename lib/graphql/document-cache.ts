@@ -50,6 +50,8 @@ export class DocumentCache implements DocumentStore {
   private readonly byHash = new Map<string, CheckedDocument>();
   private readonly byDocument = new WeakMap<DocumentNode, CheckedDocument>();
   private chars = 0;
+  /** The most recently used entry (last in `byText`): looking it up again needs no reordering. */
+  private newest: CheckedDocument | undefined;
 
   /**
    * @param maxEntries documents kept (default 1000).
@@ -60,9 +62,10 @@ export class DocumentCache implements DocumentStore {
   /** The checked document of this exact query text, marked as recently used; `undefined` when not known. */
   lookup(text: string): CheckedDocument | undefined {
     const entry = this.byText.get(text);
-    if (entry) {
+    if (entry && entry !== this.newest) {
       this.byText.delete(text);
       this.byText.set(text, entry);
+      this.newest = entry;
     }
     return entry;
   }
@@ -73,6 +76,7 @@ export class DocumentCache implements DocumentStore {
     const old = this.byText.get(entry.text);
     if (old) this.forget(old);
     this.byText.set(entry.text, entry);
+    this.newest = entry;
     this.byHash.set(entry.hash, entry);
     this.byDocument.set(entry.document, entry);
     this.chars += entry.text.length;
@@ -102,6 +106,7 @@ export class DocumentCache implements DocumentStore {
   }
 
   private forget(entry: CheckedDocument): void {
+    if (this.newest === entry) this.newest = undefined;
     this.byText.delete(entry.text);
     if (this.byHash.get(entry.hash) === entry) this.byHash.delete(entry.hash);
     this.byDocument.delete(entry.document);

@@ -33,7 +33,11 @@ function normalizeHost(value: string, protocol: string): string | undefined {
 
 function firstValue(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
-  return value?.split(',')[0]?.trim() || undefined;
+  if (value === undefined) return undefined;
+  // The usual single value (`127.0.0.1:3000`) is taken as it is: no list to split, no whitespace to trim.
+  const comma = value.indexOf(',');
+  const first = comma === -1 ? value : value.slice(0, comma);
+  return (/^\s|\s$/.test(first) ? first.trim() : first) || undefined;
 }
 
 /** The host a request names: `X-Forwarded-Host` behind a trusted proxy, else `:authority`/`Host`. */

@@ -49,6 +49,26 @@ describe('DocumentCache (the gate\'s checked documents, Apollo\'s documentStore)
     expect(cache.lookup('{ c }')).toBe(c);
   });
 
+  test('repeated lookups of the newest document keep the order right (it is not reordered, the others still are)', async () => {
+    const cache = new DocumentCache(2);
+    const [a, b, c, d] = ['{ a }', '{ b }', '{ c }', '{ d }'].map(entry) as [CheckedDocument, CheckedDocument, CheckedDocument, CheckedDocument];
+    cache.remember(a);
+    cache.remember(b);
+    expect(cache.lookup('{ b }')).toBe(b); // b is already the newest
+    expect(cache.lookup('{ b }')).toBe(b);
+    expect(cache.lookup('{ a }')).toBe(a); // a becomes the newest: b is now the oldest
+    cache.remember(c);
+    expect(cache.lookup('{ b }')).toBeUndefined();
+    // The newest (c) dropped by Apollo: a lookup of a still moves a, and the next eviction takes the oldest.
+    await cache.delete(`x:${c.hash}`);
+    expect(cache.lookup('{ a }')).toBe(a);
+    cache.remember(b);
+    cache.remember(d);
+    expect(cache.lookup('{ a }')).toBeUndefined();
+    expect(cache.lookup('{ b }')).toBe(b);
+    expect(cache.lookup('{ d }')).toBe(d);
+  });
+
   test('bounded by query text: large documents evict others, one larger than the whole budget is not kept', () => {
     const cache = new DocumentCache(1000, 38);
     const small = entry('{ a }');
