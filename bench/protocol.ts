@@ -16,7 +16,7 @@ export interface ServerSpec {
 export type Request =
   | { id: number; op: 'mintCodes'; clientId: string; n: number }
   | { id: number; op: 'accessToken'; clientId: string }
-  | { id: number; op: 'memory' }
+  | { id: number; op: 'memory'; lastResort?: boolean }
   /** CPU time used by the server process so far (process.cpuUsage(), microseconds). */
   | { id: number; op: 'cpu' }
   | { id: number; op: 'bytesPerToken'; n: number }

@@ -508,8 +508,8 @@ async function redisScenarios(): Promise<void> {
 }
 
 // --- memory
-interface Mem { rss: number; heapUsed: number }
-interface MemoryResult { baseline: number; afterLoad: number; final: number; heap: { baseline: number; afterLoad: number; final: number }; waited: number; samples: Array<[number, number]>; requests: number; failures: number; notes: string[]; bytesP: number[]; bytesB: number[] }
+interface Mem { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }
+interface MemoryResult { baseline: number; afterLoad: number; final: number; released: number; baselineReleased: number; heap: { baseline: number; afterLoad: number; final: number }; parts: Record<'baseline' | 'afterLoad' | 'final', Mem>; waited: number; samples: Array<[number, number]>; requests: number; failures: number; notes: string[]; bytesP: number[]; bytesB: number[] }
 let memoryResult: MemoryResult | undefined;
 
 async function memoryScenarios(): Promise<void> {
@@ -531,8 +531,11 @@ async function memoryScenarios(): Promise<void> {
   await sleep(1000);
   const heap = { baseline: 0, afterLoad: 0, final: 0 };
   // RSS is the figure asked for; heapUsed tells retained objects (caches, live entries) from pages V8 keeps
-  const mem = async (slot: keyof typeof heap) => { const m = await s.call<Mem>('memory'); heap[slot] = m.heapUsed; return m.rss; };
+  const parts = {} as MemoryResult['parts'];
+  const mem = async (slot: keyof typeof heap) => { const m = await s.call<Mem>('memory'); heap[slot] = m.heapUsed; parts[slot] = m; return m.rss; };
   const baseline = await mem('baseline');
+  // The same with V8's pool of free heap pages returned (compared with the same figure after the load, below).
+  const baselineReleased = (await s.call<Mem>('memory', { lastResort: true })).rss;
   let requests = 0, failures = 0;
   const notes = new Set<string>();
   for (let t = 0; t < MEMORY_LOAD_SECONDS; t += 10) {
@@ -552,6 +555,9 @@ async function memoryScenarios(): Promise<void> {
     if (waited > SHORT_TTL_SECONDS + 60 && final <= baseline * 1.1) break;
   }
   const waited = (Date.now() - t0) / 1000;
+  // What of the remaining RSS is V8's pool of free heap pages: a last-resort collection returns it.
+  const released = await s.call<Mem>('memory', { lastResort: true });
+  console.log(`  after a last-resort GC (as V8 runs under memory pressure): RSS ${mb(released.rss)}, at the baseline ${mb(baselineReleased)} (${((released.rss / baselineReleased - 1) * 100).toFixed(1)} %)`);
   console.log(`  after ${waited.toFixed(0)} s: RSS ${mb(final)} (${((final / baseline - 1) * 100).toFixed(1)} % over baseline); heap used ${mb(heap.baseline)} → ${mb(heap.afterLoad)} → ${mb(heap.final)}`);
   await s.stop();
 
@@ -566,7 +572,7 @@ async function memoryScenarios(): Promise<void> {
   }
   console.log(`  bytes per live access token (${N} minted, heap delta after GC): Portcullis ${figure(bytesP).median.toFixed(0)}, bare Map adapter ${figure(bytesB).median.toFixed(0)}`);
   await p.stop(); await b.stop();
-  memoryResult = { baseline, afterLoad, final, heap, waited, samples, requests, failures, notes: [...notes], bytesP, bytesB };
+  memoryResult = { baseline, afterLoad, final, released: released.rss, baselineReleased, heap, parts, waited, samples, requests, failures, notes: [...notes], bytesP, bytesB };
 }
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -652,7 +658,11 @@ function report(started: Date, seconds: number): string {
       `- Baseline RSS (after a warm-up): ${mb(m.baseline)}`,
       `- Right after the load: ${mb(m.afterLoad)} (${((m.afterLoad / m.baseline - 1) * 100).toFixed(1)} %)`,
       `- After ${m.waited.toFixed(0)} s: ${mb(m.final)} (${((m.final / m.baseline - 1) * 100).toFixed(1)} %): ${ok ? 'back within 10 % of the baseline' : 'NOT back within 10 % of the baseline'}`,
+      `- Then after one last-resort GC (\`gc({ flavor: 'last-resort' })\`, what V8 runs under memory pressure; it also returns the free heap pages V8 keeps pooled for reuse): ${mb(m.released)}, against ${mb(m.baselineReleased)} after the same collection at the baseline (${((m.released / m.baselineReleased - 1) * 100).toFixed(1)} %): ${m.released <= m.baselineReleased * 1.1 ? 'within 10 % of it' : 'NOT within 10 % of it'}`,
       `- Heap used after GC: baseline ${mb(m.heap.baseline)}, after the load ${mb(m.heap.afterLoad)}, at the end ${mb(m.heap.final)}`,
+      `- Where the RSS is (baseline → after the load → at the end): V8 heap reserved (heapTotal) ${(['baseline', 'afterLoad', 'final'] as const).map((k) => mb(m.parts[k].heapTotal)).join(' → ')}; `
+        + `memory outside the V8 heap (external, Buffers included) ${(['baseline', 'afterLoad', 'final'] as const).map((k) => mb(m.parts[k].external)).join(' → ')}; `
+        + `the rest of RSS (code, stacks, the allocator's free pages) ${(['baseline', 'afterLoad', 'final'] as const).map((k) => mb(m.parts[k].rss - m.parts[k].heapTotal - m.parts[k].external)).join(' → ')}`,
       `- Samples (s after the load: RSS): ${m.samples.map(([t, r]) => `${t.toFixed(0)}: ${mb(r)}`).join(', ')}`,
       `- Bytes per live opaque access token (heap delta after GC, ${QUICK ? 5000 : 20000} minted per pair): Portcullis memory adapter ${fmt(figure(m.bytesP))}, bare Map adapter ${fmt(figure(m.bytesB))}`,
       '');
