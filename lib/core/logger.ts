@@ -14,11 +14,18 @@ const LOG_BATCH_CHARS = 16 * 1024;
 /** Longest a collected log line waits when traffic is low, milliseconds. */
 const LOG_FLUSH_MS = 1000;
 
+/** pino's numeric level from which a line is written at once rather than batched: `warn` (40) and above. */
+const WRITE_AT_ONCE_LEVEL = 40;
+
+/** The key by which a destination asks pino for each line's level (`stream.lastLevel`) before it is written. */
+const PINO_METADATA: unique symbol = Symbol.for('pino.metadata');
+
 type SonicBoom = ReturnType<typeof pino.destination>;
 
 /**
  * Collects log lines and hands them to pino's non-blocking SonicBoom destination in batches of
- * {@link LOG_BATCH_CHARS} characters, at least every {@link LOG_FLUSH_MS} ms, and synchronously at process exit.
+ * {@link LOG_BATCH_CHARS} characters, at least every {@link LOG_FLUSH_MS} ms, at once for a warning or an error,
+ * and synchronously at process exit.
  *
  * Why not SonicBoom's own `minLength` buffering: SonicBoom 4 appends each line to one growing string and measures
  * that string's byte length on every write, which flattens it: the cost of a line grows with the batch (measured
@@ -28,13 +35,18 @@ type SonicBoom = ReturnType<typeof pino.destination>;
 class BatchedDestination implements DestinationStream {
   #lines: string[] = [];
   #chars = 0;
+  /** Asks pino to set {@link lastLevel} before each write (pino's stream metadata). */
+  readonly [PINO_METADATA] = true;
+  /** Numeric pino level of the line being written (set by pino). */
+  lastLevel = 0;
 
   constructor(private readonly out: SonicBoom) {}
 
   write(line: string): void {
     this.#lines.push(line);
     this.#chars += line.length;
-    if (this.#chars >= LOG_BATCH_CHARS) this.flush();
+    // Warnings and errors are handed on at once (with what was collected before them, in order).
+    if (this.#chars >= LOG_BATCH_CHARS || this.lastLevel >= WRITE_AT_ONCE_LEVEL) this.flush();
   }
 
   /** Hands the collected lines to the writer (which writes them asynchronously). */
@@ -67,7 +79,8 @@ function stdoutDestination(): BatchedDestination {
 /**
  * The default structured JSON logger (pino) with secrets redacted, writing to stdout asynchronously (pino's
  * non-blocking SonicBoom destination): a log line never blocks a response. Lines are written in batches of
- * 16 Ki characters, and at least once a second when traffic is low; what is left is written at process exit.
+ * 16 Ki characters, and at least once a second when traffic is low; a `warn` or higher line is written at once
+ * (with the lines before it); what is left is written at process exit.
  * Level from `LOG_LEVEL` (default `info`; `silent` under jest unless `LOG_LEVEL` is set).
  */
 export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {

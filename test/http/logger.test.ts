@@ -57,6 +57,31 @@ describe('default logger: batched, non-blocking, nothing lost', () => {
     expect(out).not.toContain('s3cret');
   });
 
+  test('a warning is written at once, with the info lines logged before it, in order', async () => {
+    // The flush timer runs once a second from the logger's creation: lines logged right after it that arrive well
+    // before that second were written at once.
+    const script = `
+      import { createLogger } from ${JSON.stringify(LOGGER)};
+      const log = createLogger({ LOG_LEVEL: 'info' });
+      log.info('first, info');
+      log.warn('second, a warning');
+      process.stderr.write('logged\\n');
+      setTimeout(() => {}, 5000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH! }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const loggedAt = await new Promise<number>((resolve) => child.stderr!.once('data', () => resolve(Date.now())));
+      let out = '';
+      const arrivedAt = await new Promise<number>((resolve) => child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.split('\n').length > 2) resolve(Date.now());
+      }));
+      expect(out.split('\n').slice(0, 2).map((l) => (JSON.parse(l) as { msg: string; level: number }).msg)).toEqual(['first, info', 'second, a warning']);
+      expect(arrivedAt - loggedAt).toBeLessThan(500);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   test('a quiet process still writes its lines within about a second (the flush timer)', async () => {
     const script = `
       import { createLogger } from ${JSON.stringify(LOGGER)};
