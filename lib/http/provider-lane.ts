@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
+import { requestSlot } from '../core/request-slot.js';
 import { PROVIDER_EXACT_PATHS } from './routes.js';
 
 /** oidc-provider's Koa application, as this module uses it (its middleware array and its request listener). */
@@ -11,13 +12,8 @@ export interface ProviderApp {
 
 type ProviderRequest = IncomingMessage & { baseUrl?: string; originalUrl?: string };
 
-/**
- * Marks a request the standalone listener handed straight to oidc-provider (it runs our guards inside its
- * context): a property of the Node request, not a WeakSet entry, so a short-lived request leaves nothing in
- * the garbage collector's weak tables.
- */
-const DIRECT = Symbol('portcullis.providerLane');
-type Marked = { [DIRECT]?: true };
+/** Marks a request the standalone listener handed straight to oidc-provider (it runs our guards inside its context). */
+const direct = requestSlot<true>('portcullis.providerLane');
 
 /**
  * How requests reach oidc-provider, which runs as its own Koa app (own cookie keys, own body parsing).
@@ -37,7 +33,7 @@ type Marked = { [DIRECT]?: true };
 export function providerLane(provider: ProviderApp, prefix: string) {
   let guards: Middleware | undefined;
   provider.middleware.unshift(function standaloneGuards(ctx: Context, next: Next) {
-    return guards && (ctx.req as Marked)[DIRECT] ? guards(ctx, next) : next();
+    return guards && direct.get(ctx.req) ? guards(ctx, next) : next();
   });
   const callback = provider.callback();
 
@@ -66,7 +62,7 @@ export function providerLane(provider: ProviderApp, prefix: string) {
         const url = req.url ?? '';
         const query = url.indexOf('?');
         if (prefix !== '' || !PROVIDER_EXACT_PATHS.has(query === -1 ? url : url.slice(0, query))) return app(req, res);
-        (req as Marked)[DIRECT] = true;
+        direct.set(req, true);
         (req as ProviderRequest).baseUrl = prefix;
         return callback(req, res);
       };

@@ -1,4 +1,5 @@
 import type { AdapterFactory } from '../core/storage.js';
+import { requestSlot } from '../core/request-slot.js';
 
 /**
  * Remembered consent: the scopes an account approved for a client, kept until revoked, in the same storage as
@@ -35,7 +36,7 @@ export class ConsentStore {
   }
 
   /** Reads started ahead for a request ({@link prefetch}), each used once by {@link findFor}. */
-  readonly #ahead = new WeakMap<object, Map<string, Promise<string[] | undefined>>>();
+  readonly #ahead = requestSlot<Map<string, Promise<string[] | undefined>>>('portcullis.consentsAhead');
 
   /**
    * Starts reading the consent of `accountId` for `clientId` for request `req` (the Node request), so that it

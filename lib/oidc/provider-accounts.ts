@@ -1,5 +1,6 @@
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { AccountStore } from '../core/account-store.js';
+import { requestSlot } from '../core/request-slot.js';
 import type { AdapterFactory, AdapterPayload } from '../core/storage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
@@ -23,15 +24,12 @@ export type AccountLookup = ReturnType<typeof accountLookup>;
 export function accountLookup(store: AccountStore, consents?: ConsentStore) {
   // oidc-provider asks for the same account several times while answering one request (claims for the ID token,
   // the grant, userinfo): one store lookup per account and request. Keyed by the Node request, which every
-  // context oidc-provider creates for that request shares: a property of it under this lookup's own symbol (not a
-  // WeakMap entry, which a short-lived request would leave for the garbage collector's weak tables).
-  const memo = Symbol('portcullis.accounts');
-  type Memo = Record<symbol, Map<string, ReturnType<AccountStore['findById']>> | undefined>;
+  // context oidc-provider creates for that request shares.
+  const perRequest = requestSlot<Map<string, ReturnType<AccountStore['findById']>>>('portcullis.accounts');
   return {
     findById(ctx: { req: object }, id: string) {
-      const req = ctx.req as Memo;
-      let seen = req[memo];
-      if (!seen) req[memo] = seen = new Map();
+      let seen = perRequest.get(ctx.req);
+      if (!seen) perRequest.set(ctx.req, seen = new Map());
       let found = seen.get(id);
       if (!found) seen.set(id, found = store.findById(id));
       return found;

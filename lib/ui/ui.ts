@@ -7,6 +7,7 @@ import { DEFAULTS } from '../../config/defaults.js';
 import type { ResolvedOptions } from '../../config/options.js';
 import { ConfigError } from '../core/errors.js';
 import { html, raw, type SafeHtml } from '../http/html.js';
+import { requestSlot } from '../core/request-slot.js';
 import { mountedPath } from '../http/routes.js';
 import { CATALOG_TEXTS, isLocale, LOCALES, negotiateLocale, Translator, type Locale, type MessageKey } from './i18n.js';
 import { TEMPLATE_NAMES, templateOutput, type Logo, type PageUi, type TemplateKit, type UiSettings, type UiTemplates } from './templates.js';
@@ -131,14 +132,8 @@ function defaults(): UiSettings {
 }
 
 
-/**
- * A request's UI, or how to work it out (most requests — tokens, userinfo, JWKS — never render a page), kept on
- * the Node request under this symbol: a property rather than a WeakMap entry, so a short-lived request adds
- * nothing for the garbage collector's weak tables to process.
- */
-const PAGE_UI = Symbol('portcullis.pageUi');
-type WithPageUi = { [PAGE_UI]?: PageUi | (() => PageUi) };
-const slot = (req: object) => req as WithPageUi;
+/** A request's UI, or how to work it out: most requests (tokens, userinfo, JWKS) never render a page. */
+const perRequest = requestSlot<PageUi | (() => PageUi)>('portcullis.pageUi');
 
 function pageUi(settings: UiSettings, uiLocales: unknown, acceptLanguage: string | undefined, mountPath = ''): PageUi {
   const locale = negotiateLocale(uiLocales, acceptLanguage, settings.defaultLocale);
@@ -155,17 +150,17 @@ export function uiContext(settings: UiSettings): Middleware {
   return function uiContext(ctx: Context, next: Next) {
     // Worked out on first use (uiOf): the mount path is taken now, while this route's `ctx.mountPath` is set.
     const mountPath = mountedPath(ctx, '');
-    slot(ctx.req)[PAGE_UI] = (() => pageUi(settings, ctx.query.ui_locales, ctx.get('accept-language'), mountPath));
+    perRequest.set(ctx.req, () => pageUi(settings, ctx.query.ui_locales, ctx.get('accept-language'), mountPath));
     return next();
   };
 }
 
 /** The UI of the request of `ctx` (defaults, by `Accept-Language`, when {@link uiContext} did not run). */
 export function uiOf(ctx: { req: IncomingMessage }): PageUi {
-  const known = slot(ctx.req)[PAGE_UI];
+  const known = perRequest.get(ctx.req);
   if (typeof known !== 'function') return known ?? pageUi(defaults(), undefined, ctx.req.headers['accept-language']);
   const ui = known();
-  slot(ctx.req)[PAGE_UI] = ui;
+  perRequest.set(ctx.req, ui);
   return ui;
 }
 
@@ -177,7 +172,7 @@ export function useUiLocales(ctx: { req: IncomingMessage }, uiLocales: unknown):
   const current = uiOf(ctx);
   if (typeof uiLocales !== 'string' || !uiLocales) return current;
   const ui = pageUi(current.settings, uiLocales, ctx.req.headers['accept-language'], current.mountPath);
-  slot(ctx.req)[PAGE_UI] = ui;
+  perRequest.set(ctx.req, ui);
   return ui;
 }
 
