@@ -522,7 +522,7 @@ async function redisScenarios(): Promise<void> {
 }
 
 // --- memory
-interface Mem { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }
+interface Mem { rss: number; heapUsed: number; heapTotal: number; external: number }
 interface MemoryResult { baseline: number; afterLoad: number; final: number; released: number; baselineReleased: number; heap: { baseline: number; afterLoad: number; final: number }; parts: Record<'baseline' | 'afterLoad' | 'final', Mem>; waited: number; samples: Array<[number, number]>; requests: number; failures: number; notes: string[]; bytesP: number[]; bytesB: number[] }
 let memoryResult: MemoryResult | undefined;
 
@@ -667,6 +667,7 @@ function report(started: Date, seconds: number): string {
   if (memoryResult) {
     const m = memoryResult;
     const ok = m.final <= m.baseline * 1.1;
+    const across = (figure: (p: Mem) => number) => (['baseline', 'afterLoad', 'final'] as const).map((k) => mb(figure(m.parts[k]))).join(' → ');
     lines.push('## Memory', '',
       `${MEMORY_LOAD_SECONDS} s of mixed load (/token, /userinfo, GraphQL cached and unique documents, 3 connections each; about`,
       `${m.requests.toFixed(0)} requests, ${m.failures} failed) on Portcullis with memory storage and ${SHORT_TTL_SECONDS} s code, access and ID token`,
@@ -676,9 +677,9 @@ function report(started: Date, seconds: number): string {
       `- After ${m.waited.toFixed(0)} s: ${mb(m.final)} (${((m.final / m.baseline - 1) * 100).toFixed(1)} %): ${ok ? 'back within 10 % of the baseline' : 'NOT back within 10 % of the baseline'}`,
       `- Then after one last-resort GC (\`gc({ flavor: 'last-resort' })\`, what V8 runs under memory pressure; it also returns the free heap pages V8 keeps pooled for reuse): ${mb(m.released)}, against ${mb(m.baselineReleased)} after the same collection at the baseline (${((m.released / m.baselineReleased - 1) * 100).toFixed(1)} %): ${m.released <= m.baselineReleased * 1.1 ? 'within 10 % of it' : 'NOT within 10 % of it'}`,
       `- Heap used after GC: baseline ${mb(m.heap.baseline)}, after the load ${mb(m.heap.afterLoad)}, at the end ${mb(m.heap.final)}`,
-      `- Where the RSS is (baseline → after the load → at the end): V8 heap reserved (heapTotal) ${(['baseline', 'afterLoad', 'final'] as const).map((k) => mb(m.parts[k].heapTotal)).join(' → ')}; `
-        + `memory outside the V8 heap (external, Buffers included) ${(['baseline', 'afterLoad', 'final'] as const).map((k) => mb(m.parts[k].external)).join(' → ')}; `
-        + `the rest of RSS (code, stacks, the allocator's free pages) ${(['baseline', 'afterLoad', 'final'] as const).map((k) => mb(m.parts[k].rss - m.parts[k].heapTotal - m.parts[k].external)).join(' → ')}`,
+      `- Where the RSS is (baseline → after the load → at the end): V8 heap reserved (heapTotal) ${across((p) => p.heapTotal)}; `
+        + `memory outside the V8 heap (external, Buffers included) ${across((p) => p.external)}; `
+        + `the rest of RSS (code, stacks, the allocator's free pages) ${across((p) => p.rss - p.heapTotal - p.external)}`,
       `- Samples (s after the load: RSS): ${m.samples.map(([t, r]) => `${t.toFixed(0)}: ${mb(r)}`).join(', ')}`,
       `- Bytes per live opaque access token (heap delta after GC, ${QUICK ? 5000 : 20000} minted per pair): Portcullis memory adapter ${fmt(figure(m.bytesP))}, bare Map adapter ${fmt(figure(m.bytesB))}`,
       '');

@@ -202,8 +202,8 @@ process.on('message', (raw) => {
       case 'accessToken': return answer({ token: await accessToken(msg.clientId) });
       case 'memory': {
         collect(msg.lastResort);
-        const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-        return answer({ rss, heapUsed, heapTotal, external, arrayBuffers });
+        const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+        return answer({ rss, heapUsed, heapTotal, external });
       }
       case 'cpu': return answer({ ...process.cpuUsage() });
       case 'bytesPerToken': return answer({ bytes: await bytesPerToken(msg.n) });

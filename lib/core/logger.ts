@@ -71,7 +71,6 @@ function stdoutDestination(): BatchedDestination {
   if (stdout) return stdout;
   const destination = new BatchedDestination(pino.destination({ dest: 1, sync: false }));
   setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
-  process.once('beforeExit', () => destination.flush());
   process.once('exit', () => destination.flushSync());
   return (stdout = destination);
 }
