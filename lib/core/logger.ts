@@ -40,7 +40,12 @@ class BatchedDestination implements DestinationStream {
   /** Numeric pino level of the line being written (set by pino). */
   lastLevel = 0;
 
-  constructor(private readonly out: SonicBoom) {}
+  readonly #out: SonicBoom;
+
+  /** @param fd - the file descriptor written to (1: stdout). */
+  constructor(private readonly fd: number) {
+    this.#out = pino.destination({ dest: fd, sync: false });
+  }
 
   write(line: string): void {
     this.#lines.push(line);
@@ -51,17 +56,30 @@ class BatchedDestination implements DestinationStream {
 
   /** Hands the collected lines to the writer (which writes them asynchronously). */
   flush(): void {
-    if (this.#lines.length === 0) return;
+    const text = this.#take();
+    if (text) this.#out.write(text);
+  }
+
+  /**
+   * Writes everything collected so far before returning (process exit). The batches SonicBoom queued are written by
+   * its `flushSync`; the lines collected since go through a synchronous SonicBoom (partial writes and EAGAIN retried
+   * in place) rather than the asynchronous one: Node still runs a queued threadpool write at exit, but the rest of a
+   * partial write would need the event loop, which has stopped.
+   */
+  flushSync(): void {
+    const text = this.#take();
+    try { this.#out.flushSync(); } catch { /* not open yet, or closed by a broken pipe */ }
+    if (!text) return;
+    try { pino.destination({ dest: this.fd, sync: true }).write(text); } catch { /* closed by a broken pipe */ }
+  }
+
+  /** The collected lines as one string ('' when none), and an empty collection. */
+  #take(): string {
+    if (this.#lines.length === 0) return '';
     const text = this.#lines.join('');
     this.#lines = [];
     this.#chars = 0;
-    this.out.write(text);
-  }
-
-  /** Writes everything collected so far before returning (process exit). */
-  flushSync(): void {
-    this.flush();
-    try { this.out.flushSync(); } catch { /* not open yet, or closed by a broken pipe */ }
+    return text;
   }
 }
 
@@ -69,10 +87,10 @@ class BatchedDestination implements DestinationStream {
 let stdout: BatchedDestination | undefined;
 function stdoutDestination(): BatchedDestination {
   if (stdout) return stdout;
-  const destination = new BatchedDestination(pino.destination({ dest: 1, sync: false }));
+  const destination = new BatchedDestination(1);
   setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
-  // An emptying event loop gets one more turn to finish the write (an asynchronous write started at 'exit' may
-  // never run: clean-clone CI lost 8 of 5,000 lines once without this).
+  // An emptying event loop gets one more turn to finish the asynchronous writes still in flight (none is waited for
+  // at 'exit': clean-clone CI lost 8 of 5,000 lines once without this).
   process.once('beforeExit', () => destination.flush());
   process.once('exit', () => destination.flushSync());
   return (stdout = destination);
