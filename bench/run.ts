@@ -133,20 +133,23 @@ const ROUTES = {
 
 // ---------------------------------------------------------------------------------------------- load
 /** One load run: throughput, latency, failures, and the server process' CPU time per answered request (µs). */
-interface Run { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUs: number; note?: string }
+interface Run { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUs: number; gcUs: number; note?: string }
 
 /**
  * One autocannon run against `s`. The server's CPU time (user + system, `process.cpuUsage()` over IPC) is read
  * just before and after the load, so minting codes between runs is not counted: CPU µs per request is the cost
- * of answering, and varies less than req/s when the machine is shared.
+ * of answering, and varies less than req/s when the machine is shared. GC µs per request: the server's GC pauses
+ * (a `PerformanceObserver` of `gc` entries) over the same interval, part of the CPU time; it grows with the objects
+ * that are still alive at each scavenge, e.g. the state of requests in flight.
  */
 async function cannon(s: Running, opts: Record<string, unknown>, duration = DURATION): Promise<Run> {
-  const before = await s.call<{ user: number; system: number }>('cpu');
+  const before = await s.call<{ user: number; system: number; gcMs: number }>('cpu');
   const r = await autocannon({ connections: 10, ...opts, duration });
-  const after = await s.call<{ user: number; system: number }>('cpu');
+  const after = await s.call<{ user: number; system: number; gcMs: number }>('cpu');
   const answered = Math.max(1, r.requests.total);
   const cpuUs = (after.user + after.system - before.user - before.system) / answered;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUs };
+  const gcUs = (after.gcMs - before.gcMs) * 1000 / answered;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUs, gcUs };
 }
 
 interface Side { label: string; run(duration: number): Promise<Run> }
@@ -176,7 +179,7 @@ async function abScenario(scenario: string, a: Side, b: Side): Promise<void> {
 }
 
 const failed = (r: Run) => r.non2xx > 0 || r.errors > 0;
-const describe = (label: string, r: Run) => `${label} ${r.rps.toFixed(0)} req/s p50 ${r.p50} ms p99 ${r.p99} ms cpu ${r.cpuUs.toFixed(0)} µs/req${failed(r) ? ` ERRORS non-2xx ${r.non2xx} errors ${r.errors}${r.note ? ` (${r.note})` : ''}` : ''}`;
+const describe = (label: string, r: Run) => `${label} ${r.rps.toFixed(0)} req/s p50 ${r.p50} ms p99 ${r.p99} ms cpu ${r.cpuUs.toFixed(0)} µs/req (gc ${r.gcUs.toFixed(0)})${failed(r) ? ` ERRORS non-2xx ${r.non2xx} errors ${r.errors}${r.note ? ` (${r.note})` : ''}` : ''}`;
 
 // ---------------------------------------------------------------------------------------------- helpers
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -627,9 +630,10 @@ function report(started: Date, seconds: number): string {
       'up in storage). `/userinfo`: one opaque access token. GraphQL: `{ products { id name } }`; "unique" sends a new alias',
       'name in every request. "CPU µs/req": the server process\' CPU time (user + system) during the run divided by the',
       'requests it answered; its ratio (bare / Portcullis, so above 1 means Portcullis costs less) is the steadier figure',
-      'on a shared machine.', '',
-      '| scenario | Portcullis req/s | p50 / p99 ms | bare req/s | p50 / p99 ms | ratio P/bare | CPU µs/req P / bare | CPU ratio bare/P |',
-      '|---|---|---|---|---|---|---|---|');
+      'on a shared machine. "GC µs/req": the part of it spent in garbage-collection pauses (a `PerformanceObserver` of',
+      '`gc` entries in the server), which grows with what is still alive at each collection (e.g. requests in flight).', '',
+      '| scenario | Portcullis req/s | p50 / p99 ms | bare req/s | p50 / p99 ms | ratio P/bare | CPU µs/req P / bare | CPU ratio bare/P | GC µs/req P / bare |',
+      '|---|---|---|---|---|---|---|---|---|');
     for (const r of throughputRows) {
       const bad = [...r.runsA, ...r.runsB].filter(failed);
       const rps = (runs: Run[]) => fmt(figure(runs.map((x) => x.rps)));
@@ -637,7 +641,8 @@ function report(started: Date, seconds: number): string {
       const ratio = bad.length ? `ERRORS in ${bad.length} run(s): ${bad.map((x) => `non-2xx ${x.non2xx}, errors ${x.errors}${x.note ? `, ${x.note}` : ''}`).join('; ')}` : fmt(figure(r.ratios), 2);
       const cpu = (runs: Run[]) => fmt(figure(runs.map((x) => x.cpuUs)));
       const cpuRatio = fmt(figure(r.runsA.map((x, i) => r.runsB[i]!.cpuUs / x.cpuUs)), 2);
-      lines.push(`| ${r.scenario} | ${rps(r.runsA)} | ${lat(r.runsA)} | ${rps(r.runsB)} (${r.b.label}) | ${lat(r.runsB)} | ${ratio} | ${cpu(r.runsA)} / ${cpu(r.runsB)} | ${cpuRatio} |`);
+      const gc = (runs: Run[]) => fmt(figure(runs.map((x) => x.gcUs)));
+      lines.push(`| ${r.scenario} | ${rps(r.runsA)} | ${lat(r.runsA)} | ${rps(r.runsB)} (${r.b.label}) | ${lat(r.runsB)} | ${ratio} | ${cpu(r.runsA)} / ${cpu(r.runsB)} | ${cpuRatio} | ${gc(r.runsA)} / ${gc(r.runsB)} |`);
     }
     lines.push('');
   }

@@ -11,6 +11,7 @@ import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import { createServer as netServer } from 'node:net';
 import type { Server } from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { ApolloServer } from '@apollo/server';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
@@ -168,6 +169,10 @@ async function accessToken(clientId: string): Promise<string> {
   return new (oidc().AccessToken)({ accountId: ACCOUNT, clientId, grantId, scope: SCOPE, gty: 'authorization_code' } as never).save();
 }
 
+/** Milliseconds this process has spent in GC pauses (every kind), read with the CPU time (op `cpu`). */
+let gcPauseMs = 0;
+new PerformanceObserver((list) => { for (const e of list.getEntries()) gcPauseMs += e.duration; }).observe({ entryTypes: ['gc'] });
+
 const gc = (globalThis as { gc?: (options?: object) => void }).gc;
 /**
  * Full garbage collections. `lastResort`: the collection V8 runs under memory pressure, which also hands the
@@ -205,7 +210,7 @@ process.on('message', (raw) => {
         const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
         return answer({ rss, heapUsed, heapTotal, external });
       }
-      case 'cpu': return answer({ ...process.cpuUsage() });
+      case 'cpu': return answer({ ...process.cpuUsage(), gcMs: gcPauseMs });
       case 'bytesPerToken': return answer({ bytes: await bytesPerToken(msg.n) });
       case 'exit':
         await close();
