@@ -28,6 +28,24 @@ describe('memory storage specifics', () => {
     await storage.close();
   });
 
+  test('the timer sweeps a large store a slice per event-loop turn, and keeps live entries', async () => {
+    const storage = new MemoryStorage({ sweepIntervalMs: 10 });
+    const codes = storage.adapter('AuthorizationCode');
+    for (let i = 0; i < 5000; i++) await codes.upsert(`expired${i}`, { grantId: `g${i % 7}` }, 0.001);
+    for (let i = 0; i < 3; i++) await codes.upsert(`live${i}`, { grantId: 'g0' }, 60);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // every `expired` entry is past its time
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    while (storage.size === 5003) await turn(); // the timer's sweep has started
+    const afterFirstTurn = storage.size;
+    while (storage.size > 3) await turn();
+    // One pass would have gone from 5003 to 3 between two turns; a slice looks at 2000 entries.
+    expect(afterFirstTurn).toBeGreaterThan(3);
+    expect(afterFirstTurn).toBeLessThan(5003);
+    for (let i = 0; i < 3; i++) expect(await codes.find(`live${i}`)).toEqual({ grantId: 'g0' });
+    expect(await codes.find('expired0')).toBeUndefined();
+    await storage.close();
+  });
+
   test('sweep drops expired entries', async () => {
     const storage = new MemoryStorage();
     await storage.adapter('AccessToken').upsert('x', { grantId: 'g' }, 1);
