@@ -88,7 +88,7 @@ export class MemoryStorage implements Storage {
 
   /** Removes every expired entry, in one synchronous pass (the capacity check of a write needs the result at once). */
   sweep(now = Date.now()): void {
-    for (const [key, entry] of this.#entries) if (entry.expiresAt <= now) this.delete(key);
+    this.#sweepFrom(this.#entries.entries(), now, Infinity);
   }
 
   /**
@@ -96,21 +96,27 @@ export class MemoryStorage implements Storage {
    * so a store of hundreds of thousands of entries never stalls requests. A Map iterator stays valid while entries are
    * deleted or added: deleted ones are skipped, rewritten ones are looked at again, at the end.
    */
-  #sweepInSlices(now = Date.now()): void {
+  #sweepInSlices(): void {
     if (this.#sweeping) return;
     this.#sweeping = true;
+    const now = Date.now();
     const entries = this.#entries.entries();
     const slice = () => {
-      for (let i = 0; i < SWEEP_SLICE && !this.#closed; i++) {
-        const next = entries.next();
-        if (next.done) break;
-        const [key, entry] = next.value;
-        if (entry.expiresAt <= now) this.delete(key);
-        if (i === SWEEP_SLICE - 1) { setImmediate(slice).unref(); return; }
-      }
-      this.#sweeping = false;
+      if (this.#closed || this.#sweepFrom(entries, now, SWEEP_SLICE)) this.#sweeping = false;
+      else setImmediate(slice).unref();
     };
     slice();
+  }
+
+  /** Removes the expired entries among the next `limit` of `entries`; whether `entries` is used up. */
+  #sweepFrom(entries: MapIterator<[string, Entry]>, now: number, limit: number): boolean {
+    for (let i = 0; i < limit; i++) {
+      const next = entries.next();
+      if (next.done) return true;
+      const [key, entry] = next.value;
+      if (entry.expiresAt <= now) this.delete(key);
+    }
+    return false;
   }
 
   /** The live entry at `key` (an expired one is deleted on the way). */
