@@ -56,6 +56,24 @@ export interface Adapter {
 export type AdapterFactory = (modelName: string) => Adapter;
 
 /**
+ * `adapter` with `seen(entry, key)` called on every entry its reads (`find`, `findByUid`, `findByUserCode`)
+ * return, `undefined` included, before the caller gets it; the other methods are passed through. A throw from
+ * `seen` rejects the read with that error.
+ */
+export function watchReads(adapter: Adapter, seen: (entry: AdapterPayload | undefined, key: string) => void): Adapter {
+  const after = (key: string) => (entry: AdapterPayload | undefined) => { seen(entry, key); return entry; };
+  return {
+    upsert: (id, payload, expiresIn) => adapter.upsert(id, payload, expiresIn),
+    find: (id) => adapter.find(id).then(after(id)),
+    findByUid: (uid) => adapter.findByUid(uid).then(after(uid)),
+    findByUserCode: (userCode) => adapter.findByUserCode(userCode).then(after(userCode)),
+    consume: (id) => adapter.consume(id),
+    destroy: (id) => adapter.destroy(id),
+    revokeByGrantId: (grantId) => adapter.revokeByGrantId(grantId),
+  };
+}
+
+/**
  * A storage backend: the one contract every storage implements (memory and Redis here; a host's own passed as
  * `storage: { type: 'custom', instance }`). Besides oidc-provider's adapters it builds what must live where the
  * tokens live: the account store and the rate-limit counters, so that the server never asks which storage it has.

@@ -226,8 +226,6 @@ export interface ProviderPreMiddleware {
   offlineAccessPrompt: Middleware;
   /** Plain `response_type=token`: a description pointing to code + PKCE. */
   explainPlainTokenResponseType: Middleware;
-  /** Scope at the code exchange beyond what was approved: `invalid_scope` (SPEC rule 5). */
-  refuseScopeBeyondApproval: Middleware;
   /** A replayed or raced code revokes its grant (RFC 6749 §4.1.2). */
   revokeOnCodeReplay: Middleware;
   /** OAuth-only mode: no openid-configuration, no OpenID members in RFC 8414 metadata. */
@@ -242,7 +240,7 @@ export interface ProviderPreMiddleware {
  */
 export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const table = new Map<string, Middleware[]>([
-    [PROVIDER_ROUTES.token, [mw.answerStorageOutages, mw.endpointRateLimits, mw.refuseScopeBeyondApproval, mw.revokeOnCodeReplay]],
+    [PROVIDER_ROUTES.token, [mw.answerStorageOutages, mw.endpointRateLimits, mw.revokeOnCodeReplay]],
     [PROVIDER_ROUTES.introspection, [mw.answerStorageOutages, mw.endpointRateLimits]],
     [PROVIDER_ROUTES.revocation, [mw.answerStorageOutages, mw.endpointRateLimits]],
     [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits, mw.settleInitialAccessToken]],

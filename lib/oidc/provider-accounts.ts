@@ -1,7 +1,7 @@
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 import type { AccountStore } from '../core/account-store.js';
 import { requestSlot } from '../core/request-slot.js';
-import type { AdapterFactory, AdapterPayload } from '../core/storage.js';
+import { watchReads, type AdapterFactory, type AdapterPayload } from '../core/storage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
@@ -58,16 +58,7 @@ export function prefetchingAdapter(base: AdapterFactory, accounts: AccountLookup
   return (model) => {
     const inner = base(model);
     if (!ACCOUNT_BEARING_MODELS.has(model)) return inner;
-    const seen = (payload: AdapterPayload | undefined) => { accounts.prefetch(payload); return payload; };
-    return {
-      upsert: (id, payload, expiresIn) => inner.upsert(id, payload, expiresIn),
-      find: (id) => inner.find(id).then(seen),
-      findByUid: (uid) => inner.findByUid(uid).then(seen),
-      findByUserCode: (code) => inner.findByUserCode(code).then(seen),
-      consume: (id) => inner.consume(id),
-      destroy: (id) => inner.destroy(id),
-      revokeByGrantId: (grantId) => inner.revokeByGrantId(grantId),
-    };
+    return watchReads(inner, (payload) => accounts.prefetch(payload));
   };
 }
 

@@ -25,7 +25,7 @@ import { resourceIndicators } from './resource-server.js';
 import { accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import {
   explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
-  refuseOpenidScope, refuseScopeBeyondApprovalAtCodeExchange, revokeOnCodeReplay,
+  refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay,
 } from './authorization-rules.js';
 
 export interface ProviderDeps {
@@ -89,7 +89,7 @@ function providerFeatures(deps: ProviderDeps): Configuration['features'] {
 export function providerConfiguration(deps: ProviderDeps): Configuration {
   const { config, storage, consents, scopes } = deps;
   const accounts = accountLookup(deps.accounts, consents);
-  const adapter = prefetchingAdapter(deps.adapter ?? storage.adapter, accounts);
+  const adapter = codeExchangeScopeAdapter(prefetchingAdapter(deps.adapter ?? storage.adapter, accounts));
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
   // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).
   const prefix = issuerPath(config.issuer);
@@ -253,7 +253,6 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     settleInitialAccessToken: initialAccessTokens.settle(PROVIDER_ROUTES.registration) as never,
     offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
     explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,
-    refuseScopeBeyondApproval: refuseScopeBeyondApprovalAtCodeExchange(provider, PROVIDER_ROUTES.token) as never,
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
     afterSignIn: deps.afterSignIn,

@@ -72,7 +72,7 @@ describe('providerPreMiddleware', () => {
   const mw: ProviderPreMiddleware = {
     answerStorageOutages: step('answerStorageOutages'), endpointRateLimits: step('endpointRateLimits'),
     settleInitialAccessToken: step('settleInitialAccessToken'), offlineAccessPrompt: step('offlineAccessPrompt'),
-    explainPlainTokenResponseType: step('explainPlainTokenResponseType'), refuseScopeBeyondApproval: step('refuseScopeBeyondApproval'),
+    explainPlainTokenResponseType: step('explainPlainTokenResponseType'),
     revokeOnCodeReplay: step('revokeOnCodeReplay'),
   };
   let srv: Awaited<ReturnType<typeof serve>>;
@@ -80,7 +80,7 @@ describe('providerPreMiddleware', () => {
   afterAll(() => srv.close());
 
   test.each([
-    ['/token', ['answerStorageOutages', 'endpointRateLimits', 'refuseScopeBeyondApproval', 'revokeOnCodeReplay']],
+    ['/token', ['answerStorageOutages', 'endpointRateLimits', 'revokeOnCodeReplay']],
     ['/token/introspection', ['answerStorageOutages', 'endpointRateLimits']],
     ['/token/revocation', ['answerStorageOutages', 'endpointRateLimits']],
     ['/registration', ['answerStorageOutages', 'endpointRateLimits', 'settleInitialAccessToken']],

@@ -149,7 +149,7 @@ describe('scope at the exchange cannot go beyond the approval (SPEC rule 5, RFC 
     expect(retry.body.scope.split(' ').sort()).toEqual(['email', 'openid']);
   });
 
-  // The check skips parsing bodies without a `scope` field: a percent-encoded field name is still checked.
+  // oidc-provider decodes field names: a percent-encoded name is the scope field too.
   test.each([
     ['a percent-encoded field name', 'sc%6Fpe'],
     ['a fully percent-encoded field name', '%73%63%6F%70%65'],
@@ -158,6 +158,28 @@ describe('scope at the exchange cannot go beyond the approval (SPEC rule 5, RFC 
     const body = `${query({ grant_type: 'authorization_code', client_id: 'demo-web', client_secret: 'demo-web-secret', code, code_verifier: verifier, redirect_uri: rp.redirectUri })}&${field}=openid+email+profile`;
     const res = await fetch(`${srv.issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
     expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: 'invalid_scope', error_description: 'requested scope goes beyond the scope approved for this authorization code: profile' } });
+  });
+
+  // oidc-provider's own refusals come first: only a caller who could redeem the code learns about its approval,
+  // and a replayed code still revokes what was issued from it (RFC 6749 §4.1.2).
+  test.each([
+    ['a wrong code_verifier', { code_verifier: 'a'.repeat(43) }, 'grant request is invalid'],
+    ['another redirect_uri', { redirect_uri: 'http://localhost:8080/other' }, 'grant request is invalid'],
+    ['another client\'s credentials', { client_id: 'other-app', client_secret: 'other-app-secret-01' }, 'grant request is invalid'],
+  ])('scope beyond the approval with %s: invalid_grant, and the code is not spent', async (_name, override, description) => {
+    const { code, verifier } = await freshCode();
+    const res = await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri, scope: 'openid email profile', ...override });
+    expect(res).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: description } });
+    expect((await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri })).status).toBe(200);
+  });
+
+  test('a replayed code with scope beyond the approval: invalid_grant, and the tokens issued from it are revoked', async () => {
+    const { code, verifier } = await freshCode();
+    const first = await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri });
+    expect(first.status).toBe(200);
+    const replay = await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri, scope: 'openid email profile' });
+    expect(replay).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } });
+    expect(await userinfo(first.body.access_token!)).toBe(401);
   });
 
   test.each([['the approved scope', 'openid email'], ['a subset', 'openid'], ['a reordered subset', 'email openid']])('%s is accepted; the token states what it carries', async (_name, scope) => {
