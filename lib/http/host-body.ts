@@ -11,20 +11,38 @@ export const HOST_BODY_PARSER_DESCRIPTION = 'A body parser of the host applicati
   + 'Mount server.middleware() before the host\'s body parser, or use @koa/bodyparser (it keeps rawBody).';
 
 /**
+ * Makes a request stream a host parser already read readable again with the same bytes, the way oidc-provider's
+ * body reader consumes it (`req.readable`, then `req.iterator()`).
+ */
+function replay(req: ParsedRequest, bytes: Buffer): void {
+  Object.defineProperty(req, 'readable', { value: true, configurable: true });
+  Object.defineProperty(req, 'iterator', {
+    configurable: true,
+    value: async function* replayed() {
+      Object.defineProperty(req, 'readable', { value: false, configurable: true });
+      if (bytes.length) yield bytes;
+    },
+  });
+}
+
+/**
  * Middleware on Portcullis' routes that makes a host app's body parser in front of them harmless. Our parsers
  * (oidc-provider's, `@koa/bodyparser` for pages and GraphQL) read the request stream; when a host parser has
  * already read it:
- * - oidc-provider gets the raw text (`ctx.request.rawBody`, as `@koa/bodyparser` and `koa-bodyparser` keep it)
- *   as `req.body`, which it parses itself exactly as it parses the stream; failing that the parsed object
- *   (oidc-provider's documented fallback, `lib/shared/selective_body.js`);
+ * - oidc-provider (`replayStream`) gets the raw text (`ctx.request.rawBody`, as `@koa/bodyparser` and
+ *   `koa-bodyparser` keep it) replayed as the request stream, which it reads and parses exactly as if nobody had
+ *   read it (and without its "upstream middleware parser" warning); a raw text that does not match
+ *   `Content-Length`, or a parsed object alone, goes to it as `req.body` (its documented fallback,
+ *   `lib/shared/selective_body.js`);
  * - our pages and GraphQL use the parsed `ctx.request.body` (`@koa/bodyparser` skips parsing when it is set);
  * - the body limit of the route still applies to the raw text: larger gets `413 invalid_request`;
  * - a request whose body was read with nothing kept gets `500 server_error` naming the fix (mount Portcullis
  *   before the parser), instead of oidc-provider's bare "failed to parse the request body".
  * A stream nobody has read costs one property check.
  * @param limitBytes the route's body limit in bytes (oidc-provider: 56 KiB; pages 16 KiB; GraphQL 100 KiB).
+ * @param replayStream replay the raw text as the request stream (oidc-provider's routes). Default false.
  */
-export function adoptHostBody(limitBytes: number): Middleware {
+export function adoptHostBody(limitBytes: number, replayStream = false): Middleware {
   return function adoptHostBody(ctx: Context, next: Next) {
     const req = ctx.req as ParsedRequest;
     if (req.readable || !ctx.get('content-type')) return next();
@@ -38,6 +56,7 @@ export function adoptHostBody(limitBytes: number): Middleware {
       ctx.app.emit('error', new Error(HOST_BODY_PARSER_DESCRIPTION), ctx);
       return writeError(ctx, 500, 'server_error', HOST_BODY_PARSER_DESCRIPTION, { page: false });
     }
+    if (replayStream && raw !== undefined && (ctx.request.length === undefined || Buffer.byteLength(raw) === ctx.request.length)) replay(req, Buffer.from(raw));
     if (req.body === undefined) req.body = raw ?? parsed;
     if (request.body === undefined && parsed !== undefined) request.body = parsed;
     return next();

@@ -106,9 +106,9 @@ export interface RouteParts {
   requireIssuerHost: Middleware;
   /**
    * Hands a body that a host app's parser already read to our parsers and oidc-provider, under the route's
-   * body limit in bytes (lib/http/host-body.ts).
+   * body limit in bytes; `replayStream` on oidc-provider's routes (lib/http/host-body.ts).
    */
-  adoptHostBody?: (limitBytes: number) => Middleware;
+  adoptHostBody?: (limitBytes: number, replayStream?: boolean) => Middleware;
   health: Middleware;
   oidcProvider: Middleware;
   interactionPages: Middleware;
@@ -168,10 +168,12 @@ async function runAt(route: Middleware, ctx: Mounted, next: Next, path: string, 
  */
 export function routeTable(parts: RouteParts): Middleware {
   const prefix = parts.prefix ?? '';
-  const guarded = (limit: number, ...handlers: Middleware[]) => compose([
-    parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost, ...(parts.adoptHostBody ? [parts.adoptHostBody(limit)] : []), ...handlers,
+  // `replayStream`: oidc-provider reads the request stream itself (our pages and GraphQL take the parsed body).
+  const guarded = (body: { limit: number; replayStream?: boolean }, ...handlers: Middleware[]) => compose([
+    parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost,
+    ...(parts.adoptHostBody ? [parts.adoptHostBody(body.limit, body.replayStream)] : []), ...handlers,
   ]);
-  const provider = guarded(BODY_LIMITS.provider, parts.oidcProvider);
+  const provider = guarded({ limit: BODY_LIMITS.provider, replayStream: true }, parts.oidcProvider);
 
   // Paths under the prefix (as oidc-provider's router and our page routers see them).
   const exact = new Map<string, Middleware>();
@@ -181,13 +183,13 @@ export function routeTable(parts: RouteParts): Middleware {
   // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation, and pages.
   const bySegment = new Map<string, Middleware>();
   for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
-  bySegment.set(PAGE_PREFIXES.interaction, guarded(BODY_LIMITS.pages, parts.interactionPages));
-  bySegment.set(PAGE_PREFIXES.account, guarded(BODY_LIMITS.pages, parts.accountPages));
-  bySegment.set(PAGE_PREFIXES.ui, guarded(BODY_LIMITS.pages, parts.logo));
+  bySegment.set(PAGE_PREFIXES.interaction, guarded({ limit: BODY_LIMITS.pages }, parts.interactionPages));
+  bySegment.set(PAGE_PREFIXES.account, guarded({ limit: BODY_LIMITS.pages }, parts.accountPages));
+  bySegment.set(PAGE_PREFIXES.ui, guarded({ limit: BODY_LIMITS.pages }, parts.logo));
   const underPrefix = (path: string) => exact.get(path) ?? bySegment.get(firstSegment(path));
 
   // Absolute paths: GraphQL (which may sit outside the prefix), and the path-inserted metadata.
-  const graphql = parts.graphql ? guarded(BODY_LIMITS.graphql, ...parts.graphql.chain) : undefined;
+  const graphql = parts.graphql ? guarded({ limit: BODY_LIMITS.graphql }, ...parts.graphql.chain) : undefined;
   const graphqlPaths = new Set(parts.graphql?.paths ?? []);
 
   return function dispatchRoute(ctx: Mounted, next: Next) {

@@ -8,7 +8,7 @@ import { DEMO, demoFixtures } from '../../examples/demo-fixtures.js';
 import { createServer, type PortcullisConfig, type PortcullisServer } from '../../lib/index.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { delivered, query } from '../helpers/authorization.js';
-import { browse, oidc, relyingParty, signIn } from '../helpers/flow.js';
+import { browse, oidc, relyingParty, signIn, startAuthorization } from '../helpers/flow.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { register, WEB_CLIENT } from '../helpers/registration.js';
 import { freePort, graphql } from '../helpers/server.js';
@@ -70,6 +70,28 @@ async function deploy(kind: Kind): Promise<Deployment> {
   };
 }
 
+// oidc-provider prints its "already parsed request body" warning once per process: this block must stay the first
+// of the file to send a body through a host parser, so that a missing replay shows here.
+describe('a host body parser in front of oidc-provider', () => {
+  test('its raw body is replayed to oidc-provider as the request stream: no "upstream middleware parser" warning', async () => {
+    const d = await deploy(KINDS.find((k) => k.host === 'before')!);
+    const warned: string[] = [];
+    const { warn } = console;
+    console.warn = (...args: unknown[]) => { warned.push(args.map(String).join(' ')); };
+    try {
+      const res = await fetch(`${d.issuer}/token`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: query({ grant_type: 'authorization_code', code: 'x', code_verifier: 'v'.repeat(43), redirect_uri: DEMO.client.redirectUri, client_id: DEMO.client.id, client_secret: DEMO.client.secret }),
+      });
+      expect({ status: res.status, error: ((await res.json()) as { error: string }).error }).toEqual({ status: 400, error: 'invalid_grant' });
+      expect(warned.filter((line) => line.includes('already parsed request body'))).toEqual([]);
+    } finally {
+      console.warn = warn;
+      await d.close();
+    }
+  });
+});
+
 describe.each(KINDS)('OpenID flows, $name', (kind) => {
   let d: Deployment;
   beforeAll(async () => { d = await deploy(kind); });
@@ -118,6 +140,27 @@ describe.each(KINDS)('OpenID flows, $name', (kind) => {
 
     const res = await graphql(d.graphqlUrl, '{ product(id: 3) { name } }', { token: tokens.access_token });
     expect(res.body).toEqual({ data: { product: { name: 'Prototype Drone' } } });
+  });
+
+  test('code exchange with a scope beyond the approval: invalid_scope, the code unspent (oidc-provider parsed the body, whoever read it first)', async () => {
+    const rp = await relyingParty(d.issuer);
+    const start = await startAuthorization(rp, { scope: 'openid email' });
+    const seen = await browse(new TestBrowser(d.issuer), start.url);
+    const exchange = (scope?: string) => fetch(`${d.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: query({
+        grant_type: 'authorization_code', code: seen.callback.searchParams.get('code')!, code_verifier: start.codeVerifier,
+        redirect_uri: rp.redirectUri, client_id: DEMO.client.id, client_secret: DEMO.client.secret, ...(scope ? { scope } : {}),
+      }),
+    });
+    const beyond = await exchange('openid email phone');
+    expect({ status: beyond.status, body: await beyond.json() }).toEqual({
+      status: 400, body: { error: 'invalid_scope', error_description: 'requested scope goes beyond the scope approved for this authorization code: phone' },
+    });
+    const redeemed = await exchange();
+    expect(redeemed.status).toBe(200);
+    expect(((await redeemed.json()) as { scope: string }).scope.split(' ').sort()).toEqual(['email', 'openid']);
   });
 
   test('the account page under the issuer: signs in through the first-party client, then its links and forms stay under the prefix', async () => {
