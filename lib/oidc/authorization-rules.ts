@@ -11,7 +11,6 @@ import { writeError } from '../http/error-handler.js';
  * code being exchanged (inside the token endpoint, after client authentication, body parsing and its own checks).
  */
 
-type ProviderContext = KoaContextWithOIDC;
 type Next = () => Promise<unknown>;
 
 /** Description given for a bare `response_type=token` (RFC 9700 §2.1.2). */
@@ -19,7 +18,7 @@ export const PLAIN_TOKEN_DESCRIPTION =
   'response_type token (implicit grant returning an access token in the URL) is not supported: use response_type code with PKCE (RFC 9700 section 2.1.2)';
 const DEFAULT_UNSUPPORTED_DESCRIPTION = 'unsupported response_type requested';
 
-function isPlainTokenRequest(ctx: ProviderContext): boolean {
+function isPlainTokenRequest(ctx: KoaContextWithOIDC): boolean {
   const responseType = (ctx.oidc?.params?.response_type as string | undefined) ?? (typeof ctx.query.response_type === 'string' ? ctx.query.response_type : undefined);
   return typeof responseType === 'string' && [...new Set(responseType.split(' '))].sort().join(' ') === 'token';
 }
@@ -46,7 +45,7 @@ function rewriteLocation(location: string, description: string): string {
  * description: changing its inline script would break the hash).
  */
 export function explainPlainTokenResponseType(authorizationPath: string) {
-  return async function plainTokenResponseType(ctx: ProviderContext, next: Next) {
+  return async function plainTokenResponseType(ctx: KoaContextWithOIDC, next: Next) {
     await next();
     if (ctx.path !== authorizationPath || !isPlainTokenRequest(ctx)) return;
     const location = ctx.response.get('location');
@@ -68,7 +67,7 @@ export function explainPlainTokenResponseType(authorizationPath: string) {
 
 /** Whether `out` (the error about to be rendered) is the refusal of a bare `response_type=token`. */
 export function isPlainTokenRefusal(ctx: KoaContextWithOIDC, error: unknown): boolean {
-  return error === 'unsupported_response_type' && isPlainTokenRequest(ctx as ProviderContext);
+  return error === 'unsupported_response_type' && isPlainTokenRequest(ctx);
 }
 
 /** What the code-exchange scope rule reads of the request oidc-provider is answering (`Provider.ctx`). */
@@ -81,8 +80,11 @@ interface ProviderRequestContext {
   };
 }
 
-/** The approved scope of the code being exchanged in this request, kept from oidc-provider's read of it until its consume. */
-const exchangedCode = requestSlot<{ id: string; scope: unknown }>('portcullis.exchangedCode');
+/**
+ * The approved scope of the code being exchanged in this request, kept from oidc-provider's read of it until its
+ * consume (both only for the request's own `code`, see {@link exchangeOf}).
+ */
+const exchangedCode = requestSlot<{ scope: unknown }>('portcullis.exchangedCode');
 
 /** The current request context when it is an authorization code exchange of the code `id`. */
 function exchangeOf(id: string): ProviderRequestContext | undefined {
@@ -131,14 +133,14 @@ export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactor
     if (model !== 'AuthorizationCode') return adapter;
     const reads = watchReads(adapter, (code, id) => {
       const ctx = code && exchangeOf(id);
-      if (ctx) exchangedCode.set(ctx.req, { id, scope: code.scope });
+      if (ctx) exchangedCode.set(ctx.req, { scope: code.scope });
     });
     return {
       ...reads,
       async consume(id) {
         const ctx = exchangeOf(id);
-        const code = ctx && exchangedCode.get(ctx.req);
-        if (code?.id === id) refuseScopeBeyondApproval(ctx!, code.scope);
+        const read = ctx && exchangedCode.get(ctx.req);
+        if (read) refuseScopeBeyondApproval(ctx!, read.scope);
         return adapter.consume(id);
       },
     };
@@ -170,7 +172,7 @@ const OIDC_ONLY_METADATA = [
  * document drops OpenID Connect members and the `openid` scope.
  */
 export function oauthOnlyDiscovery() {
-  return async function oauthOnlyMetadata(ctx: ProviderContext, next: Next) {
+  return async function oauthOnlyMetadata(ctx: KoaContextWithOIDC, next: Next) {
     if (ctx.path === '/.well-known/openid-configuration') {
       // 404 `invalid_request`: the OAuth error registry has no "not found".
       writeError(ctx as never, 404, 'invalid_request', 'OpenID Connect is disabled on this server; see /.well-known/oauth-authorization-server', { page: false });
@@ -193,7 +195,7 @@ export function oauthOnlyDiscovery() {
  * the Grant record) is revoked, so even the racing winner's tokens stop working (their Grant no longer exists).
  */
 export function revokeOnCodeReplay(provider: Provider, tokenPath: string) {
-  return async function codeReplay(ctx: ProviderContext, next: Next) {
+  return async function codeReplay(ctx: KoaContextWithOIDC, next: Next) {
     await next();
     if (ctx.method !== 'POST' || ctx.path !== tokenPath || ctx.status !== 400) return;
     const params = ctx.oidc?.params as { grant_type?: string; code?: string } | undefined;
