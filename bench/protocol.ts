@@ -20,7 +20,28 @@ export type Request =
   /** CPU time used by the server process so far (process.cpuUsage(), microseconds). */
   | { id: number; op: 'cpu' }
   | { id: number; op: 'bytesPerToken'; n: number }
+  /** `--profile`: starts V8's CPU profiler (and the count of answered requests) for one timed run. */
+  | { id: number; op: 'profileStart' }
+  /** Stops it and writes `<path>.cpuprofile` and `<path>.json` (a {@link RunProfile}). */
+  | { id: number; op: 'profileStop'; path: string; meta: Omit<RunProfile, 'requests' | 'seconds'> }
   | { id: number; op: 'exit' };
+
+/** What `--profile` writes beside each run's `.cpuprofile` (read by `bench/profile-diff.ts`). */
+export interface RunProfile {
+  /** The scenario's title, as in RESULTS.md (e.g. `/userinfo opaque token memory c=10`). */
+  scenario: string;
+  /** The server's label (e.g. `Portcullis (memory)`, `bare oidc-provider (memory)`). */
+  server: string;
+  /** 1-based pair number of the run. */
+  pair: number;
+  /** HTTP requests the server received while the profiler ran. */
+  requests: number;
+  /** Seconds the profiler ran. */
+  seconds: number;
+}
+
+/** V8 CPU profiler sampling interval of `--profile`, microseconds (`--cpu-prof`'s default is 1000). */
+export const PROFILE_SAMPLING_US = 250;
 
 /** Verifier of every pre-minted code (PKCE S256), and its challenge. */
 export const CODE_VERIFIER = 'bench-code-verifier-0123456789-0123456789-0123456789';

@@ -5,7 +5,9 @@
  *   npm run bench -- --quick             1 pair of 3 s runs (also BENCH_QUICK=1)
  *   npm run bench -- --only token,graphql   (or one variant: --only token:redis,userinfo:memory,graphql:cached)
  *   npm run bench -- --note "busy machine"   a line printed at the top of the results
- *   npm run bench -- --profile           every server writes a CPU profile (node --cpu-prof) to bench/profiles/
+ *   npm run bench -- --profile           a CPU profile of each server over each timed run (not start-up, warm-ups
+ *                                        or minting), with the requests it answered, in bench/profiles/; then
+ *                                        `node dist/bench/profile-diff.js` prints where the time per request goes
  *   npm run bench -- --alloc             every server writes an allocation profile (.heapprofile, objects the GC
  *                                        collected included: what makes garbage) to bench/profiles/
  *   npm run bench -- --pairs 9 --seconds 2   more, shorter pairs (an A/B experiment on a busy machine)
@@ -43,10 +45,13 @@ if (!(PAIRS >= 1) || !(DURATION >= 1 && DURATION <= 15)) throw new Error('--pair
 const WARMUP = 1;
 const MEMORY_LOAD_SECONDS = QUICK ? 10 : 60;
 const PROFILE = flag('profile');
+/** Where `--profile` writes this run's CPU profiles: a directory per run, so runs never mix (`profile-diff` reads the newest). */
+const PROFILE_DIR = `bench/profiles/run-${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}`;
 const ALLOC = flag('alloc');
 const NOTE = option('note') ?? process.env.BENCH_NOTE;
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const OUT = `${REPO}bench/${!QUICK && !only && !option('pairs') && !option('seconds') ? 'RESULTS.md' : 'RESULTS.partial.md'}`;
+// A profiled run is slower on both sides: it never replaces the full figures either.
+const OUT = `${REPO}bench/${!QUICK && !only && !option('pairs') && !option('seconds') && !PROFILE && !ALLOC ? 'RESULTS.md' : 'RESULTS.partial.md'}`;
 const RUN_ID = `${Date.now().toString(36)}${process.pid}`;
 const PREFIX = `bench:${RUN_ID}:`;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -71,11 +76,12 @@ const SERVER_JS = fileURLToPath(new URL('./server.js', import.meta.url));
 const live: Running[] = [];
 
 async function start(label: string, spec: ServerSpec): Promise<Running> {
-  const nodeArgs = ['--expose-gc', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${REPO}bench/profiles`, `--cpu-prof-name=${label.replace(/\W+/g, '-')}-${Date.now()}.cpuprofile`] : []), SERVER_JS];
+  const nodeArgs = ['--expose-gc', SERVER_JS];
   const [cmd, args] = PIN ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child: ChildProcess = spawn(cmd, args, {
     env: {
       ...process.env, BENCH_SPEC: JSON.stringify(spec), NODE_ENV: 'development',
+      ...(PROFILE ? { BENCH_CPU_PROFILE: '1' } : {}),
       ...(ALLOC ? { BENCH_ALLOC_PROFILE: `${REPO}bench/profiles/${label.replace(/\W+/g, '-')}-${Date.now()}.heapprofile` } : {}),
     },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -143,14 +149,24 @@ interface Run { rps: number; p50: number; p99: number; non2xx: number; errors: n
  * that are still alive at each scavenge, e.g. the state of requests in flight.
  */
 async function cannon(s: Running, opts: Record<string, unknown>, duration = DURATION): Promise<Run> {
+  const profiled = PROFILE ? timedRun : undefined;
+  if (profiled) await s.call('profileStart');
   const before = await s.call<{ user: number; system: number; gcMs: number }>('cpu');
   const r = await autocannon({ connections: 10, ...opts, duration });
   const after = await s.call<{ user: number; system: number; gcMs: number }>('cpu');
+  if (profiled) {
+    const path = `${REPO}${PROFILE_DIR}/${slug(profiled.scenario)}--${slug(s.label)}--pair${profiled.pair}`;
+    await s.call('profileStop', { path, meta: { ...profiled, server: s.label } });
+  }
   const answered = Math.max(1, r.requests.total);
   const cpuUs = (after.user + after.system - before.user - before.system) / answered;
   const gcUs = (after.gcMs - before.gcMs) * 1000 / answered;
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, cpuUs, gcUs };
 }
+
+/** The timed run under way (set by {@link abScenario}, unset during warm-ups): what `--profile` names its profile by. */
+let timedRun: { scenario: string; pair: number } | undefined;
+const slug = (text: string) => text.replace(/\W+/g, '-').replace(/^-|-$/g, '');
 
 interface Side { label: string; run(duration: number): Promise<Run> }
 
@@ -171,7 +187,12 @@ async function abScenario(scenario: string, a: Side, b: Side): Promise<void> {
   const row: ThroughputRow = { scenario, a, b, runsA: [], runsB: [], ratios: [] };
   for (let pair = 0; pair < PAIRS; pair++) {
     let ra: Run, rb: Run;
-    if (pair % 2 === 0) { ra = await a.run(DURATION); rb = await b.run(DURATION); } else { rb = await b.run(DURATION); ra = await a.run(DURATION); }
+    timedRun = { scenario, pair: pair + 1 };
+    try {
+      if (pair % 2 === 0) { ra = await a.run(DURATION); rb = await b.run(DURATION); } else { rb = await b.run(DURATION); ra = await a.run(DURATION); }
+    } finally {
+      timedRun = undefined;
+    }
     row.runsA.push(ra); row.runsB.push(rb); row.ratios.push(ra.rps / rb.rps);
     console.log(`  pair ${pair + 1}: ${describe(a.label, ra)} | ${describe(b.label, rb)} | ratio ${(ra.rps / rb.rps).toFixed(2)}`);
   }
@@ -621,7 +642,7 @@ function report(started: Date, seconds: number): string {
     `- Date: ${started.toISOString()} (${(seconds / 60).toFixed(1)} minutes)`,
     `- Machine: ${cpus[0]?.model ?? 'unknown cpu'}, ${cpus.length} cpus, ${mb(os.totalmem())} RAM, ${os.type()} ${os.release()}; load average (1, 5, 15 min) at start ${LOAD_AT_START}, at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     `- Node ${process.version}; autocannon (programmatic); Redis at 127.0.0.1:6379`,
-    `- Mode: ${QUICK ? 'quick' : 'default'}, ${PAIRS} pair(s) of ${DURATION} s runs per scenario after a ${WARMUP} s warm-up of each server; scenarios: ${only?.join(', ') ?? 'all'}`,
+    `- Mode: ${QUICK ? 'quick' : 'default'}, ${PAIRS} pair(s) of ${DURATION} s runs per scenario after a ${WARMUP} s warm-up of each server; scenarios: ${only?.join(', ') ?? 'all'}${PROFILE ? `; CPU profiler on during the timed runs (${PROFILE_DIR}), which slows both servers` : ''}${ALLOC ? '; allocation profiler on from start to exit, which slows both servers' : ''}`,
     `- Cores: ${PIN ? 'servers pinned to cpu 0 (`taskset -c 0`), load generator on cpu 1' : 'no taskset (or one cpu): servers and load generator share the cpus'}`,
     '- Portcullis: `createServer` with the demo fixtures and the example catalog schema, every GraphQL rule on, the GraphQL',
     '  operation rate limit and the client-authentication limits raised out of the way, logs at level info (JSON to /dev/null).',
@@ -705,7 +726,8 @@ function report(started: Date, seconds: number): string {
 const started = new Date();
 const LOAD_AT_START = os.loadavg().map((l) => l.toFixed(1)).join(' ');
 console.log(`bench: ${QUICK ? 'quick' : 'default'} mode, ${PAIRS} pair(s), ${DURATION} s runs, ${PIN ? 'server on cpu 0, load on cpu 1' : 'no pinning'}`);
-if (PROFILE || ALLOC) mkdirSync(`${REPO}bench/profiles`, { recursive: true });
+if (ALLOC) mkdirSync(`${REPO}bench/profiles`, { recursive: true });
+if (PROFILE) mkdirSync(`${REPO}${PROFILE_DIR}`, { recursive: true });
 try {
   if (selected('token')) await tokenScenarios();
   if (selected('userinfo')) await userinfoScenarios();
@@ -722,3 +744,4 @@ try {
 }
 writeFileSync(OUT, report(started, (Date.now() - started.getTime()) / 1000));
 console.log(`\nresults written to ${OUT}`);
+if (PROFILE) console.log(`CPU profiles of the timed runs in ${PROFILE_DIR}: node dist/bench/profile-diff.js ${PROFILE_DIR}`);

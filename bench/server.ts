@@ -11,7 +11,7 @@ import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import { createServer as netServer } from 'node:net';
 import type { Server } from 'node:http';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { ApolloServer } from '@apollo/server';
 import { koaMiddleware } from '@as-integrations/koa';
 import { bodyParser } from '@koa/bodyparser';
@@ -26,7 +26,7 @@ import { catalogResolvers, typeDefs } from '../examples/catalog/schema.js';
 import { DEMO, demoFixtures } from '../examples/demo-fixtures.js';
 import { bareMemoryAdapter, bareRedisAdapter } from './bare-adapters.js';
 
-import { CODE_CHALLENGE, SCOPE, SHORT_TTL_SECONDS, type Request, type ServerSpec } from './protocol.js';
+import { CODE_CHALLENGE, PROFILE_SAMPLING_US, SCOPE, SHORT_TTL_SECONDS, type Request, type RunProfile, type ServerSpec } from './protocol.js';
 
 const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}') as ServerSpec;
 
@@ -35,18 +35,45 @@ const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}') as ServerSpec;
  * collected (what `--heap-prof` leaves out), so the profile shows where garbage is made.
  */
 const allocProfile = process.env.BENCH_ALLOC_PROFILE;
-const inspector = allocProfile ? new Session() : undefined;
+/**
+ * `--profile`: V8's CPU profiler over each timed run only (ops `profileStart` / `profileStop`), so that start-up,
+ * warm-ups and the minting of codes between runs stay out of it, with the number of requests the run answered.
+ */
+const cpuProfiles = process.env.BENCH_CPU_PROFILE === '1';
+const inspector = allocProfile || cpuProfiles ? new Session() : undefined;
 const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => {
   inspector!.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
 });
-if (inspector) {
-  inspector.connect();
+if (inspector) inspector.connect();
+if (allocProfile) {
   await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
 }
 async function writeAllocProfile(): Promise<void> {
-  if (!inspector) return;
+  if (!allocProfile) return;
   const { profile } = await post('HeapProfiler.stopSampling') as { profile: unknown };
-  writeFileSync(allocProfile!, JSON.stringify(profile));
+  writeFileSync(allocProfile, JSON.stringify(profile));
+}
+
+/** HTTP requests received so far (counted only with `--profile`). */
+let received = 0;
+function countRequests(http: Server): void {
+  if (cpuProfiles) http.on('request', () => { received += 1; });
+}
+let profiling: { requests: number; started: number } | undefined;
+async function startCpuProfile(): Promise<void> {
+  if (!cpuProfiles) throw new Error('start the bench server with BENCH_CPU_PROFILE=1');
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: PROFILE_SAMPLING_US });
+  await post('Profiler.start');
+  profiling = { requests: received, started: performance.now() };
+}
+async function stopCpuProfile(path: string, meta: Omit<RunProfile, 'requests' | 'seconds'>): Promise<void> {
+  if (!profiling) throw new Error('profileStop without profileStart');
+  const { profile } = await post('Profiler.stop') as { profile: unknown };
+  const run: RunProfile = { ...meta, requests: received - profiling.requests, seconds: (performance.now() - profiling.started) / 1000 };
+  profiling = undefined;
+  writeFileSync(`${path}.cpuprofile`, JSON.stringify(profile));
+  writeFileSync(`${path}.json`, `${JSON.stringify(run, null, 2)}\n`);
 }
 const ACCOUNT = 'alice';
 
@@ -80,6 +107,7 @@ if (spec.kind === 'portcullis') {
   });
   provider = server.provider;
   const http = await server.listen(port, '127.0.0.1');
+  countRequests(http);
   close = async () => { closeAll(http); await server.close(); };
 } else if (spec.kind === 'oidc') {
   const redis = spec.storage === 'redis' ? new Redis('redis://127.0.0.1:6379') : undefined;
@@ -113,6 +141,7 @@ if (spec.kind === 'portcullis') {
   (provider as unknown as { silent: boolean }).silent = true;
   const http = provider.listen(port, '127.0.0.1');
   await new Promise((r) => http.once('listening', r));
+  countRequests(http);
   close = async () => { closeAll(http); redis?.disconnect(); };
 } else {
   // The same schema as Portcullis serves (its directive declared so the SDL parses), no rules, no auth.
@@ -124,6 +153,7 @@ if (spec.kind === 'portcullis') {
   app.use(koaMiddleware(apollo) as never);
   const http = app.listen(port, '127.0.0.1');
   await new Promise((r) => http.once('listening', r));
+  countRequests(http);
   close = async () => { closeAll(http); await apollo.stop(); };
 }
 
@@ -212,11 +242,13 @@ process.on('message', (raw) => {
       }
       case 'cpu': return answer({ ...process.cpuUsage(), gcMs: gcPauseMs });
       case 'bytesPerToken': return answer({ bytes: await bytesPerToken(msg.n) });
+      case 'profileStart': await startCpuProfile(); return answer({});
+      case 'profileStop': await stopCpuProfile(msg.path, msg.meta); return answer({});
       case 'exit':
         await close();
         await writeAllocProfile();
         answer({});
-        // a plain exit so that --cpu-prof writes its profile
+        // a plain exit, after the answer has gone out over IPC
         setTimeout(() => process.exit(0), 50);
     }
   };
