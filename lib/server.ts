@@ -29,11 +29,11 @@ import type { GraphqlContext } from './graphql/auth-context.js';
 import { bearerAuth, CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from './graphql/transport.js';
 import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js';
 import { CsrfGuard } from './http/csrf.js';
-import { handleErrors, writeError } from './http/error-handler.js';
+import { handleErrors, notFound, writeError } from './http/error-handler.js';
 import { healthEndpoints } from './http/health.js';
 import { providerLane } from './http/provider-lane.js';
 import { adoptHostBody } from './http/host-body.js';
-import { isReservedPath, issuerPath, misplacedMountDescription, routeTable, type RouteParts } from './http/routes.js';
+import { isReservedPath, issuerPath, misplacedMountDescription, routeTable, unmatchedPaths, type RouteParts } from './http/routes.js';
 import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
 import { createStorage } from './storage.js';
@@ -197,7 +197,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     // The whole Koa stack, per route, is in lib/http/routes.ts.
     const misplaced = misplacedMountDescription(config.issuer);
     let misplacedLogged = false;
-    const middleware = routeTable({
+    const parts: RouteParts = {
       prefix,
       adoptHostBody,
       misplacedMount(ctx) {
@@ -222,13 +222,15 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       }, passkeys, factorChanges)]),
       logo: logoRoute(ui),
       graphql,
-    });
+    };
+    // A host app's middleware leaves other paths to the host; the standalone app logs them and answers 404.
+    const middleware = routeTable(parts);
 
     const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
     app.silent = true;
     app.on('error', (err: Error) => logger.error({ err }, 'request failed'));
     pinAppToIssuer(app, config.issuer);
-    app.use(middleware);
+    app.use(routeTable({ ...parts, unmatched: unmatchedPaths({ requestLog: guards.requestLog, uiContext: guards.uiContext, notFound }) }));
 
     let httpServer: Server | undefined;
     let closed = false;

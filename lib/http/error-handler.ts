@@ -35,6 +35,14 @@ export function writeError(ctx: Context, status: number, error: OAuthErrorCode, 
 }
 
 /**
+ * The standalone server's answer for a path it does not serve: 404 `invalid_request` (RFC 6749 §5.2 body, the
+ * registered error value our other 404s use; our error page for a browser). The path is not echoed.
+ */
+export function notFound(ctx: Context): void {
+  writeError(ctx, 404, 'invalid_request', 'Not found: this server has no endpoint at this path.');
+}
+
+/**
  * Last-resort handler for Portcullis' own routes: client errors keep their status and message, anything else
  * becomes a bare 500 with no stack trace or internal message. The error is re-emitted on the app for logging.
  */

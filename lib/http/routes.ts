@@ -15,6 +15,7 @@ import compose from 'koa-compose';
  * | account pages (`/account/…`) | requestLog → handleErrors → requireIssuerHost → account pages (their CSRF check inside) |
  * | logo (`/ui/logo`) | requestLog → handleErrors → requireIssuerHost → logo |
  * | GraphQL (`graphql.path`, `<path>/csrf-token`) | requestLog → handleErrors → requireIssuerHost → transport guard → bearer auth → document gate → Apollo |
+ * | any other path | in a host app: none of ours (`next()`); in the standalone app (`server.app`, `listen`): requestLog → uiContext → 404 (`unmatched`, {@link unmatchedPaths}) |
  *
  * Every chain but health's has `uiContext` (the request's language and branding, lib/ui/ui.ts) right after
  * `requestLog`, and, in a host app, the adoption of the host's parsed body after `requireIssuerHost`.
@@ -124,6 +125,20 @@ export interface RouteParts {
   graphql?: { paths: readonly string[]; chain: Middleware[] };
   /** Called when the host app mounted the middleware under a path that is not the issuer's (see {@link routeTable}). */
   misplacedMount?: Middleware;
+  /**
+   * Runs for a path no route of ours serves: the standalone app's logged 404 ({@link unmatchedPaths}). Without it
+   * (a host app's `server.middleware()`), such a path goes on to the host (`next()`) untouched.
+   */
+  unmatched?: Middleware;
+}
+
+/**
+ * The standalone app's `unmatched` route ({@link RouteParts.unmatched}): a path no route serves is logged like every
+ * request (with its request id) and answered by `notFound`. In a host app the host answers such paths, so only
+ * `server.app` has it. No Host check: the path is not the authorization server's, whatever the Host.
+ */
+export function unmatchedPaths(parts: Pick<RouteParts, 'requestLog' | 'uiContext'> & { notFound: Middleware }): Middleware {
+  return compose([parts.requestLog, parts.uiContext, parts.notFound]);
 }
 
 /** The path the client asked for, before any host middleware (koa-mount) rewrote `ctx.path`. */
@@ -164,10 +179,11 @@ async function runAt(route: Middleware, ctx: Mounted, next: Next, path: string, 
  * the root of a host app (`app.use(server.middleware())`, the way that also serves the path-inserted metadata)
  * and under `koa-mount` at the issuer's path. While a route of ours runs, `ctx.path` is the path under the
  * prefix and `ctx.mountPath` the prefix, as with koa-mount; both are restored afterwards.
- * @returns a Koa middleware; unknown paths call `next()` without running any of ours.
+ * @returns a Koa middleware; unknown paths go to `parts.unmatched`, else call `next()` without running any of ours.
  */
 export function routeTable(parts: RouteParts): Middleware {
   const prefix = parts.prefix ?? '';
+  const otherwise: Middleware = parts.unmatched ?? ((_ctx, next) => next());
   // `replayStream`: oidc-provider reads the request stream itself (our pages and GraphQL take the parsed body).
   const guarded = (body: { limit: number; replayStream?: boolean }, ...handlers: Middleware[]) => compose([
     parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost,
@@ -199,7 +215,7 @@ export function routeTable(parts: RouteParts): Middleware {
       // At the root (the standalone server, or a host app's root): the common case, one lookup.
       if (path === ctx.path) {
         const route = underPrefix(path);
-        return route ? route(ctx, next) : next();
+        return route ? route(ctx, next) : otherwise(ctx, next);
       }
       const route = underPrefix(path);
       if (route) return runAt(route, ctx, next, path, '');
@@ -212,7 +228,7 @@ export function routeTable(parts: RouteParts): Middleware {
     }
     // A host mounted us (koa-mount) under a path that is not the issuer's: say so instead of a silent 404.
     if (parts.misplacedMount && ctx.path !== path && underPrefix(ctx.path)) return parts.misplacedMount(ctx, next);
-    return next();
+    return otherwise(ctx, next);
   };
 }
 

@@ -18,10 +18,11 @@ function recorder() {
   return { seen, step };
 }
 
-async function serve(mw: Middleware) {
+/** `mw` in a Koa app, followed by a host app's own 404 unless `hostApp` is false (the standalone app). */
+async function serve(mw: Middleware, hostApp = true) {
   const app = new Koa();
   app.use(mw);
-  app.use((ctx) => { ctx.status = 404; ctx.body = 'host app'; });
+  if (hostApp) app.use((ctx) => { ctx.status = 404; ctx.body = 'host app'; });
   const port = await freePort();
   const server = app.listen(port, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -65,6 +66,27 @@ describe('routeTable', () => {
     expect(seen).toEqual(expected);
     if (expected.length === 0) expect(res.text).toBe('host app');
   });
+
+  describe('with an `unmatched` route (the standalone app)', () => {
+    let standalone: Awaited<ReturnType<typeof serve>>;
+    // Apollo's Koa middleware calls next() after answering: `unmatched` must not run after a route of ours.
+    const callsNext: Middleware = async (ctx, next) => { seen.push('apollo'); ctx.body = 'apollo'; await next(); };
+    beforeAll(async () => {
+      standalone = await serve(routeTable({ ...parts, graphql: { paths: ['/api/graphql'], chain: [step('transport'), callsNext] }, unmatched: step('unmatched', true) }), false);
+    });
+    afterAll(() => standalone.close());
+    test.each([
+      ['/somewhere/else', ['unmatched'], 'unmatched'],
+      ['/', ['unmatched'], 'unmatched'],
+      ['/api', ['unmatched'], 'unmatched'],
+      ['/api/graphql', [...guarded, 'transport', 'apollo'], 'apollo'],
+      ['/userinfo', [...guarded, 'oidcProvider'], 'oidcProvider'],
+    ])('%s runs %j', async (path, expected, body) => {
+      seen.length = 0;
+      const res = await rawRequest(standalone.base, path);
+      expect([seen, res.text]).toEqual([expected, body]);
+    });
+  });
 });
 
 describe('providerPreMiddleware', () => {
@@ -96,15 +118,51 @@ describe('providerPreMiddleware', () => {
 });
 
 describe('the real server', () => {
-  test('paths that are not Portcullis\' run none of its middleware (no request id, no log line)', async () => {
-    const srv = await startServer();
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
+
+  test('standalone: a path that is not Portcullis\' is logged, carries a request id, and gets a 404 invalid_request', async () => {
+    const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
     try {
-      const ours = await rawRequest(srv.issuer, '/.well-known/jwks.json');
-      expect(ours.headers['x-request-id']).toEqual(expect.any(String));
-      const other = await rawRequest(srv.issuer, '/not-ours');
-      expect(other.status).toBe(404);
-      expect(other.headers['x-request-id']).toBeUndefined();
+      for (const [method, path] of [['GET', '/not-ours'], ['POST', '/wp-login.php'], ['DELETE', '/.env']] as const) {
+        lines.length = 0;
+        const res = await rawRequest(srv.issuer, `${path}?code=secret-value`, { method, headers: { 'x-request-id': 'unmatched-1' } });
+        expect([res.status, res.headers['x-request-id'], res.json()]).toEqual([404, 'unmatched-1', { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+        expect(res.headers['cache-control']).toBe('no-store');
+        await new Promise((r) => setTimeout(r, 20));
+        // The path without its query (it may carry codes and tokens), like every request line.
+        expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.method, l.path, l.status])).toEqual([['unmatched-1', method, path, 404]]);
+        expect(JSON.stringify(lines)).not.toContain('secret-value');
+      }
+      // A browser gets the error page, with the pages' security headers.
+      const page = await rawRequest(srv.issuer, '/not-ours', { headers: { accept: 'text/html' } });
+      expect([page.status, page.headers['content-type'], page.headers['x-content-type-options']]).toEqual([404, 'text/html; charset=utf-8', 'nosniff']);
+      expect(page.text).toContain('invalid_request');
+      // Not the issuer's path, so no Host check: 404 under any Host.
+      expect((await rawRequest(srv.issuer, '/not-ours', { headers: { host: 'evil.example' } })).status).toBe(404);
     } finally {
+      await srv.close();
+    }
+  });
+
+  test('in a host app, a path that is not Portcullis\' runs none of its middleware (no request id, no log line)', async () => {
+    const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
+    const app = new Koa();
+    app.use(srv.server.middleware());
+    app.use((ctx) => { ctx.body = 'host app'; });
+    const port = await freePort();
+    const host = createHttpServer(app.callback()).listen(port, '127.0.0.1');
+    await new Promise((r) => host.once('listening', r));
+    try {
+      lines.length = 0;
+      const ours = await rawRequest(`http://127.0.0.1:${port}`, '/.well-known/jwks.json', { headers: { host: new URL(srv.issuer).host } });
+      expect([ours.status, ours.headers['x-request-id']]).toEqual([200, expect.any(String)]);
+      const other = await rawRequest(`http://127.0.0.1:${port}`, '/not-ours');
+      expect([other.status, other.text, other.headers['x-request-id']]).toEqual([200, 'host app', undefined]);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(lines.filter((l) => l.msg === 'request').map((l) => l.path)).toEqual(['/.well-known/jwks.json']);
+    } finally {
+      host.close();
       await srv.close();
     }
   });
