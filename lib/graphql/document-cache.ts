@@ -9,6 +9,8 @@ export interface OperationAnalysis {
   measuredOperation: OperationDefinitionNode;
   /** Whether the operation declares variables: its cost then depends on each request's values. */
   hasVariables: boolean;
+  /** Nullable variables with a default used where a value is required: an explicit null for them is refused. */
+  needingValues: readonly string[];
   /** The cost of an operation without variables (the same for every request); `undefined` with variables. */
   staticCost: number | undefined;
   /** Rate-limit points of one run (root field selections, see `rootFieldPoints`); independent of variables. */

@@ -14,6 +14,7 @@ import {
 } from './rules/index.js';
 import type { GraphqlRequestItem } from './transport.js';
 import { DocumentCache, type CheckedDocument, type OperationAnalysis } from './document-cache.js';
+import { nullOverDefaultErrors, variablesNeedingValues } from './null-over-default.js';
 import { rootFieldPoints } from './plugins/operation-limits.js';
 import { fragmentsOf } from './rules/fragments.js';
 import { parallelRules } from './rules/parallel.js';
@@ -77,7 +78,8 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  * 7. the operation to run, by `operationName` (400 `OPERATION_RESOLUTION_FAILURE`); a subscription is refused
  *    (400 `SUBSCRIPTIONS_NOT_SUPPORTED`: this endpoint has no streaming transport); over GET only queries
  *    (405 with `Allow: POST`, checked before 5 and 6);
- * 8. the variables, coerced as the executor will (400 `BAD_USER_INPUT`), and the cost of the operation with
+ * 8. the variables, coerced as the executor will (400 `BAD_USER_INPUT`; also an explicit null for a variable with a
+ *    default used where a value is required, which would fail during execution), and the cost of the operation with
  *    those values — defaults and coercion included (400 `MAX_COST_EXCEEDED`). The resolved operation, its
  *    cost when it declares no variables and its rate-limit points are measured once per document.
  * When every request passed, `ctx.state.graphqlDocumentsChecked` is set for the operation-limits plugin.
@@ -116,6 +118,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
       operation,
       measuredOperation,
       hasVariables,
+      needingValues: hasVariables ? variablesNeedingValues(schema, entry.document, operation) : [],
       staticCost: hasVariables ? undefined : operationCost(schema, entry.measured, measuredOperation, {}, options.limits),
       points: rootFieldPoints(measuredOperation.selectionSet, fragmentsOf(entry.measured), rootType ?? 'Query', options.limits),
     };
@@ -198,6 +201,10 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
       if (operation.hasVariables) {
         const variables = coerceVariables(schema, operation.operation, item.variables);
         if (variables.errors) return sendGraphqlErrors(ctx, 400, 'BAD_USER_INPUT', variables.errors);
+        if (operation.needingValues.length > 0) {
+          const nulls = nullOverDefaultErrors(operation.needingValues, variables.coerced);
+          if (nulls.length > 0) return sendGraphqlErrors(ctx, 400, 'BAD_USER_INPUT', nulls);
+        }
         // Introspection was allowed for this caller above; only the data part is measured (as in the limits).
         cost = operationCost(schema, entry.measured, operation.measuredOperation, variables.coerced, options.limits);
       }

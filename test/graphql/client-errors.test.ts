@@ -190,6 +190,12 @@ const transportRows: Row[] = [
   ['Int variable beyond 32 bits', json(() => catalog, { query: 'query($id: Int!) { product(id: $id) { id } }', variables: { id: 2 ** 40 } }), 400, 'BAD_USER_INPUT'],
   ['input object with an unknown field', json(() => ops, { query: 'mutation($p: ProductInput!) { addProduct(input: $p) { id } }', variables: { p: { name: 'a', evil: 1 } } }), 400, 'BAD_USER_INPUT'],
   ['enum variable misspelt (no suggestion)', json(() => ops, { query: 'query($c: Currency) { product(id: 1) { price(currency: $c) } }', variables: { c: 'EURO' } }), 400, 'BAD_USER_INPUT'],
+  // A nullable variable with a default may stand where a value is required (GraphQL spec §5.8.5); an explicit null
+  // replaces the default and would fail during execution (graphql-js' message, INTERNAL_SERVER_ERROR in Apollo).
+  ['null over a default, in a required argument', json(() => catalog, { query: 'query($id: Int = 1) { product(id: $id) { id } }', variables: { id: null } }), 400, 'BAD_USER_INPUT'],
+  ['null over a default, in @include(if:)', json(() => catalog, { query: 'query($t: Boolean = true) { products @include(if: $t) { id } }', variables: { t: null } }), 400, 'BAD_USER_INPUT'],
+  ['null over a default, in @skip(if:) inside a fragment', json(() => catalog, { query: 'query($t: Boolean = false) { ...F } fragment F on Query { products { id name @skip(if: $t) } }', variables: { t: null } }), 400, 'BAD_USER_INPUT'],
+  ['null over a default, the chosen one of two operations', json(() => catalog, { query: 'query A { __typename } query B($id: Int = 1) { product(id: $id) { id } }', operationName: 'B', variables: { id: null } }), 400, 'BAD_USER_INPUT'],
 ];
 
 describe('transport and operation mistakes: 4xx, a specific code, no internal message', () => {
@@ -230,6 +236,8 @@ describe('what must keep working', () => {
     ['two operations and an operationName', () => catalog, { query: 'query A { products(first: 1) { id } } query B { __typename }', operationName: 'B' }, { __typename: 'Query' }],
     ['a mutation where the schema has one', () => ops, { query: 'mutation($p: ProductInput!) { addProduct(input: $p) { id name } }', variables: { p: { name: 'Lamp' } } }, { addProduct: { id: 99, name: 'Lamp' } }],
     ['extensions that are not a persisted query', () => catalog, { query: '{ __typename }', extensions: { tracing: false } }, { __typename: 'Query' }],
+    ['a variable with a default where a value is required, omitted: the default', () => catalog, { query: 'query($t: Boolean = false, $id: Int = 2) { product(id: $id) { id name @include(if: $t) } }' }, { product: { id: 2 } }],
+    ['the same, sent with values', () => catalog, { query: 'query($t: Boolean = false, $id: Int = 2) { product(id: $id) { id name @include(if: $t) } }', variables: { t: true, id: 1 } }, { product: { id: 1, name: 'Desk Lamp' } }],
   ])('%s', async (_name, srv, request, data) => {
     const res = await json(srv, request)();
     expect(res.status).toBe(200);
