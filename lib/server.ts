@@ -206,6 +206,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       },
       ...guards,
       handleErrors,
+      notFound,
       health: healthEndpoints(storage),
       oidcProvider: lane.route,
       interactionPages: interactionRoutes({

@@ -43,6 +43,15 @@ export function notFound(ctx: Context): void {
 }
 
 /**
+ * Around an endpoint oidc-provider may have no route for (a feature that is off): its bodiless 404 becomes
+ * {@link notFound}'s answer. Any answer with a body, or another status, is left as it is.
+ */
+export async function answerUnservedEndpoint(ctx: Context, next: Next): Promise<void> {
+  await next();
+  if (ctx.status === 404 && ctx.body == null) notFound(ctx);
+}
+
+/**
  * Last-resort handler for Portcullis' own routes: client errors keep their status and message, anything else
  * becomes a bare 500 with no stack trace or internal message. The error is re-emitted on the app for logging.
  */

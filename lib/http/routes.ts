@@ -11,6 +11,7 @@ import compose from 'koa-compose';
  * |---|---|
  * | health (`/healthz`, `/readyz`) | requestLog → health (any Host: load balancers probe by address) |
  * | provider endpoints, discovery, JWKS | requestLog → handleErrors → requireIssuerHost → oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
+ * | an endpoint's path in another case or with a trailing slash ({@link isEndpointVariant}) | requestLog → handleErrors → requireIssuerHost → 404 (`notFound`) |
  * | login/consent pages (`/interaction/…`) | requestLog → handleErrors → requireIssuerHost → interaction pages |
  * | account pages (`/account/…`) | requestLog → handleErrors → requireIssuerHost → account pages (their CSRF check inside) |
  * | logo (`/ui/logo`) | requestLog → handleErrors → requireIssuerHost → logo |
@@ -25,26 +26,13 @@ import compose from 'koa-compose';
  * (lib/http/provider-lane.ts): the same guards in the same order, one Koa context instead of two.
  */
 
-/** Paths of oidc-provider's endpoints (SPEC: Endpoints, area A), as its `routes` configuration. */
-export const PROVIDER_ROUTES = Object.freeze({
-  authorization: '/authorization',
-  token: '/token',
-  userinfo: '/userinfo',
-  registration: '/registration',
-  jwks: '/.well-known/jwks.json',
-  end_session: '/session/end',
-  revocation: '/token/revocation',
-  introspection: '/token/introspection',
-  pushed_authorization_request: '/request',
-  code_verification: '/device',
-  device_authorization: '/device/auth',
-  backchannel_authentication: '/backchannel',
-  challenge: '/challenge',
-  credential: '/credential',
-});
+import {
+  DISCOVERY_PATHS, firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, PROVIDER_SEGMENTS,
+} from './paths.js';
 
-/** Discovery documents (OIDC Discovery §4, RFC 8414 §3), served by oidc-provider. */
-export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
+export {
+  DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
+} from './paths.js';
 
 /**
  * Body limits in bytes per kind of route, as their own parsers apply them: oidc-provider's (56 KiB,
@@ -52,43 +40,6 @@ export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration
  * Checked again on a body a host parser read first.
  */
 export const BODY_LIMITS = Object.freeze({ provider: 56 * 1024, pages: 16 * 1024, graphql: 100 * 1024 });
-
-/** Paths of the health endpoints. */
-export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
-
-/** The paths oidc-provider answers by exact match: its endpoints and the discovery documents (health excluded). */
-export const PROVIDER_EXACT_PATHS: ReadonlySet<string> = new Set(
-  [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS].filter((p) => !(Object.values(HEALTH_PATHS) as string[]).includes(p)),
-);
-
-/** Prefixes of the pages Portcullis renders itself. */
-export const PAGE_PREFIXES = Object.freeze({ interaction: '/interaction', account: '/account', ui: '/ui' });
-
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return end === -1 ? path : path.slice(0, end);
-}
-
-/** First path segments the authorization server owns (provider endpoints and their sub-paths, pages). */
-const PROVIDER_SEGMENTS = [...new Set([...Object.values(PROVIDER_ROUTES).map(firstSegment), '/.well-known'])];
-
-/** Whether a path (relative to the issuer's path) is reserved by the authorization server. */
-export function isReservedPath(path: string): boolean {
-  const segment = firstSegment(path);
-  return [...PROVIDER_SEGMENTS, ...Object.values(PAGE_PREFIXES), ...Object.values(HEALTH_PATHS)].includes(segment);
-}
-
-/**
- * The path of an issuer URL without its trailing slash: `''` for `https://host`, `/auth` for `https://host/auth`.
- * Every authorization server route is served under it (OIDC Discovery §4, RFC 8414 §3).
- */
-export function issuerPath(issuer: string): string {
-  const { pathname } = new URL(issuer);
-  return pathname === '/' ? '' : pathname.replace(/\/$/, '');
-}
-
-/** RFC 8414 §3.1: the metadata URL of an issuer with a path has the well-known segment inserted before the path. */
-export const PATH_INSERTED_METADATA = '/.well-known/oauth-authorization-server';
 
 /**
  * A path of our pages as the browser must request it: under the issuer's path that {@link routeTable} set as
@@ -125,6 +76,12 @@ export interface RouteParts {
   graphql?: { paths: readonly string[]; chain: Middleware[] };
   /** Called when the host app mounted the middleware under a path that is not the issuer's (see {@link routeTable}). */
   misplacedMount?: Middleware;
+  /**
+   * Answers a variant of an endpoint's path ({@link isEndpointVariant}: another case, a trailing slash) that would
+   * otherwise reach oidc-provider past our pre-middleware: 404 after the request log and the Host check. Without it
+   * such a path goes on to the host (`next()`), never to oidc-provider.
+   */
+  notFound?: Middleware;
   /**
    * Runs for a path no route of ours serves: the standalone app's logged 404 ({@link unmatchedPaths}). Without it
    * (a host app's `server.middleware()`), such a path goes on to the host (`next()`) untouched.
@@ -202,7 +159,10 @@ export function routeTable(parts: RouteParts): Middleware {
   bySegment.set(PAGE_PREFIXES.interaction, guarded({ limit: BODY_LIMITS.pages }, parts.interactionPages));
   bySegment.set(PAGE_PREFIXES.account, guarded({ limit: BODY_LIMITS.pages }, parts.accountPages));
   bySegment.set(PAGE_PREFIXES.ui, guarded({ limit: BODY_LIMITS.pages }, parts.logo));
-  const underPrefix = (path: string) => exact.get(path) ?? bySegment.get(firstSegment(path));
+  // An endpoint's path in another case or with a trailing slash is refused: oidc-provider would serve it without
+  // the pre-middleware keyed on the exact path.
+  const variant = guarded({ limit: BODY_LIMITS.pages }, parts.notFound ?? ((_ctx, next) => next()));
+  const underPrefix = (path: string) => exact.get(path) ?? (isEndpointVariant(path) ? variant : bySegment.get(firstSegment(path)));
 
   // Absolute paths: GraphQL (which may sit outside the prefix), and the path-inserted metadata.
   const graphql = parts.graphql ? guarded({ limit: BODY_LIMITS.graphql }, ...parts.graphql.chain) : undefined;
@@ -250,7 +210,20 @@ export interface ProviderPreMiddleware {
   oauthOnlyDiscovery?: Middleware;
   /** After a sign-in completes (`/authorization/:uid`, oidc-provider's resume route), e.g. recording the device. */
   afterSignIn?: Middleware;
+  /**
+   * On the endpoints of features Portcullis leaves off ({@link UNSERVED_ENDPOINTS}; userinfo too in OAuth-only mode)
+   * and on sub-paths of provider endpoints: oidc-provider may have no route there and would answer Koa's plain-text
+   * 404; this answers our JSON 404 instead. It acts only on a 404 without a body, so an endpoint oidc-provider does
+   * serve is never changed. Not on the served endpoints' exact paths (userinfo, token, …): no extra step there.
+   */
+  answerUnservedEndpoint?: Middleware;
 }
+
+/** Endpoints of oidc-provider features Portcullis does not turn on (device flow, CIBA, attestation challenge, OpenID4VCI). */
+export const UNSERVED_ENDPOINTS = Object.freeze([
+  PROVIDER_ROUTES.device_authorization, PROVIDER_ROUTES.code_verification, PROVIDER_ROUTES.backchannel_authentication,
+  PROVIDER_ROUTES.challenge, PROVIDER_ROUTES.credential,
+]);
 
 /**
  * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint (and
@@ -265,13 +238,19 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
     [PROVIDER_ROUTES.authorization, [mw.offlineAccessPrompt, mw.explainPlainTokenResponseType]],
   ]);
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
+  if (mw.answerUnservedEndpoint) {
+    for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])]) table.set(path, [mw.answerUnservedEndpoint]);
+  }
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
   const resumePrefix = `${PROVIDER_ROUTES.authorization}/`;
-  const { afterSignIn } = mw;
+  const { afterSignIn, answerUnservedEndpoint } = mw;
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
     const chain = composed.get(ctx.path);
     if (chain) return chain(ctx, next);
-    return afterSignIn && ctx.path.startsWith(resumePrefix) ? afterSignIn(ctx, next) : next();
+    if (afterSignIn && ctx.path.startsWith(resumePrefix)) return afterSignIn(ctx, next);
+    // A sub-path (`/token/x`, `/.well-known/x`, RFC 7592's `/registration/:id`): oidc-provider may have no route.
+    if (answerUnservedEndpoint && !PROVIDER_EXACT_PATHS.has(ctx.path)) return answerUnservedEndpoint(ctx, next);
+    return next();
   };
 }
 

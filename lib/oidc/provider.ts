@@ -5,7 +5,7 @@ import type { AccountStore } from '../core/account-store.js';
 import { ConfigError, StorageUnavailableError } from '../core/errors.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
-import { writeError } from '../http/error-handler.js';
+import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
 import { ProviderStorageOutage, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
@@ -256,6 +256,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
     afterSignIn: deps.afterSignIn,
+    answerUnservedEndpoint: answerUnservedEndpoint as never,
   }) as never);
   const configuredToken = deps.config.registration.initialAccessToken;
   if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);

@@ -96,6 +96,7 @@ describe('providerPreMiddleware', () => {
     settleInitialAccessToken: step('settleInitialAccessToken'), offlineAccessPrompt: step('offlineAccessPrompt'),
     explainPlainTokenResponseType: step('explainPlainTokenResponseType'),
     revokeOnCodeReplay: step('revokeOnCodeReplay'),
+    answerUnservedEndpoint: step('answerUnservedEndpoint'),
   };
   let srv: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => { srv = await serve(providerPreMiddleware(mw)); });
@@ -108,8 +109,16 @@ describe('providerPreMiddleware', () => {
     ['/registration', ['answerStorageOutages', 'endpointRateLimits', 'settleInitialAccessToken']],
     ['/authorization', ['offlineAccessPrompt', 'explainPlainTokenResponseType']],
     ['/userinfo', []],
+    ['/device/auth', ['answerUnservedEndpoint']],
+    ['/device', ['answerUnservedEndpoint']],
+    ['/backchannel', ['answerUnservedEndpoint']],
+    ['/challenge', ['answerUnservedEndpoint']],
+    ['/credential', ['answerUnservedEndpoint']],
     ['/.well-known/jwks.json', []],
     ['/.well-known/openid-configuration', []],
+    ['/token/something', ['answerUnservedEndpoint']],
+    ['/registration/some-client', ['answerUnservedEndpoint']],
+    ['/.well-known/something', ['answerUnservedEndpoint']],
   ])('%s runs %j', async (path, expected) => {
     seen.length = 0;
     await rawRequest(srv.base, path);
@@ -140,6 +149,56 @@ describe('the real server', () => {
       expect(page.text).toContain('invalid_request');
       // Not the issuer's path, so no Host check: 404 under any Host.
       expect((await rawRequest(srv.issuer, '/not-ours', { headers: { host: 'evil.example' } })).status).toBe(404);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test.each([
+    ['POST', '/device/auth'], ['GET', '/device'], ['POST', '/device'], ['POST', '/backchannel'], ['POST', '/challenge'], ['POST', '/credential'],
+    ['GET', '/token/something'], ['POST', '/token/'], ['GET', '/.well-known/something'], ['GET', '/session/end/nothing'],
+  ])('%s %s (a feature that is off, or no such sub-path): 404 invalid_request in JSON, logged, not Koa\'s plain text', async (method, path) => {
+    const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
+    try {
+      lines.length = 0;
+      const res = await rawRequest(srv.issuer, path, { method, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'unserved-1' }, body: method === 'POST' ? 'client_id=demo-web' : undefined });
+      expect([res.status, res.headers['content-type'], res.json()]).toEqual([404, 'application/json; charset=utf-8', { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.path, l.status])).toEqual([['unserved-1', path, 404]]);
+      const page = await rawRequest(srv.issuer, path, { method, headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, body: method === 'POST' ? 'a=1' : undefined });
+      expect([page.status, page.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  // oidc-provider's router matches case-insensitively and with a trailing slash; our pre-middleware (client
+  // authentication limits, single-use initial access tokens, OAuth-only discovery) is keyed on the exact path.
+  test.each([
+    ['POST', '/token/'], ['POST', '/Token'], ['POST', '/token/Introspection'], ['POST', '/token/revocation/'], ['POST', '/TOKEN/REVOCATION'],
+    ['POST', '/registration/'], ['GET', '/authorization/'], ['GET', '/.well-known/OPENID-configuration'],
+    ['GET', '/.well-known/openid-configuration/'], ['GET', '/.well-known/jwks.json/'], ['GET', '/userinfo/'], ['POST', '/request/'],
+  ])('%s %s (an endpoint in another case or with a trailing slash) never reaches oidc-provider: 404, logged', async (method, path) => {
+    const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
+    try {
+      lines.length = 0;
+      const res = await rawRequest(srv.issuer, path, { method, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-request-id': 'variant-1' }, body: method === 'POST' ? 'grant_type=client_credentials&client_id=demo-web&client_secret=wrong' : undefined });
+      expect([res.status, res.json()]).toEqual([404, { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.status])).toEqual([['variant-1', 404]]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  test('the client-authentication limit cannot be dodged with a trailing slash: /token/ never authenticates a client', async () => {
+    const srv = await startServer({ rateLimits: { clientAuthFailures: { points: 3, durationSeconds: 60 } } });
+    try {
+      const attempt = async (path: string) => (await rawRequest(srv.issuer, path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=demo-web&client_secret=wrong' })).status;
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push(await attempt('/token/'));
+      for (let i = 0; i < 5; i++) statuses.push(await attempt('/token'));
+      expect(statuses).toEqual([404, 404, 404, 404, 404, 401, 401, 401, 429, 429]);
     } finally {
       await srv.close();
     }

@@ -54,7 +54,12 @@ describe('OpenID Connect requests are refused', () => {
   });
 
   test('userinfo and the OpenID discovery document are not served; RFC 8414 metadata is, without OpenID members', async () => {
-    expect((await fetch(`${srv.issuer}/userinfo`, { headers: { authorization: 'Bearer x' } })).status).toBe(404);
+    const userinfo = await fetch(`${srv.issuer}/userinfo`, { headers: { authorization: 'Bearer x' } });
+    expect([userinfo.status, await userinfo.json()]).toEqual([404, { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+    // Nor in another case or with a trailing slash (oidc-provider's router would match those).
+    for (const variant of ['/.well-known/openid-configuration/', '/.well-known/OpenID-Configuration']) {
+      expect((await fetch(`${srv.issuer}${variant}`)).status).toBe(404);
+    }
     const discovery = await fetch(`${srv.issuer}/.well-known/openid-configuration`);
     expect(discovery.status).toBe(404);
     // A registered OAuth error value (there is no "not_found" in the IANA OAuth Extensions Error registry).

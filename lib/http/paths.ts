@@ -1,0 +1,79 @@
+/**
+ * The paths of the authorization server: oidc-provider's endpoints, discovery, health and our pages, and the
+ * checks on a path that the route table (lib/http/routes.ts) makes with them.
+ */
+/** Paths of oidc-provider's endpoints (SPEC: Endpoints, area A), as its `routes` configuration. */
+export const PROVIDER_ROUTES = Object.freeze({
+  authorization: '/authorization',
+  token: '/token',
+  userinfo: '/userinfo',
+  registration: '/registration',
+  jwks: '/.well-known/jwks.json',
+  end_session: '/session/end',
+  revocation: '/token/revocation',
+  introspection: '/token/introspection',
+  pushed_authorization_request: '/request',
+  code_verification: '/device',
+  device_authorization: '/device/auth',
+  backchannel_authentication: '/backchannel',
+  challenge: '/challenge',
+  credential: '/credential',
+});
+
+/** Discovery documents (OIDC Discovery §4, RFC 8414 §3), served by oidc-provider. */
+export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
+
+
+/** Paths of the health endpoints. */
+export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
+
+/** The paths oidc-provider answers by exact match: its endpoints and the discovery documents (health excluded). */
+export const PROVIDER_EXACT_PATHS: ReadonlySet<string> = new Set(
+  [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS].filter((p) => !(Object.values(HEALTH_PATHS) as string[]).includes(p)),
+);
+
+/**
+ * oidc-provider's router matches a path case-insensitively and with one trailing slash (its `lib/helpers/router.js`):
+ * `/token/`, `/Token/Revocation` or `/.well-known/OPENID-configuration` would reach its endpoint without the
+ * pre-middleware and rules Portcullis keys on the exact path (client-authentication limits, single-use initial
+ * access tokens, OAuth-only discovery, …). Those variants are refused instead (routeTable, lib/http/routes.ts).
+ * Upper-casing the whole path over-approximates its fold (it never misses a variant it would match).
+ */
+const FOLDED_EXACT_PATHS: ReadonlySet<string> = new Set([...PROVIDER_EXACT_PATHS].map((p) => p.toUpperCase()));
+
+/** Whether `path` is not an endpoint's exact path but would reach that endpoint in oidc-provider's router. */
+export function isEndpointVariant(path: string): boolean {
+  if (PROVIDER_EXACT_PATHS.has(path)) return false;
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return FOLDED_EXACT_PATHS.has(trimmed.toUpperCase());
+}
+
+/** Prefixes of the pages Portcullis renders itself. */
+export const PAGE_PREFIXES = Object.freeze({ interaction: '/interaction', account: '/account', ui: '/ui' });
+
+/** The first segment of a path: `/token` for `/token/revocation`. */
+export function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end === -1 ? path : path.slice(0, end);
+}
+
+/** First path segments the authorization server owns (provider endpoints and their sub-paths, pages). */
+export const PROVIDER_SEGMENTS = [...new Set([...Object.values(PROVIDER_ROUTES).map(firstSegment), '/.well-known'])];
+
+/** Whether a path (relative to the issuer's path) is reserved by the authorization server. */
+export function isReservedPath(path: string): boolean {
+  const segment = firstSegment(path);
+  return [...PROVIDER_SEGMENTS, ...Object.values(PAGE_PREFIXES), ...Object.values(HEALTH_PATHS)].includes(segment);
+}
+
+/**
+ * The path of an issuer URL without its trailing slash: `''` for `https://host`, `/auth` for `https://host/auth`.
+ * Every authorization server route is served under it (OIDC Discovery §4, RFC 8414 §3).
+ */
+export function issuerPath(issuer: string): string {
+  const { pathname } = new URL(issuer);
+  return pathname === '/' ? '' : pathname.replace(/\/$/, '');
+}
+
+/** RFC 8414 §3.1: the metadata URL of an issuer with a path has the well-known segment inserted before the path. */
+export const PATH_INSERTED_METADATA = '/.well-known/oauth-authorization-server';
