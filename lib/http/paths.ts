@@ -2,6 +2,7 @@
  * The paths of the authorization server: oidc-provider's endpoints, discovery, health and our pages, and the
  * checks on a path that the route table (lib/http/routes.ts) makes with them.
  */
+
 /** Paths of oidc-provider's endpoints (SPEC: Endpoints, area A), as its `routes` configuration. */
 export const PROVIDER_ROUTES = Object.freeze({
   authorization: '/authorization',
@@ -22,7 +23,6 @@ export const PROVIDER_ROUTES = Object.freeze({
 
 /** Discovery documents (OIDC Discovery §4, RFC 8414 §3), served by oidc-provider. */
 export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
-
 
 /** Paths of the health endpoints. */
 export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });

@@ -140,7 +140,8 @@ async function runAt(route: Middleware, ctx: Mounted, next: Next, path: string, 
  */
 export function routeTable(parts: RouteParts): Middleware {
   const prefix = parts.prefix ?? '';
-  const otherwise: Middleware = parts.unmatched ?? ((_ctx, next) => next());
+  const passOn: Middleware = (_ctx, next) => next();
+  const otherwise = parts.unmatched ?? passOn;
   // `replayStream`: oidc-provider reads the request stream itself (our pages and GraphQL take the parsed body).
   const guarded = (body: { limit: number; replayStream?: boolean }, ...handlers: Middleware[]) => compose([
     parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost,
@@ -161,7 +162,7 @@ export function routeTable(parts: RouteParts): Middleware {
   bySegment.set(PAGE_PREFIXES.ui, guarded({ limit: BODY_LIMITS.pages }, parts.logo));
   // An endpoint's path in another case or with a trailing slash is refused: oidc-provider would serve it without
   // the pre-middleware keyed on the exact path.
-  const variant = guarded({ limit: BODY_LIMITS.pages }, parts.notFound ?? ((_ctx, next) => next()));
+  const variant = guarded({ limit: BODY_LIMITS.pages }, parts.notFound ?? passOn);
   const underPrefix = (path: string) => exact.get(path) ?? (isEndpointVariant(path) ? variant : bySegment.get(firstSegment(path)));
 
   // Absolute paths: GraphQL (which may sit outside the prefix), and the path-inserted metadata.
