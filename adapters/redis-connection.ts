@@ -14,20 +14,28 @@ export interface RedisStorageOptions {
   url?: string;
   /** Prefix of every key. Default: `storage.keyPrefix` of the option schema (`config/options.ts`). */
   keyPrefix?: string;
-  /** Time limit of one command, ms, for clients created from `url`. @default 2000 */
+  /**
+   * For clients created from `url`: how long Redis may stay silent while commands wait for an answer, ms. After it
+   * the connection is dropped: the waiting commands fail (503 `temporarily_unavailable`), later ones fail at once
+   * while the client reconnects, and the server recovers when Redis answers again. @default 2000
+   */
   commandTimeoutMs?: number;
 }
 
 /**
  * ioredis options that make a storage outage fail fast instead of queueing requests until they time out:
- * no offline queue, no per-request retries, a command time-out. The connection itself keeps reconnecting, so the
- * server recovers without a restart when Redis comes back.
+ * no offline queue, no per-request retries, and a silence limit on the connection (`socketTimeout`: Redis has
+ * answered nothing for `commandTimeoutMs` ms while commands wait). A frozen Redis (a hung host: connections
+ * accepted, nothing answered) thus costs the requests already waiting one limit, and the next ones fail at once
+ * until it answers again; a per-command limit (ioredis `commandTimeout`) made every request wait it out, and armed
+ * and cleared a timer per command. The connection itself keeps reconnecting, so the server recovers without a
+ * restart when Redis comes back.
  */
 export function failFastRedisOptions(commandTimeoutMs = 2000): RedisOptions {
   return {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: commandTimeoutMs,
+    socketTimeout: commandTimeoutMs,
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     lazyConnect: false,
@@ -71,7 +79,7 @@ function startFailure(err: (Error & { code?: string; hostname?: string; address?
 function isConnectionError(err: unknown): boolean {
   const e = err as { name?: string; message?: string; code?: string };
   return e?.name === 'MaxRetriesPerRequestError'
-    || /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(String(e?.message ?? e?.code ?? ''));
+    || /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|Socket timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(String(e?.message ?? e?.code ?? ''));
 }
 
 /**

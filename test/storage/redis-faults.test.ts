@@ -101,6 +101,47 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     const again = await signIn(srv.issuer, rp);
     expect(again.tokens.access_token).toBeDefined();
   });
+
+  test('a frozen Redis (accepts connections, never answers): the first request waits out the time limit, the next fail at once, then it recovers', async () => {
+    const rp = await relyingParty(srv.issuer);
+    const { tokens } = await signIn(srv.issuer, rp);
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    expect((await get(`${srv.issuer}/userinfo`, { headers: bearer })).status).toBe(200);
+
+    // SIGSTOP: the kernel still accepts connections and takes the commands, but nothing answers (a hung host).
+    // The first request ends in 503 after the 2-s limit; the connection is then dropped and the next requests fail
+    // fast (503 at once) instead of each waiting out the limit, until Redis answers again.
+    redis.kill('SIGSTOP');
+    const timed = async (request: () => Promise<{ status: number; text: string }>) => {
+      const started = performance.now();
+      const res = await request();
+      return { status: res.status, stack: /at .*\.(js|ts):\d+/.test(res.text), ms: performance.now() - started };
+    };
+    try {
+      const first = await timed(() => get(`${srv.issuer}/userinfo`, { headers: bearer }));
+      expect(first).toMatchObject({ status: 503, stack: false });
+      expect(first.ms).toBeGreaterThan(1500);
+      expect(first.ms).toBeLessThan(4500);
+      const next = {
+        userinfo: () => get(`${srv.issuer}/userinfo`, { headers: bearer }),
+        token: () => get(`${srv.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x'.repeat(43), redirect_uri: rp.redirectUri, code_verifier: 'v'.repeat(43), client_id: 'demo-web', client_secret: 'demo-web-secret' }) }),
+        readyz: () => get(`${srv.issuer}/readyz`),
+        graphql: () => get(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer }, body: '{"query":"{__typename}"}' }),
+      };
+      for (const [name, request] of Object.entries(next)) {
+        const { status, stack, ms } = await timed(request);
+        expect({ name, status, stack, fast: ms < 1000 }).toEqual({ name, status: 503, stack: false, fast: true });
+      }
+    } finally {
+      redis.kill('SIGCONT');
+    }
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await get(`${srv.issuer}/userinfo`, { headers: bearer })).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+  });
 });
 
 if (!hasRedisServer) test('fault tests need redis-server (see the warning above)', () => expect(hasRedisServer).toBe(false));
