@@ -84,7 +84,7 @@ interface ProviderRequestContext {
  * The approved scope of the code being exchanged in this request, kept from oidc-provider's read of it until its
  * consume (both only for the request's own `code`, see {@link exchangeOf}).
  */
-const exchangedCode = requestSlot<{ scope: unknown }>('portcullis.exchangedCode');
+const exchangedCode = requestSlot<{ scope: unknown; consuming?: true }>('portcullis.exchangedCode');
 
 /** The current request context when it is an authorization code exchange of the code `id`. */
 function exchangeOf(id: string): ProviderRequestContext | undefined {
@@ -140,7 +140,11 @@ export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactor
       async consume(id) {
         const ctx = exchangeOf(id);
         const read = ctx && exchangedCode.get(ctx.req);
-        if (read) refuseScopeBeyondApproval(ctx!, read.scope);
+        if (read) {
+          refuseScopeBeyondApproval(ctx!, read.scope);
+          // oidc-provider consumes only after every check of the exchange passed (see revokeOnCodeReplay).
+          read.consuming = true;
+        }
         return adapter.consume(id);
       },
     };
@@ -189,10 +193,16 @@ export function oauthOnlyDiscovery() {
 
 /**
  * RFC 6749 §4.1.2 / RFC 9700 §4.5: a code presented again is refused and everything issued from it revoked.
- * oidc-provider revokes when it reads a code already marked consumed; when two exchanges race, the loser is
- * stopped by the storage's atomic `consume` instead, and nothing is revoked. This closes that gap: after any
- * `invalid_grant` for an authorization code that is by now consumed, the code's grant (its tokens, codes and
- * the Grant record) is revoked, so even the racing winner's tokens stop working (their Grant no longer exists).
+ * oidc-provider revokes when it reads a code already marked consumed, once the exchange has passed its checks (the
+ * code's own client, PKCE `code_verifier`, redirect_uri); when two exchanges race, the loser is stopped by the
+ * storage's atomic `consume` instead, and nothing is revoked. This closes that gap: after an `invalid_grant` from
+ * the atomic `consume` of the request's code, the code's grant (its tokens, codes and the Grant record) is
+ * revoked, so even the racing winner's tokens stop working (their Grant no longer exists).
+ *
+ * Only a request that reached `consume` (every check passed: it could have redeemed the code) revokes, as in
+ * oidc-provider. Another client, a wrong `code_verifier` or redirect_uri presenting a used code get `invalid_grant`
+ * and revoke nothing: otherwise anyone who saw a used code (in a log, a browser history, a Referer) could revoke
+ * its owner's tokens with any client_id.
  */
 export function revokeOnCodeReplay(provider: Provider, tokenPath: string) {
   return async function codeReplay(ctx: KoaContextWithOIDC, next: Next) {
@@ -201,8 +211,10 @@ export function revokeOnCodeReplay(provider: Provider, tokenPath: string) {
     const params = ctx.oidc?.params as { grant_type?: string; code?: string } | undefined;
     if (params?.grant_type !== 'authorization_code' || typeof params.code !== 'string') return;
     if ((ctx.body as { error?: string } | undefined)?.error !== 'invalid_grant') return;
+    if (!exchangedCode.get(ctx.req)?.consuming) return;
     const code = await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true });
     if (!(code as { consumed?: number } | undefined)?.consumed || !code?.grantId) return;
+    if (code.clientId !== ctx.oidc.client?.clientId) return;
     const { grantId } = code;
     await Promise.all([
       provider.AccessToken.revokeByGrantId(grantId),

@@ -16,6 +16,7 @@ beforeAll(async () => {
       { client_id: 'demo-web', client_secret: 'demo-web-secret', redirect_uris: ['http://localhost:8080/callback', 'http://localhost:8080/other'], token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code', 'refresh_token'] },
       { client_id: 'other-app', client_secret: 'other-app-secret-01', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'client_secret_post' },
       { client_id: 'basic-app', client_secret: 'basic-app-secret-01', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'client_secret_basic' },
+      { client_id: 'public-app', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'none' },
     ],
   });
   rp = await relyingParty(srv.issuer);
@@ -109,6 +110,29 @@ describe('single use (RFC 6749 §4.1.2, RFC 9700 §4.5)', () => {
       body: query({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token!, client_id: 'demo-web', client_secret: 'demo-web-secret' }),
     });
     expect(refresh.status).toBe(400);
+  });
+
+  // Only a request that could have redeemed the code (its own client, verifier and redirect_uri) revokes its grant,
+  // as in oidc-provider: else anyone who saw a used code (a log, a Referer) could revoke its owner's tokens.
+  test.each([
+    ['another client', { client_id: 'other-app', client_secret: 'other-app-secret-01' }],
+    ['another client, without PKCE', { client_id: 'other-app', client_secret: 'other-app-secret-01', code_verifier: undefined }],
+    ['a public client', { client_id: 'public-app', client_secret: undefined }],
+    ['the right client, another code_verifier', { code_verifier: oidc.randomPKCECodeVerifier() }],
+    ['the right client, no code_verifier', { code_verifier: undefined }],
+    ['the right client, another registered redirect_uri', { redirect_uri: 'http://localhost:8080/other' }],
+  ])('a used code presented by %s: invalid_grant, and its owner\'s tokens keep working', async (_name, override) => {
+    const { code, verifier } = await freshCode({ scope: 'openid email offline_access' });
+    const first = await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri });
+    expect(first.status).toBe(200);
+    const attempt = await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri, ...override });
+    expect(attempt).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } });
+    expect(await userinfo(first.body.access_token!)).toBe(200);
+    const refresh = await fetch(`${srv.issuer}/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: query({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token!, client_id: 'demo-web', client_secret: 'demo-web-secret' }),
+    });
+    expect(refresh.status).toBe(200);
   });
 
   test('N concurrent exchanges of one code: exactly one succeeds, and the losers revoke its tokens', async () => {
