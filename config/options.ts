@@ -303,7 +303,7 @@ export const ConfigSchema = Type.Object({
   }),
   rateLimits: section('Per-IP rate limits of the provider endpoints', {
     clientAuthFailures: limit(30, 60, {
-      description: 'Failed client authentications per IP at the token, introspection and revocation endpoints; then `429` with `Retry-After`',
+      description: 'Failed client authentications per IP at the token, introspection, revocation and pushed authorization request endpoints, counted together; then `429` with `Retry-After` at all four',
       security: 'slows client secret guessing',
       see: 'RFC 6749 §5.2',
     }),

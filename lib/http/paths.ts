@@ -21,6 +21,15 @@ export const PROVIDER_ROUTES = Object.freeze({
   credential: '/credential',
 });
 
+/**
+ * The endpoints where oidc-provider authenticates the client (RFC 6749 §2.3, §5.2 `invalid_client`): token,
+ * introspection (RFC 7662), revocation (RFC 7009) and pushed authorization requests (RFC 9126 §2.1). Failed
+ * authentications at any of them count against one per-IP budget (`rateLimits.clientAuthFailures`).
+ */
+export const CLIENT_AUTH_ENDPOINTS = Object.freeze([
+  PROVIDER_ROUTES.token, PROVIDER_ROUTES.introspection, PROVIDER_ROUTES.revocation, PROVIDER_ROUTES.pushed_authorization_request,
+]);
+
 /** Discovery documents (OIDC Discovery §4, RFC 8414 §3), served by oidc-provider. */
 export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
 

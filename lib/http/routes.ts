@@ -27,11 +27,11 @@ import compose from 'koa-compose';
  */
 
 import {
-  DISCOVERY_PATHS, firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, PROVIDER_SEGMENTS,
+  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, PROVIDER_SEGMENTS,
 } from './paths.js';
 
 export {
-  DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
+  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
 } from './paths.js';
 
 /**
@@ -197,7 +197,7 @@ export function routeTable(parts: RouteParts): Middleware {
 export interface ProviderPreMiddleware {
   /** Answers 503 `temporarily_unavailable` for storage outages raised by the middleware after it. */
   answerStorageOutages: Middleware;
-  /** Failed client authentications (token, introspection, revocation) and registrations per IP. */
+  /** Failed client authentications ({@link CLIENT_AUTH_ENDPOINTS}) and registrations per IP. */
   endpointRateLimits: Middleware;
   /** Single-use initial access tokens: only the reserving registration settles the token. */
   settleInitialAccessToken: Middleware;
@@ -232,9 +232,8 @@ export const UNSERVED_ENDPOINTS = Object.freeze([
  */
 export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const table = new Map<string, Middleware[]>([
+    ...CLIENT_AUTH_ENDPOINTS.map((path): [string, Middleware[]] => [path, [mw.answerStorageOutages, mw.endpointRateLimits]]),
     [PROVIDER_ROUTES.token, [mw.answerStorageOutages, mw.endpointRateLimits, mw.revokeOnCodeReplay]],
-    [PROVIDER_ROUTES.introspection, [mw.answerStorageOutages, mw.endpointRateLimits]],
-    [PROVIDER_ROUTES.revocation, [mw.answerStorageOutages, mw.endpointRateLimits]],
     [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits, mw.settleInitialAccessToken]],
     [PROVIDER_ROUTES.authorization, [mw.offlineAccessPrompt, mw.explainPlainTokenResponseType]],
   ]);

@@ -4,7 +4,7 @@ import { createLimiter, type LimiterBackend, type LimitSpec } from '../core/limi
 
 /** Limits of {@link endpointRateLimits}; each is counted per client IP address. */
 export interface EndpointLimits {
-  /** Failed client authentications (`invalid_client`) at the token, introspection and revocation endpoints. */
+  /** Failed client authentications (`invalid_client`) at the token, introspection, revocation and PAR endpoints. */
   clientAuthFailures: LimitSpec;
   /** Registration attempts (`POST /registration`), successful or not. */
   registrations: LimitSpec;

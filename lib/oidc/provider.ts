@@ -12,7 +12,7 @@ import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from '../http/pages.js';
 import { useUiLocales } from '../ui/ui.js';
-import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware, type ProviderPreMiddleware } from '../http/routes.js';
+import { CLIENT_AUTH_ENDPOINTS, issuerPath, PROVIDER_ROUTES, providerPreMiddleware, type ProviderPreMiddleware } from '../http/routes.js';
 import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
 import { HOME_PATHS } from '../accounts/paths.js';
@@ -249,7 +249,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
   provider.use(providerPreMiddleware({
     answerStorageOutages: answerStorageOutages as never,
-    endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [PROVIDER_ROUTES.token, PROVIDER_ROUTES.introspection, PROVIDER_ROUTES.revocation], registration: PROVIDER_ROUTES.registration }) as never,
+    endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [...CLIENT_AUTH_ENDPOINTS], registration: PROVIDER_ROUTES.registration }) as never,
     settleInitialAccessToken: initialAccessTokens.settle(PROVIDER_ROUTES.registration) as never,
     offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
     explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,

@@ -6,18 +6,22 @@ function post(issuer: string, path: string, form: Record<string, string>) {
 }
 const badSecret = { client_id: 'demo-web', client_secret: 'not-the-secret-0' };
 const goodSecret = { client_id: 'demo-web', client_secret: 'demo-web-secret' };
+/** A pushed authorization request (RFC 9126) the demo client may make: 201 with the right secret. */
+const PAR_FORM = { response_type: 'code', scope: 'openid', redirect_uri: 'http://localhost:8080/callback', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
 
 describe('per-IP rate limits', () => {
   test.each([
     ['token', '/token', { grant_type: 'authorization_code', code: 'x', redirect_uri: 'http://localhost:8080/callback' }],
     ['introspection', '/token/introspection', { token: 'x' }],
     ['revocation', '/token/revocation', { token: 'x' }],
+    ['pushed authorization request', '/request', PAR_FORM],
   ])('failed client authentications at the %s endpoint: 429 with Retry-After once the budget is spent, for every endpoint', async (_name, path, form) => {
     const srv = await startServer({ rateLimits: { clientAuthFailures: { points: 3, durationSeconds: 60 } } });
     try {
       for (let i = 0; i < 3; i++) expect((await post(srv.issuer, path, { ...form, ...badSecret })).status).toBe(401);
-      for (const target of ['/token', '/token/introspection', '/token/revocation']) {
-        const limited = await post(srv.issuer, target, { token: 'x', ...goodSecret });
+      for (const target of ['/token', '/token/introspection', '/token/revocation', '/request']) {
+        // The right secret too: a blocked address cannot use any of them to test secrets.
+        const limited = await post(srv.issuer, target, { token: 'x', ...(target === '/request' ? PAR_FORM : {}), ...goodSecret });
         expect(limited.status).toBe(429);
         expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
         expect(await limited.json()).toMatchObject({ error: 'temporarily_unavailable' });
@@ -31,6 +35,7 @@ describe('per-IP rate limits', () => {
     const srv = await startServer({ rateLimits: { clientAuthFailures: { points: 2, durationSeconds: 60 } } });
     try {
       for (let i = 0; i < 6; i++) expect((await post(srv.issuer, '/token/introspection', { token: 'x', ...goodSecret })).status).toBe(200);
+      for (let i = 0; i < 6; i++) expect((await post(srv.issuer, '/request', { ...PAR_FORM, ...goodSecret })).status).toBe(201);
     } finally {
       await srv.close();
     }
