@@ -328,6 +328,10 @@ export const ConfigSchema = Type.Object({
     description: 'Trust `X-Forwarded-For`/`-Proto`/`-Host` from a reverse proxy: client IP, protocol and the host checked against the issuer; emitted URLs always come from `issuer`',
     security: 'only behind a proxy that sets them; with an https issuer in production, plain-http requests are refused until it is set behind a TLS proxy',
   }),
+  proxyHops: withDefault(Type.Integer({ minimum: 1, maximum: 20 }), 1, {
+    description: 'With `proxy`: how many reverse proxies in front of the server append to `X-Forwarded-For`. The client IP is the entry that many from the right; entries further left came from the client and are ignored (Koa `maxIpsCount`)',
+    security: 'too high and a client picks its own IP for every per-IP limit; too low and every client shares the IP of a proxy',
+  }),
   allowedHosts: withDefault(Type.Array(Type.String({ minLength: 1, maxLength: 261 }), { maxItems: 50, uniqueItems: true }), [], {
     description: '`host[:port]` values accepted in `Host` besides the issuer\'s; other hosts get `421`. Health endpoints answer under any host',
     security: 'emitted URLs still name the issuer, so discovery and links can never be poisoned through `Host`',

@@ -227,7 +227,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     // A host app's middleware leaves other paths to the host; the standalone app logs them and answers 404.
     const middleware = routeTable(parts);
 
-    const app = new Koa({ proxy: config.proxy, keys: cookieKeys });
+    const app = new Koa({ proxy: config.proxy, maxIpsCount: config.proxyHops, keys: cookieKeys });
     app.silent = true;
     app.on('error', (err: Error) => logger.error({ err }, 'request failed'));
     pinAppToIssuer(app, config.issuer);

@@ -26,10 +26,10 @@ const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boo
  * replace; see `mergeConfig`), then these environment variables, which win: `PORT` (default 3000), `HOST`
  * (default `localhost`), `PORTCULLIS_ISSUER`, `REDIS_URL` (Redis storage), `PORTCULLIS_STORAGE=memory`,
  * `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`), `PORTCULLIS_SIGNING_KEYS` (a private
- * JWKS or the path of one), `PORTCULLIS_COOKIE_KEYS` (comma-separated), `PORTCULLIS_MFA_KEY` (`mfa.encryptionKey`), `PORTCULLIS_PROXY` (`proxy`) and
+ * JWKS or the path of one), `PORTCULLIS_COOKIE_KEYS` (comma-separated), `PORTCULLIS_MFA_KEY` (`mfa.encryptionKey`), `PORTCULLIS_PROXY` (`proxy`), `PORTCULLIS_PROXY_HOPS` (`proxyHops`) and
  * `PORTCULLIS_ALLOWED_HOSTS` (comma-separated `allowedHosts`).
  *
- * @throws {ConfigError} for a bad `PORT`, `PORTCULLIS_PROXY` or `PORTCULLIS_STORAGE`.
+ * @throws {ConfigError} for a bad `PORT`, `PORTCULLIS_PROXY`, `PORTCULLIS_PROXY_HOPS` or `PORTCULLIS_STORAGE`.
  */
 export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?: Partial<PortcullisConfig>; file?: Partial<PortcullisConfig> } = {}): ServerSettings {
   const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
@@ -48,6 +48,11 @@ export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?:
   if (env.PORTCULLIS_COOKIE_KEYS) config.keys = { ...config.keys, cookies: list(env.PORTCULLIS_COOKIE_KEYS) };
   if (env.PORTCULLIS_MFA_KEY) config.mfa = { ...config.mfa, encryptionKey: env.PORTCULLIS_MFA_KEY };
   if (env.PORTCULLIS_PROXY) config.proxy = booleanVariable('PORTCULLIS_PROXY', env.PORTCULLIS_PROXY);
+  if (env.PORTCULLIS_PROXY_HOPS) {
+    const hops = Number(env.PORTCULLIS_PROXY_HOPS);
+    if (!Number.isInteger(hops) || hops < 1) throw new ConfigError('PORTCULLIS_PROXY_HOPS', `must be a whole number of proxies, 1 or more, got ${JSON.stringify(env.PORTCULLIS_PROXY_HOPS)}`);
+    config.proxyHops = hops;
+  }
   if (env.PORTCULLIS_ALLOWED_HOSTS) config.allowedHosts = list(env.PORTCULLIS_ALLOWED_HOSTS);
   return { port, host, config };
 }

@@ -79,6 +79,9 @@ describe('login rate limits', () => {
     expect((await from('198.51.100.1')).status).toBe(401);
     expect((await from('198.51.100.1')).status).toBe(429);
     expect((await from('198.51.100.2')).status).toBe(401);
+    // The entry the proxy appended counts, not those the client wrote before it (proxyHops: 1).
+    expect((await from('192.0.2.1, 198.51.100.3')).status).toBe(401);
+    expect((await from('192.0.2.2, 198.51.100.3')).status).toBe(429);
   });
 
   test.each([

@@ -143,6 +143,15 @@ describe('production guards (NODE_ENV=production)', () => {
     expect(settings.config.mfa).toEqual({ enabled: true, encryptionKey: key });
     expect(settingsFromEnvironment({}).config.mfa).toBeUndefined();
   });
+
+  test('PORTCULLIS_PROXY_HOPS is proxyHops: a whole number from 1, else a configuration error naming it', () => {
+    expect(settingsFromEnvironment({ PORTCULLIS_PROXY: 'true', PORTCULLIS_PROXY_HOPS: '2' }).config).toMatchObject({ proxy: true, proxyHops: 2 });
+    expect(settingsFromEnvironment({}).config.proxyHops).toBeUndefined();
+    for (const bad of ['0', '-1', '1.5', 'two']) {
+      expect(errorOf(() => settingsFromEnvironment({ PORTCULLIS_PROXY_HOPS: bad }))).toMatchObject({ path: 'PORTCULLIS_PROXY_HOPS' });
+    }
+    expect(errorOf(() => loadConfig({ issuer: 'http://localhost:3000', proxyHops: 0 }))).toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'proxyHops' });
+  });
 });
 
 describe('configured clients meet the registration policy (as POST /registration would refuse them)', () => {

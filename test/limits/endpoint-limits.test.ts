@@ -31,6 +31,31 @@ describe('per-IP rate limits', () => {
     }
   });
 
+  // Behind proxies that append the address they saw to X-Forwarded-For, the client IP is the entry `proxyHops` from
+  // the right: whatever the client wrote further left must not choose the address its failures are counted under.
+  test.each([
+    ['one proxy, the client rotates its own entries', { proxyHops: undefined }, (i: number) => `198.51.100.${i}, 203.0.113.7`, [401, 401, 401, 429, 429]],
+    ['one proxy, the client sends several entries', { proxyHops: undefined }, (i: number) => `10.0.0.${i}, 198.51.100.${i}, 203.0.113.7`, [401, 401, 401, 429, 429]],
+    ['one proxy, different clients', { proxyHops: undefined }, (i: number) => `198.51.100.9, 203.0.113.${i}`, [401, 401, 401, 401, 401]],
+    ['two proxies (proxyHops: 2), the client rotates its own entries', { proxyHops: 2 }, (i: number) => `198.51.100.${i}, 203.0.113.7, 10.0.0.1`, [401, 401, 401, 429, 429]],
+    ['two proxies (proxyHops: 2), different clients', { proxyHops: 2 }, (i: number) => `198.51.100.9, 203.0.113.${i}, 10.0.0.1`, [401, 401, 401, 401, 401]],
+  ])('proxy: true, %s', async (_name, options, forwardedFor, expected) => {
+    const srv = await startServer({ proxy: true, ...(options.proxyHops ? { proxyHops: options.proxyHops } : {}), rateLimits: { clientAuthFailures: { points: 3, durationSeconds: 60 } } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`${srv.issuer}/token`, {
+          method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', ...badSecret }),
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': forwardedFor(i) },
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual(expected);
+    } finally {
+      await srv.close();
+    }
+  });
+
   test('successful client authentications are not counted', async () => {
     const srv = await startServer({ rateLimits: { clientAuthFailures: { points: 2, durationSeconds: 60 } } });
     try {
