@@ -79,6 +79,13 @@ const parsed = async (): Promise<void> => {};
 
 const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'code' in item;
 
+/** The body parser's message for a prototype key, kept from its `onError` to the answer. */
+const PROTOTYPE_KEY = 'prototype key';
+/** `charset` values that name UTF-8 (Koa gives the parameter as sent). */
+const UTF8 = /^utf-?8$/i;
+/** The fields of a form POST: a form carries no `extensions` (so no persisted query), and nothing else is read. */
+const FORM_FIELDS = new Set(['query', 'variables', 'operationName', 'csrf_token']);
+
 /**
  * Refuses what is not a GraphQL request before Apollo sees it (SPEC area B rule 4). By default only `POST`
  * with `application/json` whose body is a JSON object with a non-empty string `query`: other methods get 405
@@ -104,8 +111,11 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
     jsonStrict: false,
     encoding: 'utf-8',
     onError(err, ctx) {
-      const status = (err as { status?: number }).status === 413 ? 413 : 400;
-      ctx.throw(status, status === 413 ? 'request body too large' : 'request body does not parse');
+      const { status, message } = err as { status?: number; message?: string };
+      // 415: a Content-Encoding the body reader cannot undo (`compress`, `zstd`, twice `gzip`).
+      if (status === 413 || status === 415) ctx.throw(status, message ?? '');
+      // secure-json-parse (inside the body parser) refuses prototype keys, which JSON itself allows.
+      ctx.throw(400, /forbidden prototype property/.test(message ?? '') ? PROTOTYPE_KEY : 'request body does not parse');
     },
   });
 
@@ -148,19 +158,29 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
       sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here: send a POST with Content-Type application/json${allowGet ? ' or a GET with ?query=' : ''}.`);
       return undefined;
     }
-    if (ctx.is('application/json')) return 'json';
-    if (allowForm && ctx.is('application/x-www-form-urlencoded')) return 'form';
-    sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`);
-    return undefined;
+    const type = ctx.is('application/json') ? 'json' : allowForm && ctx.is('application/x-www-form-urlencoded') ? 'form' : undefined;
+    if (!type) {
+      sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`);
+      return undefined;
+    }
+    // The body is read as UTF-8 (JSON in a network exchange is UTF-8, RFC 8259 §8.1): a body declared in another
+    // charset would be read as something other than what the client meant.
+    if (ctx.get('Content-Type').includes('charset') && !UTF8.test(ctx.request.charset)) {
+      sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8: send charset=utf-8 or no charset.');
+      return undefined;
+    }
+    return type;
   }
 
-  /** Parses the body into `ctx.request.body`; answers 413 or 400 itself (returns false). */
+  /** Parses the body into `ctx.request.body`; answers 413, 415 or 400 itself (returns false). */
   async function parseBody(ctx: Context, transport: 'json' | 'form'): Promise<boolean> {
     try {
       await parse(ctx, parsed);
     } catch (err) {
-      const status = (err as { status?: number }).status === 413 ? 413 : 400;
+      const { status, message } = err as { status?: number; message?: string };
       if (status === 413) sendGraphqlError(ctx, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${GRAPHQL_BODY_LIMIT}.`);
+      else if (status === 415) sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'This Content-Encoding is not supported: send the body as is, or compressed once with gzip, deflate or br.');
+      else if (message === PROTOTYPE_KEY) sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The request body holds a "__proto__" or "constructor": {"prototype": …} member, which is refused.');
       else sendGraphqlError(ctx, 400, 'BAD_REQUEST', transport === 'json' ? 'The request body is not valid JSON.' : 'The request body is not a valid form.');
       return false;
     }
@@ -190,6 +210,11 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
       // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
       if (!options.csrf!.verify(ctx, options.path, form.csrf_token)) {
         return sendGraphqlError(ctx, 403, 'CSRF_TOKEN_INVALID', `The csrf_token field is missing or does not match its cookie: get one from GET ${options.path}${CSRF_TOKEN_SUFFIX}.`);
+      }
+      // A field we do not read (`extensions`), a repeated one or a bracketed one (`variables[id]=1`, which the form
+      // parser nests) would be dropped in silence and the request run without it: refuse it instead.
+      if (Object.entries(form).some(([name, value]) => !FORM_FIELDS.has(name) || typeof value !== 'string')) {
+        return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'A form may hold only the fields query, variables (JSON), operationName and csrf_token, each once.');
       }
       let variables: unknown;
       if (typeof form.variables === 'string' && form.variables !== '') {

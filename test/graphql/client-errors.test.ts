@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { buildSchema, parse, specifiedRules, validate } from 'graphql';
 import { KnownOperationTypesRule } from '../../lib/graphql/rules/index.js';
 import { catalogGraphql, startServer, type RunningServer } from '../helpers/server.js';
@@ -36,6 +37,17 @@ const body = (srv: () => RunningServer, raw: string, contentType = 'application/
   send(srv().graphqlUrl, { method: 'POST', headers: { 'content-type': contentType }, body: raw });
 const json = (srv: () => RunningServer, value: unknown) => body(srv, JSON.stringify(value));
 const getQs = (srv: () => RunningServer, params: Record<string, string>) => () => send(`${srv().graphqlUrl}?${new URLSearchParams(params)}`, { method: 'GET' });
+const encoded = (encoding: string, raw: string | Uint8Array) => () =>
+  send(catalog.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: typeof raw === 'string' ? raw : new Uint8Array(raw) });
+/** A form POST to `open` (forms on) with a valid CSRF token and its cookie, plus `fields` and `more` (repeats). */
+const form = (fields: Record<string, string>, more: Array<[string, string]> = []) => async () => {
+  const res = await fetch(`${open.graphqlUrl}/csrf-token`);
+  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const { csrf_token: token } = await res.json() as { csrf_token: string };
+  const params = new URLSearchParams({ ...fields, csrf_token: token });
+  for (const [name, value] of more) params.append(name, value);
+  return send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: params.toString() });
+};
 
 /** What no answer to a client may contain: internal messages, stack frames, the word undefined, suggestions. */
 const INTERNAL = /Cannot read propert|undefined|stacktrace|\n\s+at |\bat [\w.]+ \(|INTERNAL_SERVER_ERROR|TypeError|ReferenceError|did you mean|<html/i;
@@ -157,6 +169,17 @@ const transportRows: Row[] = [
   ['text/plain content type', body(() => catalog, '{"query":"{ __typename }"}', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['no content type', () => send(catalog.graphqlUrl, { method: 'POST', body: new Uint8Array(Buffer.from('{"query":"{ __typename }"}')) }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['application/graphql body', body(() => catalog, '{ __typename }', 'application/graphql'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['JSON declared charset=utf-16 (read as UTF-8 it is not what was sent)', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset=utf-16'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['JSON declared charset=iso-8859-1', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset=iso-8859-1'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['Content-Encoding: compress', encoded('compress', '{"query":"{ __typename }"}'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['Content-Encoding: zstd', encoded('zstd', '{"query":"{ __typename }"}'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['Content-Encoding: gzip, gzip (twice)', encoded('gzip, gzip', gzipSync(gzipSync('{"query":"{ __typename }"}'))), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['a "__proto__" member (prototype pollution)', body(() => catalog, '{"query":"{ __typename }","__proto__":{"x":1}}'), 400, 'BAD_REQUEST'],
+  ['a "__proto__" member in variables', body(() => catalog, '{"query":"{ __typename }","variables":{"__proto__":{"x":1}}}'), 400, 'BAD_REQUEST'],
+  ['form with an extensions field (persisted query)', form({ query: '{ __typename }', extensions: '{"persistedQuery":{"version":1,"sha256Hash":"abc"}}' }), 400, 'BAD_REQUEST'],
+  ['form with bracketed variables (variables[id]=1)', form({ query: 'query($id: Int = 2) { product(id: $id) { id } }', 'variables[id]': '1' }), 400, 'BAD_REQUEST'],
+  ['form with variables twice', form({ query: 'query($id: Int = 2) { product(id: $id) { id } }' }, [['variables', '{"id":1}'], ['variables', '{"id":3}']]), 400, 'BAD_REQUEST'],
+  ['form with an unknown field', form({ query: '{ __typename }', debug: '1' }), 400, 'BAD_REQUEST'],
   ['form POST while forms are off', body(() => catalog, 'query=%7B__typename%7D', 'application/x-www-form-urlencoded'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['GET while GET is off', getQs(() => catalog, { query: '{ __typename }' }), 405, 'METHOD_NOT_ALLOWED'],
   ['PUT', () => send(catalog.graphqlUrl, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' }), 405, 'METHOD_NOT_ALLOWED'],
@@ -242,5 +265,16 @@ describe('what must keep working', () => {
     const res = await json(srv, request)();
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ data });
+  });
+
+  test.each<[string, () => Promise<Sent>]>([
+    ['charset=utf-8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset=utf-8')],
+    ['charset=UTF-8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json;charset=UTF-8')],
+    ['charset=utf8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset="utf8"')],
+    ['a gzip body', encoded('gzip', gzipSync('{"query":"{ __typename }"}'))],
+    ['a form with query, variables and operationName', form({ query: 'query Q($t: Boolean = false) { __typename @include(if: $t) } query R { __typename }', variables: '{"t":true}', operationName: 'Q' })],
+  ])('transport: %s', async (_name, request) => {
+    const res = await request();
+    expect({ status: res.status, json: res.json }).toEqual({ status: 200, json: { data: { __typename: 'Query' } } });
   });
 });
