@@ -176,6 +176,27 @@ describe.each(KINDS)('OpenID flows, $name', (kind) => {
     expect(page.dom.querySelector('#sign-out')?.getAttribute('href')).toBe(`${d.prefix}/session/end`);
   });
 
+  test('consent: "Switch account" links under the issuer; following it signs in another account and the client gets its code with the same state', async () => {
+    const rp = await relyingParty(d.issuer);
+    const browser = new TestBrowser(d.issuer);
+    // A scope no other test of this block asked alice for: consent is remembered per account.
+    const start = await startAuthorization(rp, { scope: 'openid profile' });
+    const consent = await browser.submit(await browser.go(start.url.href), { email: DEMO.alice.email, password: DEMO.alice.password });
+    const href = consent.dom.querySelector('a#switch-account')?.getAttribute('href');
+    expect(href).toMatch(new RegExp(`^${d.prefix}/authorization\\?`));
+    const login = await browser.go(new URL(href!, d.origin).href);
+    expect([login.status, login.url.startsWith(`${d.issuer}/interaction/`), login.dom.querySelector('input[name=password]') !== null]).toEqual([200, true, true]);
+    // oidc-provider ends alice's session with its logout form (submitted by script in a browser), then asks admin's consent.
+    const logout = await browser.submit(login, { email: DEMO.admin.email, password: DEMO.admin.password });
+    expect(logout.dom.querySelector('form')?.getAttribute('action')).toBe(`${d.issuer}/session/end/confirm`);
+    const again = await browser.submit(logout, {});
+    const done = await browser.submit(again, {}, { name: 'decision', value: 'allow' });
+    const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(done.redirectedTo!), {
+      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+    });
+    expect(tokens.claims()!.sub).toBe('admin');
+  });
+
   test('implicit flow (id_token token): tokens in the fragment, iss is the issuer with its path', async () => {
     const seen = await browse(new TestBrowser(d.issuer), `${d.issuer}/authorization?${query({
       client_id: DEMO.spa.id, response_type: 'id_token token', redirect_uri: DEMO.spa.redirectUri, scope: 'openid email', state: 's1', nonce: 'n1',
@@ -285,6 +306,13 @@ describe('host body parsers and mount points', () => {
     const rp = await relyingParty(right.issuer);
     const { tokens } = await signIn(right.issuer, rp);
     expect(decodeJwt(tokens.id_token!).iss).toBe(right.issuer);
+    // Links built from the host's ctx.mountPath: "Switch account" on the consent page stays under the mount.
+    const browser = new TestBrowser(right.issuer);
+    const consent = await browser.submit(await browser.go((await startAuthorization(rp, { scope: 'openid email' })).url.href), { email: DEMO.alice.email, password: DEMO.alice.password });
+    const href = consent.dom.querySelector('a#switch-account')!.getAttribute('href')!;
+    expect(href).toMatch(/^\/auth\/authorization\?/);
+    const login = await browser.go(new URL(href, right.origin).href);
+    expect([login.status, login.dom.querySelector('input[name=password]') !== null]).toEqual([200, true]);
 
     const wrong = await host('/auth', (app, p) => app.use(mount('/oidc', p.middleware())));
     const res = await fetch(`${wrong.origin}/oidc/.well-known/openid-configuration`);

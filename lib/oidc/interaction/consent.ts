@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { formBody, parseForm, renderPage } from '../../http/pages.js';
 import { displayableLogo } from '../client-logo.js';
-import { PROVIDER_ROUTES } from '../../http/routes.js';
+import { mountedPath, PROVIDER_ROUTES } from '../../http/routes.js';
 import type { MessageKey } from '../../ui/i18n.js';
 import { uiOf, type PageUi } from '../../ui/ui.js';
 import { OFFLINE_MARKER } from '../provider.js';
@@ -21,9 +21,14 @@ type Previous = string[] | undefined;
 /**
  * "Not you? Switch account": the same authorization request again (its validated parameters) with `prompt=login`
  * added, so oidc-provider asks for a sign-in and the new account's consent. Our offline-access marker is left
- * out (it is never taken from a client; a `prompt` present means it is not added again).
+ * out (it is never taken from a client; a `prompt` present means it is not added again). The path is under the
+ * issuer's path (`mountedPath`): under an issuer such as `https://host/auth` the link is
+ * `/auth/authorization?…`; a bare `/authorization` would hand `state` and `code_challenge` to whatever the host
+ * serves there.
+ *
+ * @example switchAccountUrl(ctx, details) // '/auth/authorization?client_id=demo-web&…&prompt=login'
  */
-export function switchAccountUrl(details: Details): string {
+export function switchAccountUrl(ctx: Context, details: Details): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(details.params)) {
     if (name === OFFLINE_MARKER || value === undefined || value === null) continue;
@@ -32,7 +37,7 @@ export function switchAccountUrl(details: Details): string {
   const prompt = new Set(String(details.params.prompt ?? '').split(' ').filter(Boolean));
   prompt.add('login');
   params.set('prompt', [...prompt].join(' '));
-  return `${PROVIDER_ROUTES.authorization}?${params}`;
+  return `${mountedPath(ctx, PROVIDER_ROUTES.authorization)}?${params}`;
 }
 
 /** A scope in words: the shipped translation of a standard scope, else the configured description. */
@@ -56,7 +61,7 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
   renderPage(ctx, 200, (nonce) => consentPage({
     nonce, ui, action: `${scope}/confirm`, csrfToken, clientName: name, clientDomain: clientDomain(details), accountEmail: account.email,
     scopes: grantable.map((s) => ({ name: s, description: describeScope(ui, scopes, s) })), logoUri: logo?.src,
-    switchAccountUrl: switchAccountUrl(details),
+    switchAccountUrl: switchAccountUrl(ctx, details),
   }), logo?.origin);
 }
 
