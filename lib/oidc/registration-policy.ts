@@ -140,6 +140,37 @@ export interface RegistrationPolicyOptions {
   allowedFetchOrigins: readonly string[];
 }
 
+/** RFC 3986 §2: a URI is made of unreserved and reserved characters and percent-encoded octets, nothing else. */
+const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+/** The first character RFC 3986 does not allow, or a `%` without two hex digits after it. */
+const NOT_A_URI_CHARACTER = /[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]|%(?![0-9A-Fa-f]{2})/u;
+
+/**
+ * What in `value` cannot be in a URI (RFC 3986 §2), in words, or `undefined` when every character may be.
+ * WHATWG `new URL()` accepts such values and repairs them (drops tab, CR and LF, percent-encodes space, `"`, `<`,
+ * `>`, non-ASCII and a stray `%`), so a value checked with it but stored as sent would later be compared raw and
+ * redirected to repaired: not the URI that was registered.
+ *
+ * @example uriCharacterProblem('https://rp.example/c b') // 'a space (U+0020)'
+ */
+export function uriCharacterProblem(value: string): string | undefined {
+  if (URI_CHARACTERS.test(value)) return undefined;
+  const found = NOT_A_URI_CHARACTER.exec(value)![0];
+  if (found === '%') return '"%" not followed by two hex digits (RFC 3986 §2.1; a literal "%" is written "%25")';
+  const code = found.codePointAt(0)!;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (found === ' ') return `a space (${hex})`;
+  if (code < 0x20 || code === 0x7f) return `a control character (${hex})`;
+  if (code > 0x7f) return `a non-ASCII character (${hex}; percent-encode it as UTF-8, and write an internationalized host name in its xn-- form)`;
+  return `the character ${found} (${hex})`;
+}
+
+/** Refuses a URI member value with characters RFC 3986 does not allow; `where` names the member (and entry). */
+function checkUriCharacters(where: string, value: string): void {
+  const problem = uriCharacterProblem(value);
+  if (problem) refuse(`${where} contains ${problem}, which a URI cannot contain (RFC 3986 §2); percent-encode it`);
+}
+
 function refuse(description: string): never {
   // oidc-provider turns a description that starts with "redirect_uris" into `invalid_redirect_uri`.
   throw new errors.InvalidClientMetadata(description);
@@ -147,12 +178,13 @@ function refuse(description: string): never {
 
 /**
  * Checks one redirect URI of a dynamically registered client (RFC 7591 §2, RFC 8252 §7, RFC 9700 §2.1):
- * absolute; no fragment, userinfo or wildcard; https, or plain http on a loopback host for native clients and,
+ * only characters RFC 3986 allows (it is stored and compared as sent); absolute; no fragment, userinfo or wildcard; https, or plain http on a loopback host for native clients and,
  * outside production, for web clients; private-use schemes (`com.example.app:/cb`) for native clients only;
  * never `javascript:`, `data:` and similar.
  */
 function checkRedirectUri(member: string, value: string, native: boolean, production: boolean): void {
   const where = `${member} entry ${JSON.stringify(value)}`;
+  checkUriCharacters(where, value);
   if (!URL.canParse(value)) refuse(`${where} must be an absolute URI`);
   const url = new URL(value);
   if (value.includes('#')) refuse(`${where} must not contain a fragment`);
@@ -205,6 +237,7 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
       if (key === 'redirect_uris' || key === 'post_logout_redirect_uris') {
         for (const entry of value as string[]) checkRedirectUri(key, entry, native, options.production);
       } else if ((FETCHED_URIS as readonly string[]).includes(key)) {
+        checkUriCharacters(key, value as string);
         try {
           checkOutboundUrl(value as string, options.allowedFetchOrigins);
         } catch (err) {
@@ -212,6 +245,7 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
           throw err;
         }
       } else if ((DISPLAYED_URIS as readonly string[]).includes(key)) {
+        checkUriCharacters(key, value as string);
         const url = URL.canParse(value as string) ? new URL(value as string) : undefined;
         if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) refuse(`${key} must be an absolute http(s) URL`);
         if (url.username || url.password) refuse(`${key} must not contain credentials`);
