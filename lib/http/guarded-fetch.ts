@@ -43,17 +43,42 @@ export class OutboundFetchError extends PortcullisError {
   }
 }
 
+/** IANA's global unicast space (RFC 4291 §2.4, IANA IPv6 Address Space registry): every public IPv6 address is in it. */
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 /**
- * Whether an IP address may be connected to: only global unicast (ipaddr.js `range() === 'unicast'`).
+ * IPv6 text in the WHATWG URL form (hex groups, no zone): `::127.0.0.1`, as libuv prints an IPv4-compatible
+ * address in DNS answers and `socket.remoteAddress`, becomes `::7f00:1`. ipaddr.js 2.5 reads any dotted tail as
+ * IPv4-mapped (`::ffff:…`), so the dotted form would otherwise be judged as the IPv4 address it carries.
+ */
+function canonicalAddress(address: string): string {
+  if (!address.includes(':')) return address;
+  const bare = address.split('%')[0]!;
+  return URL.canParse(`http://[${bare}]`) ? new URL(`http://[${bare}]`).hostname.slice(1, -1) : address;
+}
+
+/**
+ * Whether an IP address may be connected to: only global unicast (ipaddr.js `range() === 'unicast'`), and for
+ * IPv6 only inside 2000::/3.
  * Refuses loopback, RFC 1918 private, link-local (169.254.0.0/16 with cloud metadata, fe80::/10), CGNAT
  * 100.64.0.0/10, multicast, broadcast, unspecified, reserved and documentation ranges, IPv6 ULA fc00::/7, and
- * IPv4-mapped / NAT64 / 6to4 / Teredo forms (which embed an IPv4 address); IPv4-mapped addresses are judged by
- * the IPv4 address they carry.
+ * the IPv6 forms that embed an IPv4 address other than IPv4-mapped: IPv4-compatible `::a.b.c.d` (::/96,
+ * deprecated by RFC 4291 §2.5.5.1; ipaddr.js calls it unicast, hence the 2000::/3 rule), NAT64 64:ff9b::/96 and
+ * 64:ff9b:1::/48, 6to4 2002::/16 and Teredo 2001::/32. Those last two are refused whole, whatever IPv4 address
+ * they carry (public ones too): both are retired transition mechanisms (RFC 7526; Teredo is off by default in
+ * current systems), and refusing the prefix needs no decoding of the embedded (for Teredo, inverted) address.
+ * IPv4-mapped addresses (`::ffff:a.b.c.d`, how a dual-stack socket reports an IPv4 peer) are judged by the IPv4
+ * address they carry.
+ *
+ * @example isPublicAddress('93.184.216.34') // true
+ * @example isPublicAddress('::7f00:1') // false: IPv4-compatible 127.0.0.1
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  const parsed = ipaddr.process(address);
-  return parsed.range() === 'unicast';
+  const text = canonicalAddress(address);
+  if (!ipaddr.isValid(text)) return false;
+  const parsed = ipaddr.process(text);
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(IPV6_GLOBAL_UNICAST);
 }
 
 function hostIsIpLiteral(hostname: string): string | undefined {

@@ -48,6 +48,19 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
     ['IPv6 ULA', () => 'https://[fd00::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
     ['IPv6 link-local', () => 'https://[fe80::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
     ['NAT64 embedding loopback', () => 'https://[64:ff9b::7f00:1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    ['NAT64 local-use prefix embedding RFC 1918', () => 'https://[64:ff9b:1::a00:1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    // IPv4-compatible ::/96 (RFC 4291 §2.5.5.1, deprecated): ipaddr.js calls it unicast; refused whole.
+    ['IPv4-compatible IPv6 dotted, loopback', () => `https://[::127.0.0.1]:${p()}/jwks`, 'ERR_OUTBOUND_ADDRESS'],
+    ['IPv4-compatible IPv6 hex, loopback', () => `https://[::7f00:1]:${p()}/jwks`, 'ERR_OUTBOUND_ADDRESS'],
+    ['IPv4-compatible IPv6, RFC 1918', () => 'https://[::10.0.0.1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    ['IPv4-compatible IPv6, cloud metadata', () => 'https://[::a9fe:a9fe]/latest/meta-data/', 'ERR_OUTBOUND_ADDRESS'],
+    ['IPv4-compatible IPv6, a public IPv4', () => 'https://[::8.8.8.8]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    ['IPv6 outside 2000::/3 (unassigned)', () => 'https://[1::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    // 6to4 and Teredo: refused whole, whatever IPv4 address they carry (see isPublicAddress).
+    ['6to4 embedding loopback', () => 'https://[2002:7f00:1::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    ['6to4 embedding RFC 1918', () => 'https://[2002:a00:1::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    ['6to4 embedding a public IPv4', () => 'https://[2002:808:808::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    ['Teredo with client 127.0.0.1 (inverted 80ff:fffe)', () => 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/jwks', 'ERR_OUTBOUND_ADDRESS'],
     ['credentials in URL', () => `https://user:pw@rp.example:${p()}/jwks`, 'ERR_OUTBOUND_URL'],
     ['file scheme', () => 'file:///etc/passwd', 'ERR_OUTBOUND_SCHEME'],
   ])('%s is refused before any connection', async (_name, url, code) => {
@@ -70,7 +83,11 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
   test('the address classification accepts public unicast only', () => {
     expect(isPublicAddress('93.184.216.34')).toBe(true);
     expect(isPublicAddress('2606:4700::1111')).toBe(true);
-    for (const a of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '100.100.1.1', '::1', '::ffff:10.0.0.1', 'fc00::1', '255.255.255.255', 'not-an-ip']) {
+    // How a dual-stack socket reports an IPv4 peer: judged by the IPv4 address.
+    expect(isPublicAddress('::ffff:93.184.216.34')).toBe(true);
+    for (const a of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '100.100.1.1', '::1', '::ffff:10.0.0.1', 'fc00::1', '255.255.255.255', 'not-an-ip',
+      // IPv4-compatible, as the URL parser writes it and as libuv prints it (DNS answers, socket.remoteAddress).
+      '::7f00:1', '::127.0.0.1', '::a00:1', '::10.0.0.1', '::8.8.8.8', '1::1', '2002:808:808::1', '2001::1', 'fe80::1%eth0']) {
       expect(isPublicAddress(a)).toBe(false);
     }
   });
