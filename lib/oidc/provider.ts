@@ -246,7 +246,8 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const provider = new Provider(deps.config.issuer, throughProviderBoundary(providerConfiguration({ ...deps, initialAccessTokens })));
   provider.proxy = deps.config.proxy;
   // The client IP of its per-IP limits: the proxies' own entry of X-Forwarded-For, never one the client wrote.
-  provider.app.maxIpsCount = deps.config.proxyHops;
+  // (oidc-provider 9's Provider is its Koa application: `provider.app` is a deprecated alias.)
+  (provider as unknown as { maxIpsCount: number }).maxIpsCount = deps.config.proxyHops;
   provider.on('authorization.success', issuerInEveryResponse);
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
   provider.use(providerPreMiddleware({

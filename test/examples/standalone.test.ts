@@ -31,6 +31,8 @@ test('npm start: the demo server listens on PORT with issuer http://localhost:PO
     expect(run1.output).toContain(`issuer http://localhost:${port}`);
     expect(run1.output).toContain('demo-web / demo-web-secret');
     expect(run1.output).toContain('alice@example.com / alice-demo-password');
+    // Node prints a deprecation (e.g. of oidc-provider's `provider.app`) on stderr: a new user's first start shows none.
+    expect(run1.output).not.toMatch(/DeprecationWarning|ExperimentalWarning|\(node:\d+\)/);
     // The server answers for its issuer's host (localhost:PORT), whatever address it listens on.
     const discovery = await (await fetch(`http://localhost:${port}/.well-known/openid-configuration`)).json() as { issuer: string };
     expect(discovery.issuer).toBe(`http://localhost:${port}`);
