@@ -212,6 +212,12 @@ export interface ProviderPreMiddleware {
   /** After a sign-in completes (`/authorization/:uid`, oidc-provider's resume route), e.g. recording the device. */
   afterSignIn?: Middleware;
   /**
+   * The page security headers, set before oidc-provider answers with one of its own HTML pages (the
+   * `response_mode=form_post` and `web_message` pages, the logout auto-submit form): on the authorization endpoint,
+   * its resume route and `/session/end`.
+   */
+  pageHeaders?: Middleware;
+  /**
    * On the endpoints of features Portcullis leaves off ({@link UNSERVED_ENDPOINTS}; userinfo too in OAuth-only mode)
    * and on sub-paths of provider endpoints: oidc-provider may have no route there and would answer Koa's plain-text
    * 404; this answers our JSON 404 instead. It acts only on a 404 without a body, so an endpoint oidc-provider does
@@ -228,26 +234,29 @@ export const UNSERVED_ENDPOINTS = Object.freeze([
 
 /**
  * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint (and
- * `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (userinfo, JWKS, logout, …) run none.
+ * `pageHeaders` and `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (userinfo, JWKS, …) run none.
  */
 export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const table = new Map<string, Middleware[]>([
     ...CLIENT_AUTH_ENDPOINTS.map((path): [string, Middleware[]] => [path, [mw.answerStorageOutages, mw.endpointRateLimits]]),
     [PROVIDER_ROUTES.token, [mw.answerStorageOutages, mw.endpointRateLimits, mw.revokeOnCodeReplay]],
     [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits, mw.settleInitialAccessToken]],
-    [PROVIDER_ROUTES.authorization, [mw.offlineAccessPrompt, mw.explainPlainTokenResponseType]],
+    [PROVIDER_ROUTES.authorization, [...(mw.pageHeaders ? [mw.pageHeaders] : []), mw.offlineAccessPrompt, mw.explainPlainTokenResponseType]],
   ]);
+  if (mw.pageHeaders) for (const path of [PROVIDER_ROUTES.end_session, `${PROVIDER_ROUTES.end_session}/confirm`]) table.set(path, [mw.pageHeaders]);
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
   if (mw.answerUnservedEndpoint) {
     for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])]) table.set(path, [mw.answerUnservedEndpoint]);
   }
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
   const resumePrefix = `${PROVIDER_ROUTES.authorization}/`;
-  const { afterSignIn, answerUnservedEndpoint } = mw;
+  const { answerUnservedEndpoint } = mw;
+  const resumeChain = [mw.pageHeaders, mw.afterSignIn].filter((m): m is Middleware => m !== undefined);
+  const onResume = resumeChain.length ? compose(resumeChain) : undefined;
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
     const chain = composed.get(ctx.path);
     if (chain) return chain(ctx, next);
-    if (afterSignIn && ctx.path.startsWith(resumePrefix)) return afterSignIn(ctx, next);
+    if (onResume && ctx.path.startsWith(resumePrefix)) return onResume(ctx, next);
     // A sub-path (`/token/x`, `/.well-known/x`, RFC 7592's `/registration/:id`): oidc-provider may have no route.
     if (answerUnservedEndpoint && !PROVIDER_EXACT_PATHS.has(ctx.path)) return answerUnservedEndpoint(ctx, next);
     return next();

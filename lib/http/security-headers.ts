@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 
 /**
  * Sets the headers of every HTML page Portcullis renders and returns the CSP nonce for its inline style and its
@@ -19,4 +19,24 @@ export function setPageSecurityHeaders(ctx: Context, imgOrigin?: string): string
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
   return nonce;
+}
+
+/**
+ * Middleware before oidc-provider on the endpoints whose answer may be one of its own HTML pages: the
+ * `response_mode=form_post` auto-submit page and the `web_message` page (authorization and resume), and the
+ * auto-submitting logout form of `/session/end` without a session (and of an account switch on resume). Sets the
+ * page headers first; oidc-provider then adds the `sha256-…` of its one inline script to the `script-src` it finds
+ * (its lib/helpers/script_src_sha.js), so that script runs and no other inline script does. Redirects and JSON
+ * answers carry the headers too, harmlessly.
+ *
+ * A `web_message` page posts the response to the window that opened or framed it, so oidc-provider takes away
+ * `X-Frame-Options` and `frame-ancestors`; `Cross-Origin-Opener-Policy` would cut it off from its opener, so it goes
+ * too on such a page.
+ */
+export async function providerPageHeaders(ctx: Context, next: Next): Promise<void> {
+  setPageSecurityHeaders(ctx);
+  await next();
+  if (!ctx.response.get('X-Frame-Options') && ctx.response.get('Content-Security-Policy')?.includes('frame-ancestors') === false) {
+    ctx.remove('Cross-Origin-Opener-Policy');
+  }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { requestSlot } from '../core/request-slot.js';
 import { watchReads, type AdapterFactory } from '../core/storage.js';
@@ -23,6 +24,12 @@ function isPlainTokenRequest(ctx: KoaContextWithOIDC): boolean {
   return typeof responseType === 'string' && [...new Set(responseType.split(' '))].sort().join(' ') === 'token';
 }
 
+/** The CSP source (`'sha256-…'`, CSP3 §2.3.1) of the first inline script of `html`. */
+function scriptHashSource(html: string): string {
+  const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+  return `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+}
+
 /** Replaces `error_description` in the parameters of a redirect (query or fragment response mode). */
 function rewriteLocation(location: string, description: string): string {
   const url = new URL(location);
@@ -41,8 +48,7 @@ function rewriteLocation(location: string, description: string): string {
  * enabled); this adds a description that points to the code flow with PKCE. oidc-provider has already decided
  * where the error goes: to the redirect_uri only when the client and the redirect_uri are valid, else to
  * {@link renderError} (which uses {@link PLAIN_TOKEN_DESCRIPTION} itself). Query, fragment, form_post and
- * web_message answers are rewritten here (a web_message page under a hash-based CSP keeps the generic
- * description: changing its inline script would break the hash).
+ * web_message answers are rewritten here (for web_message, with the hash of its inline script in the CSP).
  */
 export function explainPlainTokenResponseType(authorizationPath: string) {
   return async function plainTokenResponseType(ctx: KoaContextWithOIDC, next: Next) {
@@ -56,11 +62,17 @@ export function explainPlainTokenResponseType(authorizationPath: string) {
         `name="error_description" value="${DEFAULT_UNSUPPORTED_DESCRIPTION}"`,
         `name="error_description" value="${PLAIN_TOKEN_DESCRIPTION}"`,
       );
-    } else if (typeof ctx.body === 'string' && ctx.body.includes('"error":"unsupported_response_type"') && !ctx.response.get('content-security-policy')) {
-      ctx.body = ctx.body.replace(
+    } else if (typeof ctx.body === 'string' && ctx.body.includes('"error":"unsupported_response_type"')) {
+      const before = ctx.body;
+      const after = before.replace(
         `"error_description":"${DEFAULT_UNSUPPORTED_DESCRIPTION}"`,
         `"error_description":${JSON.stringify(PLAIN_TOKEN_DESCRIPTION)}`,
       );
+      ctx.body = after;
+      // The web_message page's one inline script runs by its SHA-256 in the CSP (oidc-provider added it): allow the
+      // rewritten script instead of the one it replaced.
+      const csp = ctx.response.get('content-security-policy');
+      if (csp) ctx.set('content-security-policy', csp.replace(scriptHashSource(before), scriptHashSource(after)));
     }
   };
 }

@@ -4,7 +4,7 @@ import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
 import { ConfigError, StorageUnavailableError } from '../core/errors.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
-import { setPageSecurityHeaders } from '../http/security-headers.js';
+import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
 import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
 import { ProviderStorageOutage, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
@@ -259,6 +259,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
     afterSignIn: deps.afterSignIn,
+    pageHeaders: providerPageHeaders as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,
   }) as never);
   const configuredToken = deps.config.registration.initialAccessToken;

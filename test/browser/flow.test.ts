@@ -65,4 +65,33 @@ suite('login and consent in headless Chromium', () => {
     expect(await page.locator('[role=alert]').textContent()).toBe('The e-mail address or password is incorrect.');
     await page.close();
   });
+
+  test("response_mode=form_post: oidc-provider's auto-submit page runs under the page CSP (its script allowed by hash) and posts the code", async () => {
+    const rp = await relyingParty(srv.issuer);
+    // prompt=consent: the first test's consent is remembered, and this one goes through the consent page too.
+    const start = await startAuthorization(rp, { response_mode: 'form_post', prompt: 'consent' });
+    const page = await browser.newPage();
+    const violations: string[] = [];
+    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
+    let posted: { method: string; body: string } | undefined;
+    await page.route('http://localhost:8080/**', async (route) => {
+      posted = { method: route.request().method(), body: route.request().postData() ?? '' };
+      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
+    });
+
+    await page.goto(String(start.url));
+    await page.fill('input[name=email]', 'alice@example.com');
+    await page.fill('input[name=password]', 'alice-demo-password');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('button[value=allow]');
+    await page.click('button[value=allow]');
+    await page.waitForURL(/localhost:8080\/callback/);
+
+    expect(violations).toEqual([]);
+    expect(posted?.method).toBe('POST');
+    const fields = new URLSearchParams(posted!.body);
+    expect(fields.get('state')).toBe(start.state);
+    expect(fields.get('code')).toMatch(/.+/);
+    await page.close();
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { TestBrowser } from '../helpers/browser.js';
 import { CHALLENGE, delivered, query } from '../helpers/authorization.js';
 import { browse } from '../helpers/flow.js';
@@ -100,5 +101,45 @@ describe('web_message is opt-in per deployment', () => {
     expect(page.status).toBe(400);
     expect(page.dom.querySelector('#error')?.text).toBe('invalid_request');
     expect(delivered(page)).toBeUndefined();
+  });
+});
+
+/** The CSP source of the page's first inline script, as a browser computes it (CSP3 §2.3.1). */
+function inlineScriptSource(html: string): string {
+  const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1];
+  if (script === undefined) throw new Error('no inline script on the page');
+  return `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+}
+
+describe("oidc-provider's own pages carry the page security headers, and only their one inline script may run", () => {
+  let signedIn: TestBrowser;
+  beforeAll(async () => {
+    signedIn = new TestBrowser(srv.issuer);
+    await browse(signedIn, authorize({ state: 'warm-up' }));
+  });
+  test.each<[string, () => Promise<{ headers: Headers; body: string }>, { framable: boolean }]>([
+    ['form_post answer', () => signedIn.go(authorize({ state: 's', response_mode: 'form_post' })), { framable: false }],
+    ['form_post error', () => new TestBrowser(srv.issuer).go(authorize({ state: 's', response_mode: 'form_post', code_challenge: '' })), { framable: false }],
+    ['logout form without a session (GET /session/end)', () => new TestBrowser(srv.issuer).go(`${srv.issuer}/session/end`), { framable: false }],
+    // web_message posts to the window that opened or framed it: oidc-provider lifts the framing refusal, and the
+    // opener policy goes with it.
+    ['web_message answer', () => signedIn.go(authorize({ state: 's', response_mode: 'web_message' })), { framable: true }],
+    ['web_message refusal of a bare response_type=token (its description rewritten)', () => new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${query({
+      client_id: 'demo-spa', response_type: 'token', response_mode: 'web_message', redirect_uri: 'https://spa.demo.test/callback', scope: 'openid', state: 'wm',
+    })}`), { framable: true }],
+  ])('%s', async (_name, request, { framable }) => {
+    const page = await request();
+    const csp = page.headers.get('content-security-policy') ?? '';
+    const scriptSrc = /script-src ([^;]*)/.exec(csp)?.[1]?.split(' ') ?? [];
+    expect(scriptSrc).toContain(inlineScriptSource(page.body));
+    expect(scriptSrc).not.toContain("'unsafe-inline'");
+    expect(csp).toContain("default-src 'none'");
+    expect({
+      referrer: page.headers.get('referrer-policy'), nosniff: page.headers.get('x-content-type-options'),
+      frameAncestors: /frame-ancestors 'none'/.test(csp), xFrame: page.headers.get('x-frame-options'), opener: page.headers.get('cross-origin-opener-policy'),
+    }).toEqual({
+      referrer: 'no-referrer', nosniff: 'nosniff',
+      frameAncestors: !framable, xFrame: framable ? null : 'DENY', opener: framable ? null : 'same-origin',
+    });
   });
 });
