@@ -1,12 +1,16 @@
 import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
-import { defaultFieldResolver, GraphQLError, isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver, GraphQLError, isInterfaceType, isObjectType,
+  type GraphQLInterfaceType, type GraphQLObjectType, type GraphQLSchema,
+} from 'graphql';
 import type { GraphqlContext } from './auth-context.js';
 import { GraphqlErrorCode } from './errors.js';
 
 /**
  * SDL of the authorization directives, added to every host schema:
- * - `@requiresScopes(scopes: [String!]!)` on a field or type: the resolver runs only for tokens carrying every
- *   listed scope; others get a `FORBIDDEN` error for that field (and `null`).
+ * - `@requiresScopes(scopes: [String!]!)` on a field, an object type or an interface (type or field): the resolver
+ *   runs only for tokens carrying every listed scope; others get a `FORBIDDEN` error for that field (and `null`).
+ *   A mark on an interface guards the implementing objects' fields (see {@link applyScopeDirectives}).
  * - `@public(reason: String!)` on a field: marks a field that looks private (e-mail, token, user id …) as
  *   deliberately public, for the start-up check.
  */
@@ -20,17 +24,59 @@ export function forbidden(): GraphQLError {
   return new GraphQLError('Not authorized to read this field.', { extensions: { code: GraphqlErrorCode.FORBIDDEN } });
 }
 
+type ScopeMark = { scopes: string[] } | undefined;
+
+/** The scopes `@requiresScopes` lists on a type or field definition (none when it carries no mark). */
+function marked(schema: GraphQLSchema, node: Parameters<typeof getDirective>[1]): readonly string[] {
+  return (getDirective(schema, node, 'requiresScopes')?.[0] as ScopeMark)?.scopes ?? [];
+}
+
 /**
- * Enforces `@requiresScopes` before the resolver runs: wraps the resolver of each field that carries the
- * directive (or whose type does) in a check of `context.auth.scopes`.
+ * Every interface `type` implements, directly or through interfaces implementing interfaces (graphql-js
+ * validation already makes an object list the interfaces of its interfaces; walking them costs nothing and
+ * does not rely on it).
+ */
+function allInterfaces(type: GraphQLObjectType | GraphQLInterfaceType): GraphQLInterfaceType[] {
+  const seen = new Set<GraphQLInterfaceType>();
+  const walk = (t: GraphQLObjectType | GraphQLInterfaceType) => {
+    for (const i of t.getInterfaces()) {
+      if (seen.has(i)) continue;
+      seen.add(i);
+      walk(i);
+    }
+  };
+  walk(type);
+  return [...seen];
+}
+
+/**
+ * The scopes a token needs to read `type.fieldName`: the union of the `@requiresScopes` marks on the field, on
+ * `type`, on every interface `type` implements (transitively) and on those interfaces' field of the same name.
+ * For an object field this is exactly what {@link applyScopeDirectives} enforces; for an interface field it is
+ * what every implementation enforces at least. Sorted, without duplicates; empty when nothing guards the field.
+ */
+function requiredScopes(schema: GraphQLSchema, type: GraphQLObjectType | GraphQLInterfaceType, fieldName: string): string[] {
+  const required = new Set<string>();
+  for (const owner of [type, ...allInterfaces(type)]) {
+    for (const s of marked(schema, owner)) required.add(s);
+    const field = owner.getFields()[fieldName];
+    if (field) for (const s of marked(schema, field)) required.add(s);
+  }
+  return [...required].sort();
+}
+
+/**
+ * Enforces `@requiresScopes` before the resolver runs: wraps the resolver of each object field that
+ * {@link requiredScopes} finds guarded — by a mark on the field, on its object type, on an interface the type
+ * implements (directly or through other interfaces) or on that interface's field of the same name — in a check of
+ * `context.auth.scopes`. Interface fields have no resolvers of their own (graphql-js runs the object's field), so
+ * a mark on an interface guards that field of every implementation, whatever the query selects it through.
  */
 export function applyScopeDirectives(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
-    [MapperKind.OBJECT_FIELD]: (field, _name, typeName) => {
-      const onField = getDirective(schema, field, 'requiresScopes')?.[0] as { scopes: string[] } | undefined;
+    [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const type = schema.getType(typeName);
-      const onType = type ? getDirective(schema, type, 'requiresScopes')?.[0] as { scopes: string[] } | undefined : undefined;
-      const required = [...(onType?.scopes ?? []), ...(onField?.scopes ?? [])];
+      const required = isObjectType(type) ? requiredScopes(schema, type, fieldName) : [];
       if (required.length === 0) return field;
       const resolve = field.resolve ?? defaultFieldResolver;
       return {
@@ -61,17 +107,17 @@ export function visibleTo<T>(object: T | null | undefined, auth: GraphqlContext[
 export const PRIVATE_LOOKING_FIELD = /^(e_?mail(s|_?address(es)?)?|password(_?hash)?|passwd|pass_?hash|secret|.*_?secret|.*tokens?|api_?key|ssn|phone(_?number)?|user_?id|account_?id|owner_?id|sub|birth_?date)$/i;
 
 /**
- * Lists fields of the schema (`Type.field`) whose names look private and that carry neither
- * `@requiresScopes` (on the field or its type) nor `@public`. Introspection types are ignored.
+ * Lists fields of the schema (`Type.field`) whose names look private, that {@link requiredScopes} finds unguarded
+ * (so the check counts as protected exactly what is enforced, marks on implemented interfaces included) and that
+ * carry no `@public`. Introspection types are ignored.
  */
 export function findPrivateLookingFields(schema: GraphQLSchema): string[] {
   const found: string[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
-    const typeGuarded = getDirective(schema, type, 'requiresScopes')?.length;
     for (const field of Object.values(type.getFields())) {
-      if (!PRIVATE_LOOKING_FIELD.test(field.name)) continue;
-      if (typeGuarded || getDirective(schema, field, 'requiresScopes')?.length || getDirective(schema, field, 'public')?.length) continue;
+      if (!PRIVATE_LOOKING_FIELD.test(field.name) || getDirective(schema, field, 'public')?.length) continue;
+      if (requiredScopes(schema, type, field.name).length > 0) continue;
       found.push(`${type.name}.${field.name}`);
     }
   }
