@@ -144,13 +144,13 @@ const scopeSchema = Type.Object({
 const graphqlLimits = {
   maxQueryBytes: withDefault(Type.Integer({ minimum: 16, maximum: 1048576 }), 16384, { unit: 'bytes', description: 'Query text size, checked before parsing (`413 QUERY_TOO_LARGE`; the whole body is capped at 100 kB, `413 PAYLOAD_TOO_LARGE`)' }),
   maxTokens: withDefault(Type.Integer({ minimum: 1 }), 1000, { description: 'Lexer tokens, enforced by graphql-js while parsing (`MAX_TOKENS_EXCEEDED`)' }),
-  maxDepth: withDefault(Type.Integer({ minimum: 1 }), 6, { description: 'Field nesting depth, fragments followed (`MAX_DEPTH_EXCEEDED`)' }),
-  maxAliases: withDefault(Type.Integer({ minimum: 0 }), 15, { description: 'Aliases per document, `__typename` aliases included (`MAX_ALIASES_EXCEEDED`)' }),
-  maxRootFields: withDefault(Type.Integer({ minimum: 1 }), 15, { description: 'Root fields per operation (`MAX_ROOT_FIELDS_EXCEEDED`)' }),
-  maxUniqueFields: withDefault(Type.Integer({ minimum: 1 }), 50, { description: 'Distinct `Type.field` coordinates per document (`MAX_UNIQUE_FIELDS_EXCEEDED`)' }),
-  maxDirectives: withDefault(Type.Integer({ minimum: 0 }), 50, { description: 'Directive uses per document (`MAX_DIRECTIVES_EXCEEDED`)' }),
+  maxDepth: withDefault(Type.Integer({ minimum: 1 }), 6, { description: 'Field nesting depth, fragments followed; `__schema`/`__type` subtrees are not measured (`MAX_DEPTH_EXCEEDED`)' }),
+  maxAliases: withDefault(Type.Integer({ minimum: 0 }), 15, { description: 'Aliases per document, `__typename` and introspection aliases included (`MAX_ALIASES_EXCEEDED`)' }),
+  maxRootFields: withDefault(Type.Integer({ minimum: 1 }), 15, { description: 'Root fields per operation, `__schema`/`__type` included (`MAX_ROOT_FIELDS_EXCEEDED`)' }),
+  maxUniqueFields: withDefault(Type.Integer({ minimum: 1 }), 50, { description: 'Distinct `Type.field` coordinates per document; `__schema`/`__type` subtrees are not counted (`MAX_UNIQUE_FIELDS_EXCEEDED`)' }),
+  maxDirectives: withDefault(Type.Integer({ minimum: 0 }), 50, { description: 'Directive uses per document, introspection included (`MAX_DIRECTIVES_EXCEEDED`)' }),
   maxRecursiveSelections: withDefault(Type.Integer({ minimum: 1 }), 1000, { description: 'Selections after expanding fragments: the fragment-bomb guard (`MAX_RECURSIVE_SELECTIONS_EXCEEDED`)' }),
-  maxCost: withDefault(Type.Integer({ minimum: 1 }), 5000, { description: 'Operation cost = (field cost + children) × list size, the list size from `first`/`last`/`limit` as the executor will see it (literals, variables and their defaults, the schema\'s argument defaults), else `defaultListSize`; `null` and negative sizes count as `defaultListSize` (`MAX_COST_EXCEEDED`)' }),
+  maxCost: withDefault(Type.Integer({ minimum: 1 }), 5000, { description: 'Operation cost = (field cost + children) × list size, the list size from `first`/`last`/`limit` as the executor will see it (literals, variables and their defaults, the schema\'s argument defaults), else `defaultListSize`; `null` and negative sizes count as `defaultListSize`; `__schema`/`__type` subtrees are not measured, they spend rate-limit points instead (`MAX_COST_EXCEEDED`)' }),
   defaultFieldCost: withDefault(Type.Number({ minimum: 0 }), 1, { description: 'Cost of a field without a `fieldCosts` entry (`__typename` costs 0)' }),
   fieldCosts: withDefault(Type.Unsafe<Record<string, number>>({
     type: 'object',
@@ -170,7 +170,7 @@ const graphqlSchema = Type.Object({
   }),
   introspection: section('Introspection of the GraphQL schema', {
     enabled: withDefault(Type.Boolean(), false, {
-      description: 'Allow `__schema`/`__type` queries (the full and the legacy introspection query work when on); `__typename` always works',
+      description: 'Allow `__schema`/`__type` queries (the full and the legacy introspection query work when on, under the default limits); `__typename` always works. Introspection counts towards aliases, root fields, directives and the rate limit; depth, distinct fields and cost measure the data part only',
       security: 'off: the schema stays private; refused on the parsed document (`INTROSPECTION_DISABLED`), however spaced, commented, aliased or hidden in a fragment, in every transport',
       see: 'GraphQL spec §4',
     }),
@@ -203,7 +203,7 @@ const graphqlSchema = Type.Object({
   }),
   limits: section('Limits of the GraphQL endpoint; each violation is a 400 naming the limit', graphqlLimits),
   rateLimit: withDefault(Type.Union([Type.Unsafe<false>({ const: false }), limitSpec]), { points: 600, durationSeconds: 60 }, {
-    description: 'Budget of executed root fields (each alias counts, weighted by its field cost) per token subject + client, or per IP when anonymous; `false` turns it off. Over it `429 RATE_LIMITED` with `Retry-After`',
+    description: 'Budget of executed root fields (each alias counts, weighted by its field cost; `__schema`/`__type` weigh like a list field, `defaultFieldCost × defaultListSize` = 10, unless listed in `fieldCosts`) per token subject + client, or per IP when anonymous; `false` turns it off. Over it `429 RATE_LIMITED` with `Retry-After`',
     security: 'closes alias brute force (one request, many operations)',
   }),
   privateFieldCheck: withDefault(oneOf(['warn', 'refuse', 'off'] as const), 'warn', {

@@ -70,7 +70,8 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  * 4. introspection (`__schema`, `__type` on the parsed document, any spelling) for this caller (400
  *    `INTROSPECTION_DISABLED`); when allowed, legacy `__Directive` members are stripped;
  * 5. the limit rules alone, so a document that breaks limits gets one error per broken limit and is not
- *    validated further (400 `MAX_…_EXCEEDED` with `extensions.limit`);
+ *    validated further (400 `MAX_…_EXCEEDED` with `extensions.limit`); introspection subtrees are exempt from
+ *    depth, distinct fields and cost only;
  * 6. graphql-js validation (`specifiedRules`, {@link KnownOperationTypesRule} and `graphql.validationRules`): 400
  *    `GRAPHQL_VALIDATION_FAILED`, errors of the same message reported once, at most `MAX_REPORTED_ERRORS`;
  *    documents that pass 3 to 6 are remembered in `documents` (a bounded LRU keyed by the query text, shared
@@ -85,23 +86,28 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  * When every request passed, `ctx.state.graphqlDocumentsChecked` is set for the operation-limits plugin.
  */
 export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions, documents: DocumentCache = new DocumentCache()): Middleware {
-  const rules = limitRules(options.limits);
-  const allLimits = [parallelRules(rules)];
-  const dataLimits = [parallelRules(rules.slice(1))];
+  const { limits } = options;
+  const allLimits = [parallelRules(limitRules(limits))];
+  const wholeDocumentLimits = [parallelRules([
+    createMaxRecursiveSelectionsRule(limits.maxRecursiveSelections), createMaxAliasesRule(limits.maxAliases),
+    createMaxRootFieldsRule(limits.maxRootFields), createMaxDirectivesRule(limits.maxDirectives),
+  ])];
+  const dataLimits = [parallelRules([createMaxDepthRule(limits.maxDepth), createMaxUniqueFieldsRule(limits.maxUniqueFields), createMaxCostRule(limits.maxCost, limits)])];
   const trusted = options.trustedDocuments ? new Set(options.trustedDocuments.map(sha256)) : undefined;
   const { maxQueryBytes, maxTokens, maxCost } = options.limits;
   const validationRules = [...VALIDATION_RULES, ...options.validationRules];
 
-  const selectionsRule = createMaxRecursiveSelectionsRule(options.limits.maxRecursiveSelections);
   /**
-   * The limits of a document. Introspection subtrees are left out of every limit but the expanded-selections
-   * one (as graphql-armor's `ignoreIntrospection`): the standard introspection query is deeper and wider than
-   * any sane data query, and whether it may run at all is decided per caller below.
+   * The limits of a document. When it introspects, depth, distinct fields and cost measure its data part only
+   * (the standard introspection query nests its type references deeper than `maxDepth` and, with GraphiQL's
+   * options, costs more than `maxCost`); the expanded selections, aliases, root fields and directives count over
+   * the whole document, so that introspection cannot be multiplied by aliases (the standard query has no alias,
+   * one root field, no directive). Whether it may run at all is decided per caller below; it spends rate-limit
+   * points like a list field ({@link rootFieldPoints}).
    */
   function limitErrors(document: DocumentNode, introspects: boolean) {
     if (!options.introspection.enabled || !introspects) return validate(schema, document, allLimits);
-    const dataOnly = withoutIntrospection(document);
-    return [...validate(schema, document, [selectionsRule]), ...validate(schema, dataOnly, dataLimits)];
+    return [...validate(schema, document, wholeDocumentLimits), ...validate(schema, withoutIntrospection(document), dataLimits)];
   }
 
   /** The operation `operationName` selects in a checked document, measured once and kept with the document. */
@@ -120,7 +126,8 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
       hasVariables,
       needingValues: hasVariables ? variablesNeedingValues(schema, entry.document, operation) : [],
       staticCost: hasVariables ? undefined : operationCost(schema, entry.measured, measuredOperation, {}, options.limits),
-      points: rootFieldPoints(measuredOperation.selectionSet, fragmentsOf(entry.measured), rootType ?? 'Query', options.limits),
+      // Over the whole operation: `__schema`/`__type` spend points too (introspection is not free to repeat).
+      points: rootFieldPoints(operation.selectionSet, fragmentsOf(entry.document), rootType ?? 'Query', options.limits),
     };
     entry.operations.set(operationName, analysis);
     return analysis;

@@ -16,7 +16,7 @@ describe('introspection when a deployment turns it on', () => {
     expect((await graphql(srv.graphqlUrl, '{__schema{queryType{name}}}')).body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
   });
 
-  test('the full introspection query returns the whole schema (limits do not apply to it)', async () => {
+  test('the full introspection query returns the whole schema (the depth and cost limits do not apply to it)', async () => {
     const res = await graphql(srv.graphqlUrl, getIntrospectionQuery());
     expect(res.status).toBe(200);
     const types = (res.body.data!.__schema as { types: Array<{ name: string }> }).types.map((t) => t.name);

@@ -12,18 +12,24 @@ import { DEFAULTS } from '../../../config/defaults.js';
 
 /**
  * Points one operation spends: each root field selection (every alias separately, through fragments, memoised)
- * weighs its `fieldCosts` entry or `defaultFieldCost` (at least 1; `__typename` 0). A request with 100 aliases
- * of one field spends 100.
+ * weighs its `fieldCosts` entry or `defaultFieldCost` (at least 1; `__typename` 0). Introspection (`__schema`,
+ * `__type`) weighs like a list field without a size argument, `defaultFieldCost × defaultListSize` (10 with the
+ * defaults), unless `fieldCosts` lists `Query.__schema` / `Query.__type`: one standard introspection query spends
+ * 10 of the default 600 points a minute. A request with 100 aliases of one field spends 100.
  */
 export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, rootType: string, options: CostOptions): number {
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
+  const fieldCost = options.defaultFieldCost ?? DEFAULTS.graphql.limits.defaultFieldCost;
+  const introspectionCost = fieldCost * (options.defaultListSize ?? DEFAULTS.graphql.limits.defaultListSize);
   const weigh = (set: SelectionSetNode): number => {
     let n = 0;
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
-        if (sel.name.value === '__typename') continue;
-        n += Math.max(1, options.fieldCosts?.[`${rootType}.${sel.name.value}`] ?? options.defaultFieldCost ?? DEFAULTS.graphql.limits.defaultFieldCost);
+        const name = sel.name.value;
+        if (name === '__typename') continue;
+        const own = name === '__schema' || name === '__type' ? introspectionCost : fieldCost;
+        n += Math.max(1, options.fieldCosts?.[`${rootType}.${name}`] ?? own);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) n += weigh(sel.selectionSet);
       else {
         const name = sel.name.value;
@@ -80,7 +86,8 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
         for (const analysis of checked.operations.values()) if (analysis.operation === rc.operation) points = analysis.points;
       }
       if (points === undefined) {
-        // Introspection was allowed for this caller by the document gate; only the data part is measured.
+        // Introspection was allowed for this caller by the document gate; only the data part is measured for the
+        // cost (as the gate does), the whole operation for the points.
         const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
         const operation = getOperationAST(document, rc.operationName) ?? rc.operation;
         // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
@@ -89,10 +96,10 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
         const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
         if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
         if (!options.limiter) return;
-        const fragments = fragmentsOf(document);
+        const fragments = fragmentsOf(rc.document);
         const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
           : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
-        points = rootFieldPoints(operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
+        points = rootFieldPoints(rc.operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
       }
       if (!options.limiter) return;
       if (points === 0) return;
