@@ -143,7 +143,7 @@ const scopeSchema = Type.Object({
 
 const graphqlLimits = {
   maxQueryBytes: withDefault(Type.Integer({ minimum: 16, maximum: 1048576 }), 16384, { unit: 'bytes', description: 'Query text size, checked before parsing (`413 QUERY_TOO_LARGE`; the whole body is capped at 100 kB, `413 PAYLOAD_TOO_LARGE`)' }),
-  maxTokens: withDefault(Type.Integer({ minimum: 1 }), 1000, { description: 'Lexer tokens, enforced by graphql-js while parsing (`MAX_TOKENS_EXCEEDED`)' }),
+  maxTokens: withDefault(Type.Integer({ minimum: 1 }), 1000, { description: 'Lexer tokens, enforced by graphql-js while parsing (`MAX_TOKENS_EXCEEDED`, recognised by graphql-js\' exact message; any other syntax error is `GRAPHQL_PARSE_FAILED` with its own message)' }),
   maxDepth: withDefault(Type.Integer({ minimum: 1 }), 6, { description: 'Field nesting depth, fragments followed; `__schema`/`__type` subtrees are not measured (`MAX_DEPTH_EXCEEDED`)' }),
   maxAliases: withDefault(Type.Integer({ minimum: 0 }), 15, { description: 'Aliases per document, `__typename` and introspection aliases included (`MAX_ALIASES_EXCEEDED`)' }),
   maxRootFields: withDefault(Type.Integer({ minimum: 1 }), 15, { description: 'Root fields per operation, `__schema`/`__type` included (`MAX_ROOT_FIELDS_EXCEEDED`)' }),

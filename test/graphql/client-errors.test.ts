@@ -228,6 +228,32 @@ describe('transport and operation mistakes: 4xx, a specific code, no internal me
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// A syntax error is GRAPHQL_PARSE_FAILED with graphql-js' message, whatever names the document holds; only graphql-js'
+// own token-limit message is MAX_TOKENS_EXCEEDED (default limit 1000: `{`, 998 fields and `}` are 1000 tokens).
+
+describe('syntax errors are not taken for the token limit', () => {
+  test.each([
+    ['{ __typename } tokens', 'Syntax Error: Unexpected Name "tokens".'],
+    ['{ __typename } Document', 'Syntax Error: Unexpected Name "Document".'],
+    ['{ __typename } more', 'Syntax Error: Unexpected Name "more".'],
+    ['{ __typename } more_tokens', 'Syntax Error: Unexpected Name "more_tokens".'],
+    ['query tokens { __typename } tokens { __typename }', 'Syntax Error: Unexpected Name "tokens".'],
+  ])('%s: 400 GRAPHQL_PARSE_FAILED with the syntax error', async (query, message) => {
+    const res = await json(() => catalog, { query })();
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ errors: [{ message, locations: [expect.any(Object)], extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] });
+  });
+
+  test('1000 tokens parse (a later limit refuses these); 1001 are MAX_TOKENS_EXCEEDED', async () => {
+    const at = await json(() => catalog, { query: `{ ${'__typename '.repeat(998)}}` })();
+    expect(at.json!.errors!.map((e) => e.extensions)).toEqual([{ code: 'MAX_ROOT_FIELDS_EXCEEDED', limit: 15 }]);
+    const over = await json(() => catalog, { query: `{ ${'__typename '.repeat(999)}}` })();
+    expect(over.status).toBe(400);
+    expect(over.json!.errors).toEqual([{ message: 'The query has more than the limit of 1000 tokens.', extensions: { code: 'MAX_TOKENS_EXCEEDED', limit: 1000 } }]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
 // The cost limit (5000, default list size 10) measures the values the executor will use.
 
 const costRows: Array<[string, () => RunningServer, unknown]> = [
