@@ -46,6 +46,20 @@ function tokenLimitMessages(maxTokens: number): ReadonlySet<string> {
   return new Set(['that', 'than'].map((word) => `Syntax Error: Document contains more ${word} ${maxTokens} tokens. Parsing aborted.`));
 }
 
+/**
+ * What the client is told instead of graphql-js' bare `Validation aborted.`: `validate` ends with that error (no
+ * location) when a document exhausts one of graphql-js' fixed work budgets — comparing fields selected under the
+ * same response name (`OverlappingFieldsCanBeMergedRule`, about 1000 repeats of one field) or following fragment
+ * spreads. The budgets are not configurable, so there is no `extensions.limit` to give.
+ */
+const VALIDATION_ABORTED = new GraphQLError('The query needs more validation work than allowed (graphql-js stopped comparing '
+  + 'the fields selected under the same name, or following fragment spreads): select each field once and spread fewer fragments.');
+
+/** The errors of `validate` with graphql-js' bare abort error replaced by {@link VALIDATION_ABORTED}. */
+function explained(errors: readonly GraphQLError[]): readonly GraphQLError[] {
+  return errors.map((e) => (e.message === 'Validation aborted.' && !e.nodes?.length ? VALIDATION_ABORTED : e));
+}
+
 /** Whether `auth` may introspect under `options.introspection`. */
 export function mayIntrospect(options: ResolvedGraphqlOptions['introspection'], auth: AuthInfo | null): boolean {
   if (!options.enabled) return false;
@@ -83,6 +97,7 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  *    depth, distinct fields and cost only;
  * 6. graphql-js validation (`specifiedRules`, {@link KnownOperationTypesRule} and `graphql.validationRules`): 400
  *    `GRAPHQL_VALIDATION_FAILED`, errors of the same message reported once, at most `MAX_REPORTED_ERRORS`;
+ *    graphql-js' bare `Validation aborted.` (its own work budgets) is told as {@link VALIDATION_ABORTED};
  *    documents that pass 3 to 6 are remembered in `documents` (a bounded LRU keyed by the query text, shared
  *    with Apollo as its `documentStore`, so Apollo neither parses nor validates them again) and not re-checked;
  * 7. the operation to run, by `operationName` (400 `OPERATION_RESOLUTION_FAILURE`); a subscription is refused
@@ -194,7 +209,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
         const errors = limitErrors(document, introspects);
         if (errors.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', errors);
         const invalid = validate(schema, document, validationRules, { maxErrors: 100 });
-        if (invalid.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', invalid);
+        if (invalid.length > 0) return sendGraphqlErrors(ctx, 400, 'GRAPHQL_VALIDATION_FAILED', explained(invalid));
         // Older tools' introspection query names the legacy members: Apollo is handed the stripped document.
         const printed = introspects && /\bon(Operation|Fragment|Field)\b/.test(item.query) ? print(document) : undefined;
         entry = {

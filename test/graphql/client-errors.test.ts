@@ -254,6 +254,26 @@ describe('syntax errors are not taken for the token limit', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// graphql-js stops OverlappingFieldsCanBeMergedRule after a fixed budget of comparisons (500,000 in 16.15): about
+// 1000 repeats of one field, still under maxTokens and maxRecursiveSelections. Its bare "Validation aborted." is
+// explained.
+
+describe('graphql-js\' own validation budget', () => {
+  test('990 repeats of one field: 400 GRAPHQL_VALIDATION_FAILED saying why', async () => {
+    const res = await json(() => catalog, { query: `{product(id:1){${'id '.repeat(990)}}}` })();
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ errors: [{
+      message: 'The query needs more validation work than allowed (graphql-js stopped comparing the fields selected under the same name, or following fragment spreads): select each field once and spread fewer fragments.',
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    }] });
+  });
+
+  test('500 repeats stay within it and run', async () => {
+    expect((await json(() => catalog, { query: `{product(id:1){${'id '.repeat(500)}}}` })()).json).toEqual({ data: { product: { id: 1 } } });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
 // The cost limit (5000, default list size 10) measures the values the executor will use.
 
 const costRows: Array<[string, () => RunningServer, unknown]> = [
