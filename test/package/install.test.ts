@@ -29,7 +29,7 @@ import { bodyParser } from '@koa/bodyparser';
 import { createServer, generateSigningKeys, generateCookieKey, ConfigError, type PortcullisConfig, type AuthInfo } from 'portcullis';
 import { RedisStorage } from 'portcullis/redis';
 import { verifyAccessTokenForUser } from 'portcullis/rp';
-import { createMaxDepthRule, hasScope } from 'portcullis/graphql';
+import { applyScopeDirectives, costLimitPlugin, createMaxDepthRule, hasScope } from 'portcullis/graphql';
 
 const port = Number(process.argv[2]);
 // Mounted under /auth (the issuer names the prefix), GraphQL elsewhere on the host, the host's body parser first.
@@ -46,7 +46,7 @@ const config: PortcullisConfig = {
   },
   keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] },
 };
-const unused: unknown[] = [RedisStorage, verifyAccessTokenForUser, createMaxDepthRule, ConfigError];
+const unused: unknown[] = [RedisStorage, verifyAccessTokenForUser, createMaxDepthRule, applyScopeDirectives, costLimitPlugin, ConfigError];
 const portcullis = await createServer(config);
 const app = new Koa();
 app.use(bodyParser());
@@ -139,7 +139,7 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
       child!.stderr!.on('data', (d: Buffer) => { output += d; });
       child!.once('exit', (code) => { clearTimeout(timer); reject(new Error(`host app exited ${code}:\n${output}`)); });
     });
-    expect(await (await fetch(`${origin}/`)).json()).toEqual({ host: true, entryPoints: 4 });
+    expect(await (await fetch(`${origin}/`)).json()).toEqual({ host: true, entryPoints: 6 });
     const rp = await relyingParty(issuer, { clientId: 'host-web', secret: 'host-web-secret-0123456789abcdef' });
     const { tokens } = await signIn(issuer, rp, { email: 'alice@example.com', password: 'alice-host-password' });
     const sub = tokens.claims()!.sub;

@@ -120,3 +120,20 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
     requestDidStart: () => Promise.resolve(listener),
   };
 }
+
+/**
+ * The cost limit of a document with the request's variables, for a host that runs its own Apollo Server with the
+ * rules of `portcullis/graphql`: {@link createMaxCostRule} runs at validation, without the variables (a size
+ * given as `first: $n` counts as `defaultListSize`), so a document cheap at validation may be costly with its
+ * variables. This plugin measures each operation with the values the executor will use (variables coerced,
+ * defaults applied) in Apollo's `didResolveOperation`, before execution, and refuses it with 400
+ * `MAX_COST_EXCEEDED` (`extensions.limit`) above `maxCost`. No rate limit: that one needs Portcullis' server.
+ *
+ * @param schema the executable schema Apollo runs.
+ * @param options `maxCost` (graphql-armor's default is 5000) and the {@link CostOptions} the validation rule uses.
+ */
+export function costLimitPlugin(schema: GraphQLSchema, options: CostOptions & { maxCost: number }): ApolloServerPlugin<GraphqlContext> {
+  const { maxCost, ...cost } = options;
+  return operationLimitsPlugin({ schema, maxCost, cost });
+}
+

@@ -128,7 +128,8 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
  * Refuses an operation whose {@link operationCost} exceeds `maxCost`. Validation runs without the request's
  * variables (list sizes given as variables count as `defaultListSize`); the document gate and the operation
  * limits plugin re-check the operation that runs with its coerced variables (defaults included) before
- * execution.
+ * execution. On your own Apollo Server, add `costLimitPlugin` (`portcullis/graphql`) for that check: this rule
+ * alone lets `products(first: $n)` through with any `$n`.
  *
  * Reports `MAX_COST_EXCEEDED` with `extensions.limit`, once per operation.
  *
