@@ -153,8 +153,9 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
+    const linkTokens = new VerificationTokens(storage.adapter, Math.max(config.selfService.verificationTtl, config.selfService.resetTtl));
     const flows = accountFlows({
-      config, accounts, tokens: new VerificationTokens(storage.adapter), mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui,
+      config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui,
     });
 
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
@@ -220,7 +221,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys, logger,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? ACCOUNT_PATHS.changeEmail : undefined, resetUrl: flows.resetUrl(),
-        devices: sessionDevices, limits: accountLimits, mail: flows.mail, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),
+        devices: sessionDevices, limits: accountLimits, mail: flows.mail, linkTokens, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),
       }, passkeys, factorChanges)]),
       logo: logoRoute(ui),
       graphql,

@@ -21,6 +21,7 @@ import { pageBody, uiOf, withLocale } from '../ui/ui.js';
 import type { AccountLimits } from './account-limits.js';
 import type { AccountMail } from './account-mail.js';
 import type { SessionDevices } from './session-devices.js';
+import type { VerificationTokens } from './verification-tokens.js';
 import { appsRoutes, appsSection } from './home/apps.js';
 import { button, section, type SignedIn } from './home/common.js';
 import { passwordRoutes, passwordSection } from './home/password.js';
@@ -55,6 +56,8 @@ export interface AccountHomeDeps {
   limits: AccountLimits;
   /** The account mails (the password change notice). */
   mail: AccountMail;
+  /** The e-mail links: a password change ends the account's reset links and pending e-mail changes. */
+  linkTokens: VerificationTokens;
   /** `selfService.passwordMinLength`. */
   passwordMinLength: number;
   /** Where password changes, revoked applications and ended sessions are logged (no secrets). */

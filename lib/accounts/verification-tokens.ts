@@ -12,7 +12,16 @@ export interface TokenRecord {
   email: string;
   /** Path of a pending login (`/interaction/<uid>`) to offer after the link is used. */
   returnTo?: string;
+  /** When the link was issued, epoch milliseconds (set by {@link VerificationTokens.issue}). */
+  issuedAt?: number;
 }
+
+/**
+ * Purposes whose links die when the account's password or address changes ({@link VerificationTokens.revokeFor}):
+ * a reset link or a pending e-mail change asked for before a password reset must not outlive it (OWASP Forgot
+ * Password Cheat Sheet). Sign-up confirmations are bound to the address instead (confirm-email.ts).
+ */
+const CREDENTIAL_BOUND: ReadonlySet<TokenPurpose> = new Set(['reset-password', 'change-email']);
 
 /**
  * Single-use, expiring e-mail tokens (sign-up verification, e-mail change, password reset). The token is 32
@@ -23,9 +32,15 @@ export interface TokenRecord {
  */
 export class VerificationTokens {
   readonly #adapter;
+  /** Per account: the time (epoch ms) before which its credential-bound links no longer work. */
+  readonly #revoked;
+  readonly #revokedTtlSeconds: number;
 
-  constructor(adapter: AdapterFactory) {
+  /** @param longestTtlSeconds the longest lifetime of a link, seconds: how long a revocation must be remembered. */
+  constructor(adapter: AdapterFactory, longestTtlSeconds = 7 * 24 * 3600) {
     this.#adapter = adapter('VerificationToken');
+    this.#revoked = adapter('VerificationRevocation');
+    this.#revokedTtlSeconds = longestTtlSeconds;
   }
 
   static #id(token: string): string {
@@ -35,16 +50,33 @@ export class VerificationTokens {
   /** Stores a new token for `record`, valid for `ttlSeconds`; returns the clear token to put in the link. */
   async issue(record: TokenRecord, ttlSeconds: number): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.#adapter.upsert(VerificationTokens.#id(token), { ...record }, ttlSeconds);
+    await this.#adapter.upsert(VerificationTokens.#id(token), { ...record, issuedAt: Date.now() }, ttlSeconds);
     return token;
   }
 
-  /** Looks a token up without using it (to show the form behind a link). `undefined` when unknown, used or expired. */
+  /**
+   * Ends every password-reset and e-mail-change link of `accountId` issued until now: called when its password is
+   * reset or changed and when its address changes.
+   * @throws {StorageUnavailableError} when the storage is unavailable.
+   */
+  async revokeFor(accountId: string): Promise<void> {
+    await this.#revoked.upsert(accountId, { since: Date.now() }, this.#revokedTtlSeconds);
+  }
+
+  /**
+   * Looks a token up without using it (to show the form behind a link). `undefined` when unknown, used, expired,
+   * issued for another purpose, or revoked by {@link revokeFor}.
+   */
   async peek(token: string, purpose: TokenPurpose): Promise<TokenRecord | undefined> {
     if (!/^[\w-]{43}$/.test(token)) return undefined;
     const payload = await this.#adapter.find(VerificationTokens.#id(token));
     if (!payload || payload.consumed || payload.purpose !== purpose) return undefined;
-    return payload as unknown as TokenRecord;
+    const record = payload as unknown as TokenRecord;
+    if (CREDENTIAL_BOUND.has(purpose)) {
+      const revoked = await this.#revoked.find(record.accountId);
+      if (typeof revoked?.since === 'number' && !((record.issuedAt ?? 0) > revoked.since)) return undefined;
+    }
+    return record;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { parse } from 'node-html-parser';
 import { TestBrowser, type Page } from '../helpers/browser.js';
 import { browse, oidc, relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
@@ -150,5 +151,87 @@ describe('changing the e-mail address', () => {
     const { tokens: fresh } = await signIn(srv.issuer, rp, { email: 'alice@new.example', params: { scope: 'openid email' } });
     expect(fresh.claims()).toMatchObject({ sub: 'alice', email: 'alice@new.example', email_verified: true });
     expect((await browse(new TestBrowser(srv.issuer), (await startAuthorization(rp)).url, { email: ALICE.email }).catch((e: Error) => e))).toBeInstanceOf(Error);
+  });
+});
+
+// OWASP Forgot Password Cheat Sheet: a reset, a password change or an address change ends the account's other
+// reset links and any pending e-mail change (asked for with a stolen password, say), whatever order they came in.
+describe('links issued before a password or address change stop working', () => {
+  /** Asks a reset link for `email`; returns it (the newest reset mail: notices go to the same address). */
+  async function resetLink(email = ALICE.email) {
+    const isReset = (m: { link?: string }) => m.link?.includes('/account/reset/confirm?token=') === true;
+    const before = (await mailbox.all()).filter(isReset).length;
+    await requestReset(new TestBrowser(srv.issuer), email);
+    for (let i = 0; i < 100; i++) {
+      const links = (await mailbox.all()).filter((m) => isReset(m) && m.to.includes(email));
+      if (links.length > before) return links[links.length - 1]!.link!;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no new reset mail to ${email}`);
+  }
+  /** Asks for alice's address to move to `to` (with her password); returns the confirmation link. */
+  async function changeLink(to: string) {
+    const browser = new TestBrowser(srv.issuer);
+    const sent = await browser.submit(await browser.go(`${srv.issuer}/account/email`), { ...ALICE, new_email: to });
+    expect(h1(sent)).toBe('Check your e-mail');
+    return (await mailbox.waitFor(to))[0]!.link!;
+  }
+  async function useReset(link: string, password: string) {
+    const browser = new TestBrowser(srv.issuer);
+    const form = await browser.go(link);
+    return form.status === 200 ? browser.submit(form, { password }) : form;
+  }
+  async function useChange(link: string) {
+    const browser = new TestBrowser(srv.issuer);
+    const page = await browser.go(link);
+    return page.status === 200 ? browser.submit(page, {}) : page;
+  }
+  /** alice signs in on the account page and changes her password there. */
+  async function changePasswordOnAccountPage(next: string) {
+    const browser = new TestBrowser(srv.issuer);
+    let page = await browser.go(`${srv.issuer}/account`);
+    page = await browser.submit(page, { email: ALICE.email, password: ALICE.password });
+    const form = page.dom.querySelector('#password-form button')!.closest('form')!;
+    const done = await browser.submit({ ...page, dom: parse(`<div>${form.toString()}</div>`) }, { current_password: ALICE.password, new_password: next });
+    expect(done.status).toBe(200);
+  }
+
+  test('two reset links: once one is used, the other is not valid', async () => {
+    const first = await resetLink();
+    const second = await resetLink();
+    expect((await useReset(first, NEW_PASSWORD)).status).toBe(200);
+    const stale = await useReset(second, 'the attacker passphrase');
+    expect({ status: stale.status, title: h1(stale) }).toEqual({ status: 400, title: 'Link not valid' });
+    expect(await srv.server.accounts.verifyPassword(ALICE.email, NEW_PASSWORD)).toBeDefined();
+  });
+
+  test('a pending e-mail change does not survive the owner\'s password reset (account takeover)', async () => {
+    const change = await changeLink('attacker@evil.test');
+    expect((await useReset(await resetLink(), NEW_PASSWORD)).status).toBe(200);
+    const stale = await useChange(change);
+    expect({ status: stale.status, title: h1(stale) }).toEqual({ status: 400, title: 'Link not valid' });
+    expect((await srv.server.accounts.findById('alice'))!.email).toBe(ALICE.email);
+  });
+
+  test('a reset link does not survive a password change on the account page', async () => {
+    const link = await resetLink();
+    await changePasswordOnAccountPage(NEW_PASSWORD);
+    const stale = await useReset(link, 'the attacker passphrase');
+    expect({ status: stale.status, title: h1(stale) }).toEqual({ status: 400, title: 'Link not valid' });
+    expect(await srv.server.accounts.verifyPassword(ALICE.email, NEW_PASSWORD)).toBeDefined();
+  });
+
+  test('a reset link mailed to the old address does not survive an address change', async () => {
+    const link = await resetLink();
+    expect(h1(await useChange(await changeLink('alice@new.example')))).toBe('E-mail address changed');
+    const stale = await useReset(link, 'the attacker passphrase');
+    expect({ status: stale.status, title: h1(stale) }).toEqual({ status: 400, title: 'Link not valid' });
+    expect(await srv.server.accounts.verifyPassword('alice@new.example', ALICE.password)).toBeDefined();
+  });
+
+  test('links asked for after the change work', async () => {
+    expect((await useReset(await resetLink(), NEW_PASSWORD)).status).toBe(200);
+    const after = await resetLink();
+    expect((await useReset(after, 'a second new passphrase')).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { AccountStore } from '../../core/account-store.js';
+import type { VerificationTokens } from '../verification-tokens.js';
 import type { Logger } from '../../core/logger.js';
 import { html, type SafeHtml } from '../../http/html.js';
 import { formBody, formField, layout, renderPage, renderTooManyRequests } from '../../http/pages.js';
@@ -25,6 +26,8 @@ export interface PasswordSectionDeps {
   /** The login rate limits: every attempt with a current password counts as a login attempt of the account. */
   limits: AccountLimits;
   mail: AccountMail;
+  /** The e-mail links: a password change ends the account's reset links and pending e-mail changes. */
+  linkTokens: VerificationTokens;
   /** `selfService.passwordMinLength`. */
   passwordMinLength: number;
   /** The password reset page (a "forgot your password?" link), when mail is on. */
@@ -90,6 +93,7 @@ export function passwordRoutes(router: Router, deps: PasswordSectionDeps, change
     const verified = current ? await deps.accounts.verifyPassword(account.email, current) : undefined;
     if (verified?.id !== account.id) return showProblem(ctx, deps, issueCsrf(ctx), 401, { field: 'current', text: t.t('account.changePassword.wrong') });
     await deps.accounts.setPassword(account.id, next);
+    await deps.linkTokens.revokeFor(account.id);
     await deps.limits.loginSucceeded(account.email);
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);
     deps.logger.info({ accountId: account.id, ended }, 'account page: password changed; other sessions signed out');

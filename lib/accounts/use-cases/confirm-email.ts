@@ -33,7 +33,8 @@ export async function confirmEmail(services: AccountServices, token: string): Pr
   if (!record || !account) return { kind: 'invalid-link' };
   if (record.purpose === 'change-email') {
     if (!(await accounts.setEmail(account.id, record.email))) return { kind: 'address-taken' };
-    // The old address no longer signs in: sessions and tokens issued under it end.
+    // The old address no longer signs in: sessions, tokens and reset links issued under it end.
+    await tokens.revokeFor(account.id);
     await sessions.revokeAll(account.id);
     logger.info({ accountId: account.id }, 'e-mail address changed; sessions and grants revoked');
     return { kind: 'email-changed', email: record.email };

@@ -16,8 +16,8 @@ export async function resetLinkUsable({ tokens }: AccountServices, token: string
 }
 
 /**
- * Sets a new password with a reset link. The link is used up only once the password is acceptable. Then every
- * session and grant of the account is revoked, the login limit of the account is cleared, the address counts as
+ * Sets a new password with a reset link. The link is used up only once the password is acceptable. Then the
+ * account's other reset links and pending e-mail changes end, every session and grant of the account is revoked, the login limit of the account is cleared, the address counts as
  * confirmed (hijacking-policy.ts) and the owner gets a notice (in `locale`).
  */
 export async function resetPassword(services: AccountServices, token: string, password: string, locale?: Locale): Promise<ResetPasswordResult> {
@@ -27,8 +27,11 @@ export async function resetPassword(services: AccountServices, token: string, pa
   if (weak) return invalid(weak);
   const record = await tokens.consume(token, 'reset-password');
   const account = record && (await accounts.findById(record.accountId));
-  if (!record || !account) return { kind: 'invalid-link' };
+  // A link mailed to an address the account no longer has is not the owner's.
+  if (!record || !account || account.email.toLowerCase() !== record.email.toLowerCase()) return { kind: 'invalid-link' };
   await accounts.setPassword(account.id, password);
+  // Every other reset link and any pending e-mail change end with it (one asked for with a stolen password).
+  await tokens.revokeFor(account.id);
   if (resetConfirmsAddress(account, record)) await accounts.markEmailVerified(account.id);
   const revoked = await sessions.revokeAll(account.id);
   await limits.loginSucceeded(account.email);
