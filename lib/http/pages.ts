@@ -89,7 +89,18 @@ export function renderTooManyRequests(ctx: Context, retryAfterSeconds: number, b
 }
 
 /** Parses `application/x-www-form-urlencoded` bodies of our forms, at most 16 KiB (larger: 413). */
-export const parseForm: Middleware = bodyParser({ enableTypes: ['form'], formLimit: '16kb' });
+export const parseForm: Middleware = bodyParser({
+  enableTypes: ['form'],
+  formLimit: '16kb',
+  // A body that cannot be read is the client's mistake, never a 500: a corrupt gzip or br body (zlib's error has
+  // no status), a Content-Encoding the reader cannot undo (415), one over the limit (413).
+  onError(err, ctx) {
+    const status = (err as { status?: number }).status;
+    if (status === 413) ctx.throw(413, 'The form is larger than this page accepts.');
+    if (status === 415) ctx.throw(415, 'This Content-Encoding is not supported: send the form as is, or compressed once with gzip, deflate or br.');
+    ctx.throw(400, 'The form could not be read.');
+  },
+});
 
 /** The parsed form of the request (empty before {@link parseForm} or for a GET). */
 export function formBody(ctx: Context): Record<string, unknown> {
