@@ -205,7 +205,7 @@ export interface ProviderPreMiddleware {
   offlineAccessPrompt: Middleware;
   /** Plain `response_type=token`: a description pointing to code + PKCE. */
   explainPlainTokenResponseType: Middleware;
-  /** A replayed or raced code revokes its grant (RFC 6749 §4.1.2). */
+  /** A replayed or raced code or refresh token revokes its grant (RFC 6749 §4.1.2, RFC 9700 §4.14.2). */
   revokeOnCodeReplay: Middleware;
   /** OAuth-only mode: no openid-configuration, no OpenID members in RFC 8414 metadata. */
   oauthOnlyDiscovery?: Middleware;

@@ -87,7 +87,7 @@ interface ProviderRequestContext {
   req: object;
   oidc?: {
     route?: string;
-    params?: { grant_type?: unknown; code?: unknown };
+    params?: { grant_type?: unknown; code?: unknown; refresh_token?: unknown };
     body?: Record<string, unknown>;
   };
 }
@@ -103,6 +103,16 @@ function exchangeOf(id: string): ProviderRequestContext | undefined {
   const ctx = Provider.ctx as ProviderRequestContext | undefined;
   const oidc = ctx?.oidc;
   return oidc?.route === 'token' && oidc.params?.grant_type === 'authorization_code' && oidc.params.code === id ? ctx : undefined;
+}
+
+/** Marks a refresh-token request that reached the consume of its own refresh token (every check passed). */
+const consumingRefreshToken = requestSlot<true>('portcullis.consumingRefreshToken');
+
+/** The current request context when it is a refresh of the refresh token `id` (RFC 6749 §6). */
+function refreshOf(id: string): ProviderRequestContext | undefined {
+  const ctx = Provider.ctx as ProviderRequestContext | undefined;
+  const oidc = ctx?.oidc;
+  return oidc?.route === 'token' && oidc.params?.grant_type === 'refresh_token' && oidc.params.refresh_token === id ? ctx : undefined;
 }
 
 /**
@@ -142,6 +152,17 @@ function refuseScopeBeyondApproval(ctx: ProviderRequestContext, approvedScope: u
 export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactory {
   return (model) => {
     const adapter = factory(model);
+    if (model === 'RefreshToken') {
+      return {
+        ...adapter,
+        consume(id) {
+          // oidc-provider rotates a refresh token only after every check of the refresh passed (see revokeOnCodeReplay).
+          const ctx = refreshOf(id);
+          if (ctx) consumingRefreshToken.set(ctx.req, true);
+          return adapter.consume(id);
+        },
+      };
+    }
     if (model !== 'AuthorizationCode') return adapter;
     const reads = watchReads(adapter, (code, id) => {
       const ctx = code && exchangeOf(id);
@@ -211,23 +232,30 @@ export function oauthOnlyDiscovery() {
  * the atomic `consume` of the request's code, the code's grant (its tokens, codes and the Grant record) is
  * revoked, so even the racing winner's tokens stop working (their Grant no longer exists).
  *
+ * The same for refresh tokens (RFC 9700 §4.14.2: a rotated refresh token presented again revokes its grant):
+ * oidc-provider revokes when it reads one already consumed; the loser of two concurrent refreshes is stopped by
+ * the atomic `consume` and revokes here.
+ *
  * Only a request that reached `consume` (every check passed: it could have redeemed the code) revokes, as in
  * oidc-provider. Another client, a wrong `code_verifier` or redirect_uri presenting a used code get `invalid_grant`
  * and revoke nothing: otherwise anyone who saw a used code (in a log, a browser history, a Referer) could revoke
  * its owner's tokens with any client_id.
  */
 export function revokeOnCodeReplay(provider: Provider, tokenPath: string) {
-  return async function codeReplay(ctx: KoaContextWithOIDC, next: Next) {
+  return async function grantSourceReplay(ctx: KoaContextWithOIDC, next: Next) {
     await next();
     if (ctx.method !== 'POST' || ctx.path !== tokenPath || ctx.status !== 400) return;
-    const params = ctx.oidc?.params as { grant_type?: string; code?: string } | undefined;
-    if (params?.grant_type !== 'authorization_code' || typeof params.code !== 'string') return;
     if ((ctx.body as { error?: string } | undefined)?.error !== 'invalid_grant') return;
-    if (!exchangedCode.get(ctx.req)?.consuming) return;
-    const code = await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true });
-    if (!(code as { consumed?: number } | undefined)?.consumed || !code?.grantId) return;
-    if (code.clientId !== ctx.oidc.client?.clientId) return;
-    const { grantId } = code;
+    const params = ctx.oidc?.params as { grant_type?: string; code?: string; refresh_token?: string } | undefined;
+    let source: { consumed?: number; grantId?: string; clientId?: string } | undefined;
+    if (params?.grant_type === 'authorization_code' && typeof params.code === 'string' && exchangedCode.get(ctx.req)?.consuming) {
+      source = await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true }) as typeof source;
+    } else if (params?.grant_type === 'refresh_token' && typeof params.refresh_token === 'string' && consumingRefreshToken.get(ctx.req)) {
+      source = await provider.RefreshToken.find(params.refresh_token, { ignoreExpiration: true }) as typeof source;
+    }
+    if (!source?.consumed || !source.grantId) return;
+    if (source.clientId !== ctx.oidc.client?.clientId) return;
+    const { grantId } = source;
     await Promise.all([
       provider.AccessToken.revokeByGrantId(grantId),
       provider.RefreshToken.revokeByGrantId(grantId),

@@ -14,7 +14,7 @@ beforeAll(async () => {
   srv = await startServer({
     clients: [
       { client_id: 'demo-web', client_secret: 'demo-web-secret', redirect_uris: ['http://localhost:8080/callback', 'http://localhost:8080/other'], token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code', 'refresh_token'] },
-      { client_id: 'other-app', client_secret: 'other-app-secret-01', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'client_secret_post' },
+      { client_id: 'other-app', client_secret: 'other-app-secret-01', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'client_secret_post', grant_types: ['authorization_code', 'refresh_token'] },
       { client_id: 'basic-app', client_secret: 'basic-app-secret-01', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'client_secret_basic' },
       { client_id: 'public-app', redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'none' },
     ],
@@ -263,5 +263,53 @@ describe('userinfo scope parameter narrows only and never drops sub (SPEC rule 5
     const res = await userinfoWith(body.access_token!, scope);
     expect(res).toMatchObject(expected);
     if (expected.status === 200) expect(res.body).toEqual(expected.body);
+  });
+});
+
+describe('refresh token rotation (RFC 9700 §4.14.2)', () => {
+  async function refresh(refreshToken: string, client = { client_id: 'demo-web', client_secret: 'demo-web-secret' }) {
+    const res = await fetch(`${srv.issuer}/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: query({ grant_type: 'refresh_token', refresh_token: refreshToken, ...client }),
+    });
+    return { status: res.status, body: await res.json() as Record<string, string> };
+  }
+  async function tokens() {
+    const { code, verifier } = await freshCode({ scope: 'openid email offline_access' });
+    const first = await exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri });
+    expect(first.body.refresh_token).toBeDefined();
+    return first.body;
+  }
+
+  test('N concurrent refreshes of one refresh token: one succeeds, and the losers revoke the whole grant', async () => {
+    const issued = await tokens();
+    // Storage latency between oidc-provider's read of the refresh token and its consume() (as with Redis): every
+    // request sees it unconsumed, so only the storage's atomic check-and-set stops the losers.
+    const model = srv.server.provider.RefreshToken as unknown as { find: (...args: unknown[]) => Promise<unknown> };
+    const find = model.find;
+    model.find = async function slowFind(this: unknown, ...args: unknown[]) {
+      const found = await find.apply(this, args);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return found;
+    };
+    let results: Array<{ status: number; body: Record<string, string> }>;
+    try {
+      results = await Promise.all(Array.from({ length: 4 }, () => refresh(issued.refresh_token!)));
+    } finally {
+      model.find = find;
+    }
+    const winners = results.filter((r) => r.status === 200);
+    expect(winners).toHaveLength(1);
+    for (const loser of results.filter((r) => r.status !== 200)) expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await userinfo(winners[0]!.body.access_token!)).toBe(401);
+    expect((await refresh(winners[0]!.body.refresh_token!)).status).toBe(400);
+  });
+
+  test('a refresh token presented by another client: invalid_grant, and its owner keeps refreshing', async () => {
+    const issued = await tokens();
+    expect(await refresh(issued.refresh_token!, { client_id: 'other-app', client_secret: 'other-app-secret-01' })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const own = await refresh(issued.refresh_token!);
+    expect(own.status).toBe(200);
+    expect(await userinfo(own.body.access_token!)).toBe(200);
   });
 });
