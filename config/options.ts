@@ -425,6 +425,11 @@ export const ConfigSchema = Type.Object({
     security: 'clients may only be registered for `response_types: [\'code\']`',
     see: 'OIDC Core §3, RFC 8414 §3',
   }),
+  implicitFlow: withDefault(Type.Boolean(), false, {
+    description: 'Offer the OpenID Connect implicit and hybrid response types (`id_token`, `id_token token`, `code id_token`) to clients registered for them. Off: only `response_types: [\'code\']`; a configured client with another response type is a configuration error, registration refuses one (`invalid_client_metadata`) and the authorization endpoint answers `unsupported_response_type`',
+    security: 'tokens in the URL fragment (RFC 9700 §2.1.2 says not to use the implicit grant): use code + PKCE; turn on only for clients that cannot',
+    see: 'OIDC Core §3.2, §3.3; RFC 9700 §2.1.2',
+  }),
   webMessageResponseMode: withDefault(Type.Boolean(), false, {
     description: 'Accept `response_mode=web_message` (an experimental draft in oidc-provider)',
     security: 'off: answered `unsupported_response_mode`; redirect_uri is validated exactly the same either way',

@@ -11,9 +11,11 @@ export const DEMO = Object.freeze({
 });
 
 /** The development fixtures of `npm start`: clients, accounts, the catalog:admin scope and registration. */
-export function demoFixtures(): Pick<PortcullisConfig, 'clients' | 'accounts' | 'scopes' | 'registration' | 'demo'> {
+export function demoFixtures(): Pick<PortcullisConfig, 'clients' | 'accounts' | 'scopes' | 'registration' | 'demo' | 'implicitFlow'> {
   return {
     demo: true,
+    // The demo offers the implicit flow for trying it (demo-spa); a real deployment leaves it off (the default).
+    implicitFlow: true,
     clients: [{
       client_id: DEMO.client.id,
       client_secret: DEMO.client.secret,

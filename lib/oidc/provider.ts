@@ -117,7 +117,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     conformIdTokenClaims: false,
     // SPEC rule 1: redirect_uri is validated on every authorization request, never inferred.
     allowOmittingSingleRegisteredRedirectUri: false,
-    responseTypes: config.openid ? ['code', 'id_token', 'id_token token', 'code id_token'] : ['code'],
+    // Implicit and hybrid only as a deployment's explicit choice (`implicitFlow`), and only with OpenID Connect.
+    responseTypes: config.openid && config.implicitFlow ? ['code', 'id_token', 'id_token token', 'code id_token'] : ['code'],
     pkce: {
       // RFC 9700 §2.1.1: PKCE for every client; confidential clients may be exempted one by one.
       required: (_ctx, client) => client.clientAuthMethod === 'none' || !pkceOptional.has(client.clientId),
@@ -269,7 +270,10 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
       await provider.Client.validate(metadata as never);
     } catch (err) {
       const e = err as { error_description?: string; message: string };
-      throw new ConfigError(`clients[${i}]`, `client ${JSON.stringify(metadata.client_id)}: ${e.error_description ?? e.message}`);
+      const types = (metadata as { response_types?: string[] }).response_types ?? [];
+      const hint = deps.config.openid && !deps.config.implicitFlow && types.some((t) => t !== 'code')
+        ? ` (implicit and hybrid response types need implicitFlow: true; prefer code + PKCE)` : '';
+      throw new ConfigError(`clients[${i}]`, `client ${JSON.stringify(metadata.client_id)}: ${e.error_description ?? e.message}${hint}`);
     }
   }
   return provider;

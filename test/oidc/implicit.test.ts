@@ -7,6 +7,7 @@ import { CHALLENGE, VERIFIER, delivered, errorOnPage, query } from '../helpers/a
 import { browse, relyingParty, signIn } from '../helpers/flow.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { DEMO } from '../../examples/demo-fixtures.js';
+import { createServer } from '../../lib/index.js';
 import { PLAIN_TOKEN_DESCRIPTION } from '../../lib/oidc/authorization-rules.js';
 
 const SPA = DEMO.spa;
@@ -191,5 +192,42 @@ describe('relying-party helper: a token posted with user data is checked before 
     await expect(verifyAccessTokenForUser({
       issuer: srv.issuer, clientId: SPA.id, accessToken: aliceSpaToken, claimed: { sub: 'alice' },
     })).resolves.toMatchObject({ sub: 'alice', scopes: ['openid', 'email'] });
+  });
+});
+
+// A relaxation is a deployment's explicit choice: without `implicitFlow: true` only `code` is offered.
+describe('implicitFlow is off by default', () => {
+  let off: RunningServer;
+  const codeOnly = { client_id: 'web', client_secret: 'web-secret-0123456789', redirect_uris: ['https://rp.example/cb'], token_endpoint_auth_method: 'client_secret_post' as const };
+  // startServer merges over the demo fixtures, which turn it on: turned off here; the default is the last test's.
+  beforeAll(async () => { off = await startServer({ implicitFlow: false, clients: [codeOnly] }); });
+  afterAll(() => off.close());
+
+  test('discovery lists only the code response type', async () => {
+    const discovery = await (await fetch(`${off.issuer}/.well-known/openid-configuration`)).json() as { response_types_supported: string[] };
+    expect(discovery.response_types_supported).toEqual(['code']);
+  });
+
+  test.each(['id_token', 'id_token token', 'code id_token'])('registering a client for %s: 400 invalid_client_metadata', async (responseType) => {
+    const res = await fetch(`${off.issuer}/registration`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer demo-initial-access-token' },
+      body: JSON.stringify({ redirect_uris: ['https://spa.example/cb'], token_endpoint_auth_method: 'none', grant_types: responseType === 'code id_token' ? ['authorization_code', 'implicit'] : ['implicit'], response_types: [responseType] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+
+  test.each(['id_token', 'id_token token', 'code id_token'])('response_type=%s at the authorization endpoint: unsupported_response_type, never a token', async (responseType) => {
+    const page = await new TestBrowser(off.issuer).go(`${off.issuer}/authorization?${query({
+      client_id: codeOnly.client_id, response_type: responseType, redirect_uri: codeOnly.redirect_uris[0], scope: 'openid', nonce: 'n', state: 's',
+    })}`);
+    const out = delivered(page);
+    expect(out?.params.error).toBe('unsupported_response_type');
+    expect(out?.params.access_token ?? out?.params.id_token).toBeUndefined();
+  });
+
+  test('by default, a configured client for id_token token is a configuration error naming implicitFlow', async () => {
+    const { implicitFlow: _demoOn, ...fixtures } = (await import('../../examples/demo-fixtures.js')).demoFixtures();
+    await expect(createServer({ issuer: 'http://127.0.0.1:1', ...fixtures })).rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'clients[1]', message: expect.stringMatching(/implicitFlow: true/) });
   });
 });
