@@ -276,7 +276,7 @@ export const ConfigSchema = Type.Object({
   registration: section('Dynamic client registration (RFC 7591)', {
     initialAccessToken: optional(Type.String({ minLength: 16 }), {
       defaultText: 'unset: registration off',
-      description: 'Bearer token required at `POST /registration` (multi-use, no expiry)',
+      description: 'Bearer token required at `POST /registration` (multi-use, no expiry); compared in memory, never written to storage, so a replaced or removed token stops working at the next start',
       security: 'without it nobody can register clients',
       see: 'RFC 7591 §3',
     }),

@@ -1,6 +1,7 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Adapter, AdapterFactory } from '../core/storage.js';
+import type { Adapter, AdapterFactory, AdapterPayload } from '../core/storage.js';
 import { PortcullisError } from '../core/errors.js';
 
 /** Name of the registration policy that makes an initial access token single-use. */
@@ -15,8 +16,10 @@ export interface MintInitialAccessTokenOptions {
 }
 
 /**
- * Initial access tokens (RFC 7591 §3) kept as oidc-provider `InitialAccessToken` models in the server's storage:
- * the one from `registration.initialAccessToken` (multi-use, no expiry) and tokens minted at run time.
+ * Initial access tokens (RFC 7591 §3). Minted tokens are oidc-provider `InitialAccessToken` models in the server's
+ * storage, always with an expiry. The one from `registration.initialAccessToken` (multi-use, no expiry) is never
+ * stored: {@link InitialAccessTokens.withConfigured} answers it from the configuration of the running process, so
+ * a token taken out of the configuration, or replaced, stops working at the next start (see its TSDoc).
  *
  * Single use: each minted single-use token has a companion `InitialAccessTokenUse` entry in the same storage. The
  * first registration presenting the token consumes it (the adapter's atomic check-and-set, so this holds across
@@ -76,10 +79,44 @@ export class InitialAccessTokens {
     };
   }
 
-  /** Stores the configured (multi-use, non-expiring) token so oidc-provider finds it like a minted one. */
-  static async seed(provider: Provider, value: string): Promise<void> {
-    const iat = new provider.InitialAccessToken({ jti: value } as never);
-    await iat.save();
+  /**
+   * Wraps oidc-provider's adapter factory so that its `InitialAccessToken` model finds the configured token
+   * (`registration.initialAccessToken`) without it being in storage: a presented value equal to `configured`
+   * (compared in constant time) is answered with a multi-use entry that has no expiry; any other value is looked up
+   * in storage, where only minted tokens live. Every instance started with the same configuration accepts the same
+   * token, and an instance accepts no configured token but its own (during a rolling deploy from one token to
+   * another, each instance accepts the token it was started with).
+   *
+   * A stored entry without an expiry is refused and deleted: only the configured token was ever stored that way,
+   * by releases before this one (it was written to storage at every start and never removed, so a replaced or
+   * removed token kept working on Redis or a host's storage).
+   *
+   * @param configured the configured token, or `undefined` when none is configured or registration is off.
+   */
+  static withConfigured(factory: AdapterFactory, configured: string | undefined): AdapterFactory {
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const digest = configured === undefined ? undefined : sha256(configured);
+    return (model) => {
+      const adapter = factory(model);
+      if (model !== 'InitialAccessToken') return adapter;
+      return {
+        upsert: (id, payload, expiresIn) => adapter.upsert(id, payload, expiresIn),
+        findByUid: (uid) => adapter.findByUid(uid),
+        findByUserCode: (userCode) => adapter.findByUserCode(userCode),
+        consume: (id) => adapter.consume(id),
+        revokeByGrantId: (grantId) => adapter.revokeByGrantId(grantId),
+        destroy: (id) => adapter.destroy(id),
+        async find(id: string): Promise<AdapterPayload | undefined> {
+          if (digest && timingSafeEqual(digest, sha256(id))) return { jti: id, kind: 'InitialAccessToken', iat: issuedAt };
+          const stored = await adapter.find(id);
+          if (stored && stored.exp === undefined) {
+            await adapter.destroy(id);
+            return undefined;
+          }
+          return stored;
+        },
+      };
+    };
   }
 
   /**
@@ -94,4 +131,8 @@ export class InitialAccessTokens {
     if (singleUse) await this.#uses.upsert(value, { jti: value }, expiresIn);
     return value;
   }
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
 }

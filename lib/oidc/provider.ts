@@ -62,7 +62,8 @@ function providerFeatures(deps: ProviderDeps): Configuration['features'] {
   const { config, storage, scopes } = deps;
   return {
     devInteractions: { enabled: false },
-    // Adapter-backed initial access tokens (RFC 7591 §3): the configured one is seeded, others are minted.
+    // Adapter-backed initial access tokens (RFC 7591 §3): minted ones are stored, the configured one is answered
+    // by the adapter wrapper (InitialAccessTokens.withConfigured) without being stored.
     registration: registrationEnabled(config)
       ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens(storage.adapter)).policies as never }
       : { enabled: false },
@@ -89,7 +90,8 @@ function providerFeatures(deps: ProviderDeps): Configuration['features'] {
 export function providerConfiguration(deps: ProviderDeps): Configuration {
   const { config, storage, consents, scopes } = deps;
   const accounts = accountLookup(deps.accounts, consents);
-  const adapter = codeExchangeScopeAdapter(prefetchingAdapter(deps.adapter ?? storage.adapter, accounts));
+  const configuredToken = registrationEnabled(config) ? config.registration.initialAccessToken : undefined;
+  const adapter = codeExchangeScopeAdapter(prefetchingAdapter(InitialAccessTokens.withConfigured(deps.adapter ?? storage.adapter, configuredToken), accounts));
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
   // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).
   const prefix = issuerPath(config.issuer);
@@ -263,8 +265,6 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     pageHeaders: providerPageHeaders as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,
   }) as never);
-  const configuredToken = deps.config.registration.initialAccessToken;
-  if (configuredToken && registrationEnabled(deps.config)) await InitialAccessTokens.seed(provider, configuredToken);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {
       await provider.Client.validate(metadata as never);
