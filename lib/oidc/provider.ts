@@ -52,6 +52,16 @@ export function registrationEnabled(config: ResolvedConfig): boolean {
 }
 
 
+/**
+ * The introspection and revocation `allowedPolicy`: whether the token was issued to the authenticated caller.
+ * Explicit for revocation too: oidc-provider's default answers a confidential client presenting another client's
+ * live token `400 invalid_request` (while an unknown token gets 200, so the answer told live tokens from dead
+ * ones) and prints a console NOTICE on first use.
+ */
+async function issuedToCaller(_ctx: KoaContextWithOIDC, client: { clientId: string }, token: { clientId?: string }): Promise<boolean> {
+  return token.clientId === client.clientId;
+}
+
 /** Client metadata for oidc-provider: Portcullis extensions removed. */
 function clientMetadata(config: ResolvedConfig) {
   return config.clients.map(({ pkce_optional: _omit, ...metadata }) => metadata);
@@ -68,9 +78,10 @@ function providerFeatures(deps: ProviderDeps): Configuration['features'] {
       ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens(storage.adapter)).policies as never }
       : { enabled: false },
     registrationManagement: { enabled: registrationEnabled(config), rotateRegistrationAccessToken: true },
-    // RFC 7662: a client may introspect only tokens issued to itself.
-    introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-    revocation: { enabled: true },
+    // RFC 7662 §2.2 / RFC 7009 §2.2: a client may introspect or revoke only tokens issued to itself; another
+    // client's token is answered as an unknown one (`active: false`; revocation 200 and the token left alive).
+    introspection: { enabled: true, allowedPolicy: issuedToCaller },
+    revocation: { enabled: true, allowedPolicy: issuedToCaller },
     // Encrypted userinfo (OIDC Registration §2 userinfo_encrypted_response_*); RSA1_5 is refused by the policy.
     encryption: { enabled: true },
     jwtUserinfo: { enabled: config.openid },
