@@ -21,6 +21,7 @@ import { SecondFactors } from './accounts/mfa/second-factors.js';
 import { createMailer } from './accounts/mailer.js';
 import { VerificationTokens } from './accounts/verification-tokens.js';
 import { ACCOUNT_PATHS } from './accounts/paths.js';
+import { connectedApps, revokeApp } from './accounts/account-apps.js';
 import { loadConfig } from './config/load.js';
 import type { PortcullisConfig, ResolvedConfig } from '../config/types.js';
 import { ConfigError } from './core/errors.js';
@@ -83,7 +84,12 @@ export interface PortcullisServer {
    * (what a password reset or e-mail change does). Resolves with how many sessions and grants were found.
    */
   revokeSessions(accountId: string): Promise<{ sessions: number; grants: number }>;
-  /** Forgets an account's remembered consent for a client; the next authorization prompts again. */
+  /**
+   * Revokes what an account gave a client, as the account page's "Revoke access" does: forgets the remembered
+   * consent (the next authorization prompts again) and revokes the account's grants for the client with their
+   * codes, access and refresh tokens. Sessions, other clients and other accounts are untouched.
+   * @example await server.revokeConsent('alice', 'demo-web');
+   */
   revokeConsent(accountId: string, clientId: string): Promise<void>;
   /**
    * Mints an initial access token for dynamic client registration (RFC 7591 §3): single-use by default,
@@ -255,7 +261,11 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
           server.once('error', reject);
         });
       },
-      revokeConsent: (accountId, clientId) => consents.revoke(accountId, clientId),
+      async revokeConsent(accountId, clientId) {
+        const apps = { provider, sessions: accountSessions, forgetConsent: (a: string, c: string) => consents.revoke(a, c), listConsents: (a: string) => consents.list(a), hidden: [] };
+        const app = (await connectedApps(apps, accountId)).find((a) => a.clientId === clientId); // as the account page
+        await (app ? revokeApp(apps, accountId, app) : consents.revoke(accountId, clientId)); // else a gone client
+      },
       revokeSessions: (accountId) => accountSessions.revokeAll(accountId),
       async mintInitialAccessToken(options) {
         if (!registrationEnabled(config)) throw new ConfigError('registration.enabled', 'dynamic client registration is off: set registration.enabled or registration.initialAccessToken');
