@@ -160,9 +160,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
     const linkTokens = new VerificationTokens(storage.adapter, Math.max(config.selfService.verificationTtl, config.selfService.resetTtl));
-    const flows = accountFlows({
-      config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui,
-    });
+    const flows = accountFlows({ config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui });
 
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
     const passkeys = config.passkeys.enabled && hasPasskeyMethods(accounts)
