@@ -23,30 +23,40 @@ suite('login and consent in headless Chromium', () => {
     await srv?.close();
   });
 
-  test('a user signs in, allows, and the browser lands on the client callback with a code that exchanges', async () => {
-    const rp = await relyingParty(srv.issuer);
-    const start = await startAuthorization(rp, { scope: 'openid profile' });
+  /** A new page that records CSP violations and answers the client's callback itself (each request in `callbacks`). */
+  async function clientPage() {
     const page = await browser.newPage();
     const violations: string[] = [];
     page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
-    let callback: string | undefined;
+    const callbacks: Array<{ url: string; method: string; body: string }> = [];
     await page.route('http://localhost:8080/**', async (route) => {
-      callback = route.request().url();
+      callbacks.push({ url: route.request().url(), method: route.request().method(), body: route.request().postData() ?? '' });
       await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
     });
+    return { page, violations, callbacks };
+  }
 
-    await page.goto(String(start.url));
+  /** Signs alice in on the login page of the authorization request `url` and waits for the consent page. */
+  async function signInToConsent(page: Awaited<ReturnType<Browser['newPage']>>, url: URL) {
+    await page.goto(String(url));
     await page.fill('input[name=email]', 'alice@example.com');
     await page.fill('input[name=password]', 'alice-demo-password');
     await page.click('button[type=submit]');
     await page.waitForSelector('button[value=allow]');
+  }
+
+  test('a user signs in, allows, and the browser lands on the client callback with a code that exchanges', async () => {
+    const rp = await relyingParty(srv.issuer);
+    const start = await startAuthorization(rp, { scope: 'openid profile' });
+    const { page, violations, callbacks } = await clientPage();
+    await signInToConsent(page, start.url);
     expect(await page.locator('li').count()).toBe(2);
     await page.click('button[value=allow]');
     await page.waitForURL(/localhost:8080\/callback/);
 
     expect(violations).toEqual([]);
-    expect(callback).toBeDefined();
-    const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(callback!), {
+    expect(callbacks).toHaveLength(1);
+    const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(callbacks[0]!.url), {
       pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
     });
     expect(tokens.claims()?.given_name).toBe('Alice');
@@ -70,26 +80,14 @@ suite('login and consent in headless Chromium', () => {
     const rp = await relyingParty(srv.issuer);
     // prompt=consent: the first test's consent is remembered, and this one goes through the consent page too.
     const start = await startAuthorization(rp, { response_mode: 'form_post', prompt: 'consent' });
-    const page = await browser.newPage();
-    const violations: string[] = [];
-    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
-    let posted: { method: string; body: string } | undefined;
-    await page.route('http://localhost:8080/**', async (route) => {
-      posted = { method: route.request().method(), body: route.request().postData() ?? '' };
-      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
-    });
-
-    await page.goto(String(start.url));
-    await page.fill('input[name=email]', 'alice@example.com');
-    await page.fill('input[name=password]', 'alice-demo-password');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('button[value=allow]');
+    const { page, violations, callbacks } = await clientPage();
+    await signInToConsent(page, start.url);
     await page.click('button[value=allow]');
     await page.waitForURL(/localhost:8080\/callback/);
 
     expect(violations).toEqual([]);
-    expect(posted?.method).toBe('POST');
-    const fields = new URLSearchParams(posted!.body);
+    expect(callbacks.map((c) => c.method)).toEqual(['POST']);
+    const fields = new URLSearchParams(callbacks[0]!.body);
     expect(fields.get('state')).toBe(start.state);
     expect(fields.get('code')).toMatch(/.+/);
     await page.close();

@@ -39,6 +39,26 @@ async function exchange(body: Record<string, string | undefined>) {
   return { status: res.status, body: await res.json() as Record<string, string> };
 }
 
+/**
+ * Runs `fn` with storage latency between oidc-provider's read of a `model` entry and its consume() (as with Redis):
+ * every concurrent request sees the code or refresh token unconsumed, so only the storage's atomic check-and-set
+ * can stop the losers of a race.
+ */
+async function withSlowReads<T>(model: 'AuthorizationCode' | 'RefreshToken', fn: () => Promise<T>): Promise<T> {
+  const target = srv.server.provider[model] as unknown as { find: (...args: unknown[]) => Promise<unknown> };
+  const find = target.find;
+  target.find = async function slowFind(this: unknown, ...args: unknown[]) {
+    const found = await find.apply(this, args);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return found;
+  };
+  try {
+    return await fn();
+  } finally {
+    target.find = find;
+  }
+}
+
 async function userinfo(accessToken: string) {
   return (await fetch(`${srv.issuer}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
 }
@@ -137,24 +157,11 @@ describe('single use (RFC 6749 §4.1.2, RFC 9700 §4.5)', () => {
 
   test('N concurrent exchanges of one code: exactly one succeeds, and the losers revoke its tokens', async () => {
     const { code, verifier } = await freshCode();
-    // Storage latency between oidc-provider's read of the code and its consume() (as with Redis): every request
-    // sees an unconsumed code, so only the storage's atomic check-and-set can stop the losers.
-    const model = srv.server.provider.AuthorizationCode as unknown as { find: (...args: unknown[]) => Promise<unknown> };
-    const find = model.find;
-    model.find = async function slowFind(this: unknown, ...args: unknown[]) {
-      const found = await find.apply(this, args);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return found;
-    };
-    try {
-      const results = await Promise.all(Array.from({ length: 8 }, () => exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri })));
-      const winners = results.filter((r) => r.status === 200);
-      expect(winners).toHaveLength(1);
-      for (const loser of results.filter((r) => r.status !== 200)) expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-      expect(await userinfo(winners[0]!.body.access_token!)).toBe(401);
-    } finally {
-      model.find = find;
-    }
+    const results = await withSlowReads('AuthorizationCode', () => Promise.all(Array.from({ length: 8 }, () => exchange({ code, code_verifier: verifier, redirect_uri: rp.redirectUri }))));
+    const winners = results.filter((r) => r.status === 200);
+    expect(winners).toHaveLength(1);
+    for (const loser of results.filter((r) => r.status !== 200)) expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await userinfo(winners[0]!.body.access_token!)).toBe(401);
   });
 });
 
@@ -283,21 +290,7 @@ describe('refresh token rotation (RFC 9700 §4.14.2)', () => {
 
   test('N concurrent refreshes of one refresh token: one succeeds, and the losers revoke the whole grant', async () => {
     const issued = await tokens();
-    // Storage latency between oidc-provider's read of the refresh token and its consume() (as with Redis): every
-    // request sees it unconsumed, so only the storage's atomic check-and-set stops the losers.
-    const model = srv.server.provider.RefreshToken as unknown as { find: (...args: unknown[]) => Promise<unknown> };
-    const find = model.find;
-    model.find = async function slowFind(this: unknown, ...args: unknown[]) {
-      const found = await find.apply(this, args);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return found;
-    };
-    let results: Array<{ status: number; body: Record<string, string> }>;
-    try {
-      results = await Promise.all(Array.from({ length: 4 }, () => refresh(issued.refresh_token!)));
-    } finally {
-      model.find = find;
-    }
+    const results = await withSlowReads('RefreshToken', () => Promise.all(Array.from({ length: 4 }, () => refresh(issued.refresh_token!))));
     const winners = results.filter((r) => r.status === 200);
     expect(winners).toHaveLength(1);
     for (const loser of results.filter((r) => r.status !== 200)) expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
