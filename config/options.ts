@@ -416,8 +416,8 @@ export const ConfigSchema = Type.Object({
     }),
     reauthenticateAfterSeconds: withDefault(seconds(), 600, {
       unit: 'seconds',
-      description: 'On `/account`, a change (factors, sessions, applications) needs a sign-in no older than this; else the browser signs in again first',
-      security: 'a browser left signed in cannot change factors without the password (and second factor)',
+      description: 'On `/account`, a change (factors, sessions, applications) needs a sign-in no older than this; else the browser signs in again first. The `acr_values`/`require_mfa` step-up (second factor or its enrolment without the password) is offered only to a sign-in this recent; an older one asks for the password first',
+      security: 'a browser left signed in cannot change factors, nor enrol the first one by a step-up, without the password (and second factor)',
     }),
   }),
   openid: withDefault(Type.Boolean(), true, {

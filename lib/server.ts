@@ -177,7 +177,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
     // Adding or removing any second factor (TOTP, recovery codes, a passkey) signs the other sessions out and mails a notice.
     const factorChanges = new FactorChanges(accountSessions, flows.mail, logger);
-    const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending') } : undefined;
+    const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending'), reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds } : undefined;
 
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     // Its app sees paths under the issuer's path (the route table strips it).

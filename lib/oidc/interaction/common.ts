@@ -22,6 +22,11 @@ export interface MfaInteractionDeps {
   changes: FactorChanges;
   /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
   pending: Adapter;
+  /**
+   * `mfa.reauthenticateAfterSeconds`: a signed-in session steps up (second factor or its enrolment, no password)
+   * only while its sign-in is at most this old; an older one signs in with the password first.
+   */
+  reauthenticateAfterSeconds: number;
 }
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';

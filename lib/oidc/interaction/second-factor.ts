@@ -14,8 +14,11 @@ import {
 
 export type { MfaInteractionDeps } from './common.js';
 
-/** A sign-in between its first and second factor, kept for the interaction's lifetime. */
-export interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown' }
+/**
+ * A sign-in between its first and second factor, kept for the interaction's lifetime. `signedInAt` (epoch
+ * seconds) marks a step-up of a signed-in session: the time of that session's sign-in, which the step-up keeps.
+ */
+export interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown'; signedInAt?: number }
 
 /** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
 const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
@@ -45,18 +48,43 @@ async function savePending(mfa: MfaInteractionDeps, details: Details, pending: P
   await mfa.pending.upsert(details.uid, { ...pending }, Math.max(1, ttl));
 }
 
+/** Whether a sign-in at `signedInAt` (epoch seconds) is within `mfa.reauthenticateAfterSeconds` (the `/account` rule). */
+function recent(mfa: MfaInteractionDeps, signedInAt: number): boolean {
+  return Date.now() / 1000 - signedInAt <= mfa.reauthenticateAfterSeconds;
+}
+
+/** When the interaction's session signed in (its `loginTs`), if it still exists. */
+async function sessionSignedInAt(deps: InteractionActionDeps, details: Details): Promise<number | undefined> {
+  const cookie = details.session?.cookie;
+  const session = cookie ? await deps.provider.Session.find(cookie) as unknown as { loginTs?: number } | undefined : undefined;
+  return session?.loginTs;
+}
+
 /**
  * The second step of this interaction, if there is one: a pending sign-in after its password, or a step-up of
  * the signed-in session (the login prompt asked again only because a second factor is wanted).
+ *
+ * A step-up asks for no password, so it is offered only to a session signed in within
+ * `mfa.reauthenticateAfterSeconds` (the same window as a change on `/account`), and only while it still is: an
+ * older session gets the login page, whose password then leads to the second factor or its enrolment
+ * ({@link afterPassword}). Otherwise whoever holds a browser left signed in could enrol their own TOTP (owning
+ * the account's second factor and recovery codes) and, through the new sign-in, pass the `/account` freshness check.
  */
 export async function secondStepOf(deps: InteractionActionDeps, details: Details, prefetched?: Promise<unknown>): Promise<Pending | undefined> {
   const mfa = deps.mfa;
   if (!mfa || details.prompt.name !== 'login') return undefined;
   const pending = prefetched ? (await prefetched) as Pending | undefined : await readPending(mfa, details);
+  if (pending?.signedInAt !== undefined && !recent(mfa, pending.signedInAt)) {
+    // A step-up started in time but left until the sign-in got too old: the password comes first now.
+    await mfa.pending.destroy(details.uid);
+    return undefined;
+  }
   if (pending) return pending;
   const accountId = details.session?.accountId;
   if (accountId && details.prompt.reasons.length && details.prompt.reasons.every((r) => STEP_UP_REASONS.has(r))) {
-    const stepUp: Pending = { accountId, methods: ['pwd'], stage: (await enrolled(deps, accountId)) ? 'second-factor' : 'enrol' };
+    const [signedInAt, hasFactor] = await Promise.all([sessionSignedInAt(deps, details), enrolled(deps, accountId)]);
+    if (signedInAt === undefined || !recent(mfa, signedInAt)) return undefined;
+    const stepUp: Pending = { accountId, methods: ['pwd'], stage: hasFactor ? 'second-factor' : 'enrol', signedInAt };
     await savePending(mfa, details, stepUp);
     return stepUp;
   }
@@ -106,11 +134,14 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
 
 /**
  * Ends a pending second step: the login prompt is done with the factors passed before plus `methods` (`otp`, or
- * the passkey's `hwk`/`swk` and `user`).
+ * the passkey's `hwk`/`swk` and `user`). A step-up keeps the session's sign-in time (`ts`, else oidc-provider
+ * would set `loginTs` to now): a second factor added to a sign-in does not make its password newer, for
+ * `/account`'s freshness check, `max_age` and `auth_time` alike.
  */
 export async function finishSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, methods: readonly Amr[]): Promise<void> {
   await deps.mfa!.pending.destroy(details.uid);
-  await finishInteraction(ctx, details, { login: loginResult(pending.accountId, [...pending.methods, ...methods]) }, false);
+  const login = loginResult(pending.accountId, [...pending.methods, ...methods]);
+  await finishInteraction(ctx, details, { login: pending.signedInAt === undefined ? login : { ...login, ts: pending.signedInAt } }, false);
 }
 
 function finish(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending): Promise<void> {
