@@ -160,7 +160,6 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
     const linkTokens = new VerificationTokens(storage.adapter, Math.max(config.selfService.verificationTtl, config.selfService.resetTtl));
-    const flows = accountFlows({ config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui });
 
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
     const passkeys = config.passkeys.enabled && hasPasskeyMethods(accounts)
@@ -175,6 +174,9 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       limiterBackend,
     }) : undefined;
     if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
+    const flows = accountFlows({
+      config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui, secondFactors: factors && { factors, passkeys: config.passkeys.secondFactor ? passkeys : undefined },
+    });
     // Adding or removing any second factor (TOTP, recovery codes, a passkey) signs the other sessions out and mails a notice.
     const factorChanges = new FactorChanges(accountSessions, flows.mail, logger);
     const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending'), reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds } : undefined;

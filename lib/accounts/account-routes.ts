@@ -34,6 +34,8 @@ export interface AccountFlowDeps {
   logger: Logger;
   /** Languages and branding of the pages and mails (`ui`, resolved). */
   ui?: UiSettings;
+  /** The second factors the e-mail change asks for, as the login counts them (absent with `mfa.enabled: false`). */
+  secondFactors?: AccountServices['secondFactors'];
 }
 
 /** What the login page needs from the account flows. */
@@ -64,7 +66,7 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
   const mail = new AccountMail({
     mailer, tokens, issuer: config.issuer, verificationTtl: selfService.verificationTtl, resetTtl: selfService.resetTtl, logger, ui,
   });
-  const services: AccountServices = { accounts, tokens, mail, limits, sessions, logger, passwordMinLength: selfService.passwordMinLength };
+  const services: AccountServices = { accounts, tokens, mail, limits, sessions, logger, passwordMinLength: selfService.passwordMinLength, secondFactors: deps.secondFactors };
   const signupOn = Boolean(selfService.signup && mailer);
   const actionDeps: AccountActionDeps = { services, csrf: new CsrfGuard(deps.csrfSecret), signupOn };
 

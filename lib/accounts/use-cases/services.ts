@@ -6,6 +6,8 @@ import type { AccountMail } from '../account-mail.js';
 import type { AccountSessions } from '../account-sessions.js';
 import type { AccountStore } from '../../core/account-store.js';
 import type { VerificationTokens } from '../verification-tokens.js';
+import type { SecondFactors } from '../mfa/second-factors.js';
+import type { PasskeyService } from '../passkeys/passkey-service.js';
 
 /**
  * What the account use cases work with; built once by `accountFlows`. The use cases know nothing of Koa: they
@@ -21,6 +23,11 @@ export interface AccountServices {
   logger: Logger;
   /** `selfService.passwordMinLength`, in characters. */
   passwordMinLength: number;
+  /**
+   * The account's second factors as the login's MFA policy counts them: TOTP and recovery codes (`mfa.enabled`),
+   * and `passkeys` only with `passkeys.secondFactor`. Absent: passwords only (the e-mail change asks for nothing more).
+   */
+  secondFactors?: { factors: Pick<SecondFactors, 'status' | 'check'>; passkeys?: Pick<PasskeyService, 'list'> };
 }
 
 /** What to fix in a form, as a message key and its values (shown in the visitor's language). */
