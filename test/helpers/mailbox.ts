@@ -59,6 +59,8 @@ export class Mailbox {
   }
 
   async remove(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    // A notice mailed in the background after a test's last request (e.g. "password changed") may still be being
+    // written: ENOTEMPTY then, so retry (fs.rm's own retries).
+    await rm(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }
