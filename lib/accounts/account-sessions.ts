@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory } from '../core/storage.js';
+import { GRANT_LINKED_MODELS, overriding, type Adapter, type AdapterFactory } from '../core/storage.js';
 import type { Logger } from '../core/logger.js';
 
 
@@ -76,7 +76,7 @@ export class AccountSessions {
       const inner = factory(model);
       const kind = model === 'Session' ? 'sessions' : model === 'Grant' ? 'grants' : undefined;
       if (!kind) return inner;
-      return {
+      return overriding(inner, {
         upsert: (id, payload, expiresIn) => {
           const stored = inner.upsert(id, payload, expiresIn);
           const accountId = payload.accountId;
@@ -89,13 +89,7 @@ export class AccountSessions {
           }
           return stored;
         },
-        find: (id) => inner.find(id),
-        findByUid: (uid) => inner.findByUid(uid),
-        findByUserCode: (code) => inner.findByUserCode(code),
-        consume: (id) => inner.consume(id),
-        destroy: (id) => inner.destroy(id),
-        revokeByGrantId: (grantId) => inner.revokeByGrantId(grantId),
-      };
+      });
     };
   }
 

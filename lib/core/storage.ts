@@ -56,21 +56,34 @@ export interface Adapter {
 export type AdapterFactory = (modelName: string) => Adapter;
 
 /**
+ * `adapter` with the methods of `overrides` in place of its own; every other method calls `adapter`'s (on
+ * `adapter` itself, so a class adapter keeps its private state: spreading or `Object.create` would not).
+ */
+export function overriding(adapter: Adapter, overrides: Partial<Adapter>): Adapter {
+  return {
+    upsert: (id, payload, expiresIn) => adapter.upsert(id, payload, expiresIn),
+    find: (id) => adapter.find(id),
+    findByUid: (uid) => adapter.findByUid(uid),
+    findByUserCode: (userCode) => adapter.findByUserCode(userCode),
+    consume: (id) => adapter.consume(id),
+    destroy: (id) => adapter.destroy(id),
+    revokeByGrantId: (grantId) => adapter.revokeByGrantId(grantId),
+    ...overrides,
+  };
+}
+
+/**
  * `adapter` with `seen(entry, key)` called on every entry its reads (`find`, `findByUid`, `findByUserCode`)
  * return, `undefined` included, before the caller gets it; the other methods are passed through. A throw from
  * `seen` rejects the read with that error.
  */
 export function watchReads(adapter: Adapter, seen: (entry: AdapterPayload | undefined, key: string) => void): Adapter {
   const after = (key: string) => (entry: AdapterPayload | undefined) => { seen(entry, key); return entry; };
-  return {
-    upsert: (id, payload, expiresIn) => adapter.upsert(id, payload, expiresIn),
+  return overriding(adapter, {
     find: (id) => adapter.find(id).then(after(id)),
     findByUid: (uid) => adapter.findByUid(uid).then(after(uid)),
     findByUserCode: (userCode) => adapter.findByUserCode(userCode).then(after(userCode)),
-    consume: (id) => adapter.consume(id),
-    destroy: (id) => adapter.destroy(id),
-    revokeByGrantId: (grantId) => adapter.revokeByGrantId(grantId),
-  };
+  });
 }
 
 /**

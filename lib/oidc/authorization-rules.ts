@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { requestSlot } from '../core/request-slot.js';
-import { watchReads, type AdapterFactory } from '../core/storage.js';
+import { overriding, watchReads, type AdapterFactory } from '../core/storage.js';
 import { writeError } from '../http/error-handler.js';
 
 /**
@@ -153,23 +153,21 @@ export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactor
   return (model) => {
     const adapter = factory(model);
     if (model === 'RefreshToken') {
-      return {
-        ...adapter,
+      return overriding(adapter, {
         consume(id) {
           // oidc-provider rotates a refresh token only after every check of the refresh passed (see revokeOnCodeReplay).
           const ctx = refreshOf(id);
           if (ctx) consumingRefreshToken.set(ctx.req, true);
           return adapter.consume(id);
         },
-      };
+      });
     }
     if (model !== 'AuthorizationCode') return adapter;
     const reads = watchReads(adapter, (code, id) => {
       const ctx = code && exchangeOf(id);
       if (ctx) exchangedCode.set(ctx.req, { scope: code.scope });
     });
-    return {
-      ...reads,
+    return overriding(reads, {
       async consume(id) {
         const ctx = exchangeOf(id);
         const read = ctx && exchangedCode.get(ctx.req);
@@ -180,7 +178,7 @@ export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactor
         }
         return adapter.consume(id);
       },
-    };
+    });
   };
 }
 

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Adapter, AdapterFactory, AdapterPayload } from '../core/storage.js';
+import { overriding, type Adapter, type AdapterFactory, type AdapterPayload } from '../core/storage.js';
 import { PortcullisError } from '../core/errors.js';
 
 /** Name of the registration policy that makes an initial access token single-use. */
@@ -99,13 +99,7 @@ export class InitialAccessTokens {
     return (model) => {
       const adapter = factory(model);
       if (model !== 'InitialAccessToken') return adapter;
-      return {
-        upsert: (id, payload, expiresIn) => adapter.upsert(id, payload, expiresIn),
-        findByUid: (uid) => adapter.findByUid(uid),
-        findByUserCode: (userCode) => adapter.findByUserCode(userCode),
-        consume: (id) => adapter.consume(id),
-        revokeByGrantId: (grantId) => adapter.revokeByGrantId(grantId),
-        destroy: (id) => adapter.destroy(id),
+      return overriding(adapter, {
         async find(id: string): Promise<AdapterPayload | undefined> {
           if (digest && timingSafeEqual(digest, sha256(id))) return { jti: id, kind: 'InitialAccessToken', iat: issuedAt };
           const stored = await adapter.find(id);
@@ -115,7 +109,7 @@ export class InitialAccessTokens {
           }
           return stored;
         },
-      };
+      });
     };
   }
 

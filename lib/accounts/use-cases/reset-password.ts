@@ -17,7 +17,8 @@ export async function resetLinkUsable({ tokens }: AccountServices, token: string
 
 /**
  * Sets a new password with a reset link. The link is used up only once the password is acceptable. Then the
- * account's other reset links and pending e-mail changes end, every session and grant of the account is revoked, the login limit of the account is cleared, the address counts as
+ * account's other reset links and pending e-mail changes end, every session and grant of the account is revoked,
+ * the login limit of the account is cleared, the address counts as
  * confirmed (hijacking-policy.ts) and the owner gets a notice (in `locale`).
  */
 export async function resetPassword(services: AccountServices, token: string, password: string, locale?: Locale): Promise<ResetPasswordResult> {
