@@ -113,4 +113,16 @@ export class MemoryAccountStore implements AccountStore {
     if (value) this.#factors.set(id, JSON.stringify(value));
     else this.#factors.delete(id);
   }
+
+  /** Atomic as it is: the read, `change` (synchronous) and the write run without giving way to another call. */
+  async updateSecondFactor(id: string, change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<StoredSecondFactor | undefined> {
+    if (!this.#byId.has(id)) return undefined;
+    const raw = this.#factors.get(id);
+    const current = raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+    const next = change(current);
+    if (next === current) return current;
+    if (next) this.#factors.set(id, JSON.stringify(next));
+    else this.#factors.delete(id);
+    return next;
+  }
 }

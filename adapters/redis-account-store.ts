@@ -1,4 +1,5 @@
 import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
+import { StorageUnavailableError } from '../lib/core/errors.js';
 import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from './account-records.js';
 import { hashPassword } from './password.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -12,9 +13,25 @@ if not id then return nil end
 return redis.call('GET', ARGV[1] .. id .. '}')`;
 
 /**
+ * Compare-and-set of an account's second factors (KEYS[1]) beside its record (KEYS[2], the same `{id}` hash tag, so
+ * one slot on a Cluster): ARGV[1] is the value the caller read ('' for none), ARGV[2] the new one ('' removes it).
+ * Answers -1 when the stored value is no longer ARGV[1], 0 for an unknown account, 1 when written.
+ */
+const SET_FACTOR_IF_UNCHANGED = `
+if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return -1 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) return 1 end
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
+
+/** How often {@link RedisAccountStore.updateSecondFactor} reads again after another write got in between. */
+const UPDATE_ATTEMPTS = 50;
+
+/**
  * {@link AccountStore} in Redis, next to the provider's data, so that every instance sees the same accounts,
  * sign-ups and password changes. Keys: `<prefix>Account:{<id>}` (JSON of the account and its scrypt hash) and
- * `<prefix>AccountEmail:{<lower-cased e-mail>}` (the id), `<prefix>AccountMfa:{<id>}` (JSON of the second factors).
+ * `<prefix>AccountEmail:{<lower-cased e-mail>}` (the id), `<prefix>AccountMfa:{<id>}` (JSON of the second factors,
+ * changed by compare-and-set so that concurrent sign-ins cannot undo each other's spent codes).
  * An address is claimed with `SET NX`, so two concurrent sign-ups for one address across instances cannot both win.
  * Passkeys: `<prefix>Passkeys:{<id>}` (a hash, field = credential id, value = JSON of the {@link StoredPasskey}) and
  * `<prefix>PasskeyOwner:{<credential id>}` (the account id, claimed with `SET NX` so a credential id belongs to one
@@ -185,5 +202,24 @@ export class RedisAccountStore implements AccountStore {
     }
     if (!(await this.#read(id))) return;
     await this.#s.run(() => this.#s.client.set(this.#factorKey(id), JSON.stringify(value)));
+  }
+
+  /**
+   * Optimistic: reads the value, asks `change`, and writes its answer with {@link SET_FACTOR_IF_UNCHANGED} only
+   * if the stored JSON is still the one read; otherwise reads again (a sign-in racing another one or a removal).
+   * @throws {StorageUnavailableError} after {@link UPDATE_ATTEMPTS} lost races, or when Redis is unavailable.
+   */
+  async updateSecondFactor(id: string, change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<StoredSecondFactor | undefined> {
+    const key = this.#factorKey(id);
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const raw = await this.#s.run(() => this.#s.client.get(key));
+      const current = raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+      const next = change(current);
+      if (next === current) return current;
+      const written = await this.#s.run(() => this.#s.eval(SET_FACTOR_IF_UNCHANGED, [key, this.#key(id)], [raw ?? '', next ? JSON.stringify(next) : '']));
+      if (written === 1) return next;
+      if (written === 0) return undefined;
+    }
+    throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'the second factors of this account keep changing; try again later');
   }
 }

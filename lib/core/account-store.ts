@@ -40,8 +40,9 @@ export interface AccountSeed {
 
 /**
  * The second factors of an account other than passkeys: a TOTP secret (RFC 6238) and single-use recovery codes.
- * Written and read whole by {@link AccountStore.getSecondFactor} / {@link AccountStore.setSecondFactor}; a store
- * keeps it as an opaque JSON value beside the account.
+ * Read whole by {@link AccountStore.getSecondFactor}, replaced whole by {@link AccountStore.setSecondFactor} and
+ * changed in place by {@link AccountStore.updateSecondFactor}; a store keeps it as an opaque JSON value beside the
+ * account.
  */
 export interface StoredSecondFactor {
   totp?: {
@@ -111,6 +112,27 @@ export interface AccountStore {
   getSecondFactor?(id: string): Promise<StoredSecondFactor | undefined>;
   /** Replaces the account's second factors; `undefined` removes them. Unknown ids are ignored. */
   setSecondFactor?(id: string, value: StoredSecondFactor | undefined): Promise<void>;
+  /**
+   * Changes the account's second factors atomically (a spent recovery code, the last used TOTP step, new recovery
+   * codes): `change` gets what is stored (a copy, `undefined` when none) and returns what to store instead
+   * (`undefined` removes them), or the value it got, unchanged, to write nothing. `change` is synchronous, has no
+   * side effects and does not modify its argument, because the store must apply its answer only if nothing wrote
+   * the account's second factors since it read the value it passed, and otherwise call `change` again with the
+   * new value: a compare-and-set on the stored JSON or a version column, a row lock (`SELECT … FOR UPDATE`),
+   * Redis `WATCH`/`MULTI` or a script. A plain read followed by a write is not enough: two sign-ins with two
+   * recovery codes would each write back the other's code unused, and a sign-in could undo a removal.
+   *
+   * Optional, so that a store written before it keeps working: without it, every write of an account's second
+   * factors (`setSecondFactor`, and `getSecondFactor` then `setSecondFactor` for a change) waits for a lock of that
+   * account in the rate-limit backend (`Storage.limiterBackend`, shared by every instance on Redis), held at most
+   * 10 s and waited for at most 3 s (then `StorageUnavailableError`, 503): slower, and sound only while every
+   * instance shares that backend and no write takes longer. The README ("Your own account store", under two-step
+   * verification) shows one with a version column.
+   * @returns what is stored once it returns; `undefined` for an unknown id (nothing is written).
+   * @throws `StorageUnavailableError` (503) when the value kept changing under it (the Redis store reads again up
+   *   to 50 times) or the storage is unavailable.
+   */
+  updateSecondFactor?(id: string, change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<StoredSecondFactor | undefined>;
 
   // Passkeys (WebAuthn Level 3 §4 "credential record"). Optional in the type so a host store written before them
   // keeps compiling; both shipped stores implement them, and `passkeys.enabled` refuses a store without them
@@ -154,7 +176,10 @@ export interface StoredPasskey {
   deviceType?: 'singleDevice' | 'multiDevice';
 }
 
-/** The second-factor methods of {@link AccountStore}, checked when `mfa` is on. */
+/**
+ * The second-factor methods of {@link AccountStore}, checked when `mfa` is on ({@link AccountStore.updateSecondFactor}
+ * is used when present, see there).
+ */
 export const SECOND_FACTOR_METHODS = ['getSecondFactor', 'setSecondFactor'] as const;
 
 /** The names of the {@link AccountStore} methods, checked when the server is built. */

@@ -1,4 +1,4 @@
-import { hasPasskeyMethods, type AccountStore, type PasskeyAccountStore, type StoredPasskey } from '../../lib/core/account-store.js';
+import { hasPasskeyMethods, type AccountStore, type PasskeyAccountStore, type StoredPasskey, type StoredSecondFactor } from '../../lib/core/account-store.js';
 
 function passkey(credentialId: string, extra: Partial<StoredPasskey> = {}): StoredPasskey {
   return { credentialId, publicKey: 'pQECAyYgASFYIA', counter: 0, name: `key ${credentialId}`, createdAt: Date.now(), ...extra };
@@ -72,6 +72,54 @@ export function accountStoreConformance(name: string, make: () => Promise<{ stor
       expect(await store.getSecondFactor!('nobody')).toBeUndefined();
       // a verified password still works, and the account record is unchanged by the factor writes
       expect((await store.verifyPassword('alice@example.com', 'alice-demo-password'))?.id).toBe('alice');
+    });
+
+    describe('updateSecondFactor: atomic changes of the second factors', () => {
+      const codes = (n: number) => Array.from({ length: n }, (_, i) => ({ hash: `aGFzaC${i}` }));
+      const enrolled = () => ({ totp: { secret: 'c2VjcmV0', createdAt: 1700000000000, lastUsedStep: 56666666 }, recoveryCodes: codes(10) });
+      /** Marks recovery code `i` used, if the account still has it unused. */
+      const spend = (i: number) => (now: StoredSecondFactor | undefined) => (now?.recoveryCodes?.[i] && !now.recoveryCodes[i]!.usedAt
+        ? { ...now, recoveryCodes: now.recoveryCodes.map((c, j) => (j === i ? { ...c, usedAt: 1700000000000 + i } : c)) } : now);
+      let update: NonNullable<AccountStore['updateSecondFactor']>;
+      beforeEach(() => {
+        expect(store.updateSecondFactor).toBeDefined();
+        update = store.updateSecondFactor!.bind(store);
+      });
+
+      test('applies the change and answers what is stored; the value given back writes nothing; undefined removes; unknown ids are ignored', async () => {
+        expect(await update('alice', (now) => now)).toBeUndefined();
+        expect(await store.getSecondFactor!('alice')).toBeUndefined();
+        expect(await update('alice', () => enrolled())).toEqual(enrolled());
+        expect(await store.getSecondFactor!('alice')).toEqual(enrolled());
+        let seen: StoredSecondFactor | undefined;
+        expect(await update('alice', (now) => (seen = now))).toEqual(enrolled());
+        expect(seen).toEqual(enrolled());
+        const spent = (await update('alice', spend(3)))!;
+        expect(spent.recoveryCodes![3]!.usedAt).toBe(1700000000003);
+        expect(await store.getSecondFactor!('alice')).toEqual(spent);
+        expect(await update('alice', () => undefined)).toBeUndefined();
+        expect(await store.getSecondFactor!('alice')).toBeUndefined();
+        expect(await update('nobody', () => enrolled())).toBeUndefined();
+        expect(await store.getSecondFactor!('nobody')).toBeUndefined();
+      });
+
+      test('concurrent changes, each spending another recovery code: none is lost', async () => {
+        await store.setSecondFactor!('alice', enrolled());
+        await Promise.all(Array.from({ length: 10 }, (_, i) => update('alice', spend(i))));
+        expect((await store.getSecondFactor!('alice'))!.recoveryCodes!.map((c) => c.usedAt)).toEqual(Array.from({ length: 10 }, (_, i) => 1700000000000 + i));
+      });
+
+      test('a change racing a removal or a replacement does not undo it', async () => {
+        await store.setSecondFactor!('alice', enrolled());
+        await Promise.all([update('alice', spend(0)), store.setSecondFactor!('alice', undefined)]);
+        expect(await store.getSecondFactor!('alice')).toBeUndefined();
+        await store.setSecondFactor!('alice', enrolled());
+        const replacement = { totp: { secret: 'bmV3', createdAt: 1800000000000 }, recoveryCodes: [{ hash: 'bmV3IGNvZGU' }] };
+        await Promise.all([update('alice', spend(0)), store.setSecondFactor!('alice', replacement)]);
+        const now = (await store.getSecondFactor!('alice'))!;
+        expect(now.totp).toEqual(replacement.totp);
+        expect(now.recoveryCodes!.map((c) => c.hash)).toEqual(['bmV3IGNvZGU']);
+      });
     });
 
     describe('passkeys', () => {

@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster } from 'ioredis';
+import { RedisAccountStore } from '../../adapters/redis-account-store.js';
 import { RedisStorage } from '../../adapters/redis.js';
+import { demoFixtures } from '../../examples/demo-fixtures.js';
+import { accountStoreConformance } from '../accounts/store-conformance.js';
 import { adapterConformance } from './conformance.js';
 import { freePort } from '../helpers/server.js';
 import { uniquePrefix } from '../helpers/redis.js';
@@ -50,6 +53,11 @@ afterAll(async () => {
 
 suiteIf(hasRedis, 'no redis-server/redis-cli binaries to start a cluster')('Redis Cluster', () => {
   adapterConformance('redis cluster', async () => new RedisStorage({ client, keyPrefix: uniquePrefix('cluster') }));
+  // the account store's scripts name keys of one account only (one hash tag, one slot)
+  accountStoreConformance('redis cluster', async () => ({
+    store: await RedisAccountStore.fromSeed(new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-accounts') }), demoFixtures().accounts!),
+    close: async () => {},
+  }));
 
   test('a grant spread over slots is revoked whole', async () => {
     const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-grant') });
