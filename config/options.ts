@@ -402,7 +402,7 @@ export const ConfigSchema = Type.Object({
   }),
   mfa: section('Second factors (TOTP with recovery codes) and the signed-in account page `/account`', {
     enabled: withDefault(Type.Boolean(), true, {
-      description: 'TOTP enrolment on `/account/security`, the second sign-in step for accounts that enrolled, `require_mfa` clients and `acr_values=urn:portcullis:mfa`. Needs an account store with `getSecondFactor`/`setSecondFactor`',
+      description: 'TOTP enrolment on `/account/security`, the second sign-in step for accounts that enrolled, `require_mfa` clients and `acr_values=urn:portcullis:mfa`. Needs an account store with `getSecondFactor`/`setSecondFactor` (and `updateSecondFactor`, for atomic changes)',
       see: 'RFC 6238, RFC 8176',
     }),
     encryptionKey: optional(Type.String({ minLength: 32 }), {

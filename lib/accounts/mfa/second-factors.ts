@@ -1,6 +1,7 @@
 import { createLimiter, memoryLimiterBackend, type Limiter, type LimiterBackend } from '../../core/limiter.js';
 import type { LimitConfig } from '../../../config/types.js';
 import type { Account, AccountStore, StoredSecondFactor } from '../../core/account-store.js';
+import { factorStore, type FactorStore } from './factor-store.js';
 import {
   hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, qrSvg, sameHash, SecretBox, TOTP_PERIOD, totpUri, verifyTotp,
 } from './totp.js';
@@ -40,11 +41,15 @@ const ENROLMENT_TTL = 15 * 60;
 
 /**
  * TOTP and recovery codes of accounts: enrolment, checks at sign-in, removal. Stored through
- * `AccountStore.getSecondFactor`/`setSecondFactor`; the TOTP secret is sealed with AES-256-GCM.
+ * `AccountStore.getSecondFactor`/`setSecondFactor`/`updateSecondFactor` (see {@link factorStore}); the TOTP
+ * secret is sealed with AES-256-GCM.
  *
  * Every check counts against `accountLimits.secondFactorPerAccount` and `…PerIp` before the code is looked at.
- * A code is accepted once: the matched time step is claimed in the limiter backend (one point per step, atomic
- * on Redis, so two concurrent submissions of one code cannot both pass) and recorded as `lastUsedStep`.
+ * A code is accepted once: the matched time step (or the recovery code) is claimed in the limiter backend (one
+ * point each, atomic on Redis, so two concurrent submissions of one code cannot both pass), then recorded as
+ * `lastUsedStep` (or `usedAt`) by an atomic change of the stored value, which holds once the claim has expired:
+ * a change that finds the code spent, or the factor removed or replaced since the check read it, refuses the code
+ * and writes nothing, so a check never undoes another check, a removal, new recovery codes or a new enrolment.
  */
 export class SecondFactors {
   readonly #deps: SecondFactorDeps;
@@ -52,6 +57,7 @@ export class SecondFactors {
   readonly #perAccount: Limiter;
   readonly #perIp: Limiter;
   readonly #usedOnce: Limiter;
+  readonly #store: FactorStore;
 
   constructor(deps: SecondFactorDeps) {
     this.#deps = deps;
@@ -60,16 +66,12 @@ export class SecondFactors {
     this.#perAccount = createLimiter('mfa-account', deps.limits.perAccount, backend);
     this.#perIp = createLimiter('mfa-ip', deps.limits.perIp, backend);
     this.#usedOnce = createLimiter('mfa-used', { points: 1, durationSeconds: 3 * TOTP_PERIOD + 30 }, backend);
-  }
-
-  #store() {
-    const { accounts } = this.#deps;
-    return { get: (id: string) => accounts.getSecondFactor!(id), set: (id: string, v: StoredSecondFactor | undefined) => accounts.setSecondFactor!(id, v) };
+    this.#store = factorStore(deps.accounts, backend);
   }
 
   /** Whether the account has TOTP, and how many unused recovery codes it has left. */
   async status(accountId: string): Promise<{ totp: boolean; recoveryCodesLeft: number; enrolledAt?: number }> {
-    const stored = await this.#store().get(accountId);
+    const stored = await this.#store.get(accountId);
     return {
       totp: Boolean(stored?.totp),
       recoveryCodesLeft: stored?.recoveryCodes?.filter((c) => !c.usedAt).length ?? 0,
@@ -124,7 +126,7 @@ export class SecondFactors {
     const step = secret ? await verifyTotp(secret, code.replace(/\s/g, '')) : undefined;
     if (step === undefined || !(await this.#claim(accountId, `totp:${step}`))) return { kind: 'wrong' };
     const recoveryCodes = newRecoveryCodes();
-    await this.#store().set(accountId, {
+    await this.#store.set(accountId, {
       totp: { secret: this.#box.seal(secret!), createdAt: Date.now(), lastUsedStep: step },
       recoveryCodes: recoveryCodes.map((c) => ({ hash: hashRecoveryCode(c) })),
     });
@@ -140,42 +142,63 @@ export class SecondFactors {
     const limited = await this.#limit(accountId, ip);
     if (limited) return limited;
     const code = input.trim();
-    const stored = await this.#store().get(accountId);
+    const stored = await this.#store.get(accountId);
     if (!stored) return { kind: 'wrong' };
-    const left = () => stored.recoveryCodes?.filter((c) => !c.usedAt).length ?? 0;
     const digits = code.replace(/\s/g, '');
     if (stored.totp && /^\d{6}$/.test(digits)) {
-      const secret = this.#box.open(stored.totp.secret);
+      const sealed = stored.totp.secret;
+      const secret = this.#box.open(sealed);
       const step = secret ? await verifyTotp(secret, digits, stored.totp.lastUsedStep) : undefined;
       if (step === undefined || !(await this.#claim(accountId, `totp:${step}`))) return { kind: 'wrong' };
-      stored.totp.lastUsedStep = step;
-      await this.#store().set(accountId, stored);
-      await this.#perAccount.reset(accountId);
-      return { kind: 'ok', method: 'totp', recoveryCodesLeft: left() };
+      // Still the enrolment the code was checked against, and no later step accepted meanwhile.
+      return this.#spend(accountId, 'totp', (now) => (now?.totp?.secret === sealed && (now.totp.lastUsedStep ?? -1) < step
+        ? { ...now, totp: { ...now.totp, lastUsedStep: step } } : undefined));
     }
     if (looksLikeRecoveryCode(code)) {
       const hash = hashRecoveryCode(code);
-      const entry = stored.recoveryCodes?.find((c) => !c.usedAt && sameHash(c.hash, hash));
-      if (!entry || !(await this.#claim(accountId, `recovery:${hash}`))) return { kind: 'wrong' };
-      entry.usedAt = Date.now();
-      await this.#store().set(accountId, stored);
-      await this.#perAccount.reset(accountId);
-      return { kind: 'ok', method: 'recovery', recoveryCodesLeft: left() };
+      const unused = (value: StoredSecondFactor | undefined) => value?.recoveryCodes?.find((c) => !c.usedAt && sameHash(c.hash, hash));
+      if (!unused(stored) || !(await this.#claim(accountId, `recovery:${hash}`))) return { kind: 'wrong' };
+      return this.#spend(accountId, 'recovery', (now) => {
+        const entry = unused(now);
+        return entry ? { ...now, recoveryCodes: now!.recoveryCodes!.map((c) => (c === entry ? { ...c, usedAt: Date.now() } : c)) } : undefined;
+      });
     }
     return { kind: 'wrong' };
   }
 
-  /** Removes TOTP and the recovery codes. */
-  async remove(accountId: string): Promise<void> {
-    await this.#store().set(accountId, undefined);
+  /**
+   * Records a code as used with an atomic change: `spend` answers the stored value with the code spent, or
+   * `undefined` when it can no longer be (already spent, factor removed or replaced), and the code is refused.
+   */
+  async #spend(accountId: string, method: 'totp' | 'recovery', spend: (now: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<FactorCheck> {
+    let spent: StoredSecondFactor | undefined;
+    await this.#store.update(accountId, (now) => {
+      // The store may call this more than once; the last call is the one written.
+      spent = spend(now);
+      return spent ?? now;
+    });
+    if (!spent) return { kind: 'wrong' };
+    await this.#perAccount.reset(accountId);
+    return { kind: 'ok', method, recoveryCodesLeft: spent.recoveryCodes?.filter((c) => !c.usedAt).length ?? 0 };
   }
 
-  /** Replaces the recovery codes with ten new ones (returned in clear this once); only with TOTP enrolled. */
+  /** Removes TOTP and the recovery codes. */
+  async remove(accountId: string): Promise<void> {
+    await this.#store.set(accountId, undefined);
+  }
+
+  /**
+   * Replaces the recovery codes with ten new ones (returned in clear this once); only with TOTP enrolled, checked
+   * in the same atomic change, so a removal racing it is not undone.
+   */
   async regenerateRecoveryCodes(accountId: string): Promise<string[] | undefined> {
-    const stored = await this.#store().get(accountId);
-    if (!stored?.totp) return undefined;
     const codes = newRecoveryCodes();
-    await this.#store().set(accountId, { ...stored, recoveryCodes: codes.map((c) => ({ hash: hashRecoveryCode(c) })) });
-    return codes;
+    const recoveryCodes = codes.map((c) => ({ hash: hashRecoveryCode(c) }));
+    let replaced = false;
+    await this.#store.update(accountId, (now) => {
+      replaced = Boolean(now?.totp);
+      return replaced ? { ...now, recoveryCodes } : now;
+    });
+    return replaced ? codes : undefined;
   }
 }
