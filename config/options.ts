@@ -248,7 +248,7 @@ export const ConfigSchema = Type.Object({
     additionalProperties: scopeSchema,
   }), {}, {
     description: 'Extra scopes: `{ name: { description, requiresRole? } }`; the description is the consent-page wording. Unknown scopes are ignored',
-    security: '`requiresRole` keeps a scope out of consent and tokens for accounts without the role',
+    security: '`requiresRole` keeps a scope out of consent and out of every token issued while the account lacks the role (code exchange and refresh included: checked at each issuance, not only at consent); tokens issued before a role is removed keep it until they expire',
     see: 'RFC 6749 §3.3',
   }),
   ttl: section('Lifetimes, in seconds', {

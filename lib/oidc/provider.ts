@@ -22,7 +22,7 @@ import type { LimiterBackend } from '../core/limiter.js';
 import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
 import { InitialAccessTokens } from './initial-access-tokens.js';
 import { resourceIndicators } from './resource-server.js';
-import { accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
+import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import {
   explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
   refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay,
@@ -161,26 +161,12 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       policy: config.mfa.enabled ? interactionPolicyWithMfa() : undefined,
       url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`,
     },
-    findAccount: accountFinder(accounts),
+    findAccount: accountFinder(accounts, scopes),
     loadExistingGrant: existingGrantLoader(accounts, consents, scopes),
     renderError,
     clientBasedCORS(_ctx, origin, client) {
       return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
     },
-  };
-}
-
-/** oidc-provider's `findAccount`: the account and its claims (OIDC Core §5.1), from this request's memo. */
-function accountFinder(accounts: ReturnType<typeof accountLookup>): Configuration['findAccount'] {
-  return async function findAccount(ctx, sub) {
-    const account = await accounts.findById(ctx, sub);
-    if (!account) return undefined;
-    return {
-      accountId: account.id,
-      async claims() {
-        return { ...account.claims, sub: account.id, email: account.email, email_verified: account.emailVerified };
-      },
-    };
   };
 }
 

@@ -2,6 +2,15 @@ import { STANDARD_SCOPES } from '../../config/defaults.js';
 import type { Account } from '../core/account-store.js';
 import type { ScopeDefinition } from '../../config/types.js';
 
+/** The part of oidc-provider's `Grant` that {@link ScopePolicy.withhold} reads and narrows. */
+export interface GrantScopes {
+  resources?: Readonly<Record<string, string>>;
+  getOIDCScope(): string;
+  rejectOIDCScope(scope: string[]): unknown;
+  getResourceScope(resource: string): string;
+  rejectResourceScope(resource: string, scope: string[]): unknown;
+}
+
 /**
  * Decides which requested scopes an account can be granted and how each is described on the consent page
  * (RFC 6749 §3.3: the server may grant fewer scopes than requested and says so in the token response's `scope`).
@@ -41,5 +50,26 @@ export class ScopePolicy {
     const forbidden: string[] = [];
     for (const scope of scopes) (this.allows(account, scope) ? grantable : forbidden).push(scope);
     return { grantable, forbidden };
+  }
+
+  /**
+   * Marks as rejected, on `grant` (in memory; the caller decides whether to save), every scope it holds that the
+   * account may not be granted now: OpenID scopes and each resource server's scopes (RFC 8707). oidc-provider
+   * filters every token it issues from a Grant through `getOIDCScopeFiltered` / `getResourceScopeFiltered`,
+   * which leave rejected scopes out, so a token issued after this call carries only what the account's roles
+   * still allow (RFC 6749 §3.3: fewer scopes than requested, stated in the token response's `scope`).
+   *
+   * @returns the scopes withheld, `[]` when the grant was left as it was.
+   */
+  withhold(grant: GrantScopes, account: Account): string[] {
+    const refused = (scopes: string) => scopes.split(' ').filter((s) => s && !this.allows(account, s));
+    const withheld = refused(grant.getOIDCScope());
+    if (withheld.length) grant.rejectOIDCScope(withheld);
+    for (const resource of Object.keys(grant.resources ?? {})) {
+      const scopes = refused(grant.getResourceScope(resource));
+      if (scopes.length) grant.rejectResourceScope(resource, scopes);
+      withheld.push(...scopes);
+    }
+    return [...new Set(withheld)];
   }
 }
