@@ -13,7 +13,8 @@ import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from '../http/pages.js';
 import { useUiLocales } from '../ui/ui.js';
 import { CLIENT_AUTH_ENDPOINTS, issuerPath, PROVIDER_ROUTES, providerPreMiddleware, type ProviderPreMiddleware } from '../http/routes.js';
-import { ACR_VALUES, interactionPolicyWithMfa } from '../accounts/mfa/policy.js';
+import { ACR_VALUES } from '../accounts/mfa/policy.js';
+import { interactionPolicyOf } from './login-hint.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
 import { HOME_PATHS } from '../accounts/paths.js';
 import { createGuardedFetch } from '../http/guarded-fetch.js';
@@ -157,8 +158,9 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
     fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
-      // oidc-provider's prompts, plus the step-up check of the MFA policy (lib/accounts/mfa/policy.ts).
-      policy: config.mfa.enabled ? interactionPolicyWithMfa() : undefined,
+      // oidc-provider's prompts, plus the login_hint check (login-hint.ts) and, with mfa on, the step-up check
+      // of the MFA policy (lib/accounts/mfa/policy.ts).
+      policy: interactionPolicyOf(accounts, config.mfa.enabled),
       url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}`,
     },
     findAccount: accountFinder(accounts, scopes),

@@ -72,10 +72,3 @@ export function mfaCheck() {
     return wanted ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
   });
 }
-
-/** oidc-provider's default interaction policy with {@link mfaCheck} added to the `login` prompt. */
-export function interactionPolicyWithMfa() {
-  const policy = interactionPolicy.base();
-  policy.get('login')!.checks.add(mfaCheck());
-  return policy;
-}

@@ -10,6 +10,7 @@ import {
   type Details, type InteractionActionDeps,
 } from './common.js';
 import { loginResult } from '../../accounts/mfa/policy.js';
+import { loginHintOf } from '../login-hint.js';
 
 /** A page link under the issuer's path, if there is one. */
 function underMount(ctx: Context, path: string | undefined): string | undefined {
@@ -32,7 +33,9 @@ async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Det
   const link = (url: string | undefined) => (url ? withLocale(ui, url) : undefined);
   return (nonce) => loginPage({
     nonce, ui, action: `${scope}/login`, cancelAction: `${scope}/cancel`, csrfToken, clientName: name, clientDomain: clientDomain(details),
-    error: problem && (typeof problem === 'string' ? ui.t.t(problem) : problem.text), email,
+    error: problem && (typeof problem === 'string' ? ui.t.t(problem) : problem.text),
+    // The address typed in, else the client's login_hint (OIDC Core §3.1.2.1), which is this server's login identifier.
+    email: email ?? loginHintOf(details.params),
     // After a wrong password the address is kept: the password is what to type next.
     focusPassword: problem === 'login.wrongPassword' && Boolean(email),
     signupUrl: link(underMount(ctx, deps.flows.signupUrl(details.uid))), resetUrl: link(underMount(ctx, deps.flows.resetUrl(details.uid))),
