@@ -329,8 +329,8 @@ export const ConfigSchema = Type.Object({
     security: 'only behind a proxy that sets them; with an https issuer in production, plain-http requests are refused until it is set behind a TLS proxy',
   }),
   proxyHops: withDefault(Type.Integer({ minimum: 1, maximum: 20 }), 1, {
-    description: 'With `proxy`: how many reverse proxies in front of the server append to `X-Forwarded-For`. The client IP is the entry that many from the right; entries further left came from the client and are ignored (Koa `maxIpsCount`)',
-    security: 'too high and a client picks its own IP for every per-IP limit; too low and every client shares the IP of a proxy',
+    description: 'With `proxy`: how many reverse proxies in front of the server append to `X-Forwarded-For` (and `-Proto`, `-Host`). The client IP, the protocol and the host checked are each header\'s entry that many from the right; entries further left came from the client and are ignored (Koa `maxIpsCount`). A proxy that overwrites a header leaves one entry, which is read',
+    security: 'too high and a client picks its own IP for every per-IP limit, and its own protocol and host past the plain-http and host checks; too low and every client shares the IP of a proxy, and the protocol read is that of the link between two proxies',
   }),
   allowedHosts: withDefault(Type.Array(Type.String({ minLength: 1, maxLength: 261 }), { maxItems: 50, uniqueItems: true }), [], {
     description: '`host[:port]` values accepted in `Host` besides the issuer\'s; other hosts get `421`. Health endpoints answer under any host',

@@ -185,7 +185,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     pinAppToIssuer(provider as never, config.issuer, { underIssuerPath: true });
     // oidc-provider's own Koa app: behind the route table, or straight from the standalone listener (provider-lane.ts).
     const lane = providerLane(provider as never, prefix);
-    const guards = { requestLog: requestLog(logger), uiContext: uiContext(ui), requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, production: config.production }) };
+    const guards = { requestLog: requestLog(logger), uiContext: uiContext(ui), requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, proxyHops: config.proxyHops, production: config.production }) };
 
     let graphql: RouteParts['graphql'];
     if (config.graphql) {

@@ -17,6 +17,11 @@ export interface IssuerHostOptions {
   allowedHosts: readonly string[];
   /** Koa's `proxy`: the host checked is `X-Forwarded-Host` when present, the protocol `X-Forwarded-Proto`. */
   proxy: boolean;
+  /**
+   * With `proxy`: how many proxies in front append to the forwarded headers (`proxyHops`, Koa's `maxIpsCount`);
+   * the entry this many from the right of `X-Forwarded-Host` / `X-Forwarded-Proto` is read. @default 1
+   */
+  proxyHops?: number;
   /** `NODE_ENV=production`: with an https issuer, requests that arrive over plain http are refused. */
   production: boolean;
 }
@@ -40,9 +45,21 @@ function firstValue(header: string | string[] | undefined): string | undefined {
   return (/^\s|\s$/.test(first) ? first.trim() : first) || undefined;
 }
 
+/**
+ * The entry of a forwarded header (`X-Forwarded-Host`, `X-Forwarded-Proto`) that the trusted proxies wrote: `hops`
+ * from the right of its comma-separated list, the rule Koa's `maxIpsCount` applies to `X-Forwarded-For`; the
+ * left-most when the list is shorter. Entries further left came from the client: a proxy that appends keeps them.
+ */
+function forwardedValue(header: string | string[] | undefined, hops: number): string | undefined {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value === undefined || !value.includes(',')) return firstValue(value);
+  const entries = value.split(',');
+  return entries[Math.max(0, entries.length - hops)]!.trim() || undefined;
+}
+
 /** The host a request names: `X-Forwarded-Host` behind a trusted proxy, else `:authority`/`Host`. */
-function requestedHost(req: IncomingMessage, proxy: boolean): string | undefined {
-  const forwarded = proxy ? firstValue(req.headers['x-forwarded-host']) : undefined;
+function requestedHost(req: IncomingMessage, proxy: boolean, hops: number): string | undefined {
+  const forwarded = proxy ? forwardedValue(req.headers['x-forwarded-host'], hops) : undefined;
   return forwarded ?? firstValue(req.headers[':authority'] as string | undefined) ?? firstValue(req.headers.host);
 }
 
@@ -82,11 +99,11 @@ export function pinAppToIssuer(app: { request: object }, issuer: string, { under
   pinnedApps.add(app);
 }
 
-/** The protocol a request arrived over as Koa would see it: TLS socket, or `X-Forwarded-Proto` with `proxy`. */
-function arrivalProtocol(req: IncomingMessage, proxy: boolean): string {
+/** The protocol a request arrived over: TLS socket, or with `proxy` the proxies' entry of `X-Forwarded-Proto`. */
+function arrivalProtocol(req: IncomingMessage, proxy: boolean, hops: number): string {
   if ((req.socket as { encrypted?: boolean }).encrypted) return 'https';
   if (!proxy) return 'http';
-  return firstValue(req.headers['x-forwarded-proto'])?.toLowerCase() ?? 'http';
+  return forwardedValue(req.headers['x-forwarded-proto'], hops)?.toLowerCase() ?? 'http';
 }
 
 /** The fix named when an https issuer sees plain http (README "Production behind TLS"). */
@@ -97,10 +114,11 @@ export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https i
 /**
  * Ties every request Portcullis serves to its configured issuer (RFC 9110 §7.4, RFC 9449 §11.1):
  * - a request-target in absolute form (`GET http://host/path`) must name the issuer's origin;
- * - `Host` (or, with `proxy: true`, `X-Forwarded-Host`) must be the issuer's host or one of `allowedHosts`,
- *   else `421 Misdirected Request` with `invalid_request`; a malformed Host gets `400 invalid_request`;
- * - with an https issuer in production, a request that arrives over plain http (as Koa sees it: TLS socket, or
- *   `X-Forwarded-Proto` with `proxy: true`) gets `400 invalid_request` naming `proxy` as the fix;
+ * - `Host` (or, with `proxy: true`, the proxies' entry of `X-Forwarded-Host`: `proxyHops` from the right) must
+ *   be the issuer's host or one of `allowedHosts`, else `421 Misdirected Request` with `invalid_request`; a
+ *   malformed Host gets `400 invalid_request`;
+ * - with an https issuer in production, a request that arrives over plain http (TLS socket, or with
+ *   `proxy: true` the proxies' entry of `X-Forwarded-Proto`) gets `400 invalid_request` naming `proxy` as the fix;
  * - with an https issuer, `Strict-Transport-Security` is set on every response;
  * - the request's URL members are then pinned to the issuer ({@link pinRequestToIssuer}).
  *
@@ -113,6 +131,7 @@ export function issuerHostGuard(options: IssuerHostOptions) {
   const allowed = new Set([issuer.host, ...options.allowedHosts.map((h) => normalizeHost(h, issuer.protocol) ?? h.toLowerCase())]);
   // Almost every request spells its Host exactly like this; only other spellings are parsed.
   const exact = new Set([issuer.host, ...options.allowedHosts]);
+  const hops = options.proxyHops ?? 1;
 
   // Not async: every check is synchronous, so a passing request costs no extra promise.
   return function requireIssuerHost(ctx: Context, next: Next) {
@@ -129,7 +148,7 @@ export function issuerHostGuard(options: IssuerHostOptions) {
       ctx.originalUrl = `${original.pathname}${original.search}`;
       ctx.request.originalUrl = ctx.originalUrl;
     }
-    const raw = requestedHost(ctx.req, options.proxy);
+    const raw = requestedHost(ctx.req, options.proxy, hops);
     if (raw === undefined || !exact.has(raw)) {
       const host = raw === undefined ? undefined : normalizeHost(raw, issuer.protocol);
       if (raw !== undefined && host === undefined) return refuse(ctx, 400, 'invalid_request', 'The Host header is malformed.');
@@ -139,7 +158,7 @@ export function issuerHostGuard(options: IssuerHostOptions) {
     }
     if (https) {
       ctx.set('Strict-Transport-Security', HSTS_VALUE);
-      if (options.production && arrivalProtocol(ctx.req, options.proxy) !== 'https') return refuse(ctx, 400, 'invalid_request', PLAIN_HTTP_DESCRIPTION);
+      if (options.production && arrivalProtocol(ctx.req, options.proxy, hops) !== 'https') return refuse(ctx, 400, 'invalid_request', PLAIN_HTTP_DESCRIPTION);
     }
     // Mounted in a host app: pin this request; our own app's requests are pinned through its prototype.
     if (!pinnedApps.has(ctx.app)) pinRequestToIssuer(ctx.request, issuer);
