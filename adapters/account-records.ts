@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Account, AccountSeed, NewAccount } from '../lib/core/account-store.js';
+import { canonicalEmail } from '../lib/core/email-address.js';
+import { PortcullisError } from '../lib/core/errors.js';
 import { burnPasswordCheck, verifyPassword } from './password.js';
 
 /** Shared by the account stores: how records are built, whatever they are kept in. */
@@ -7,9 +9,24 @@ import { burnPasswordCheck, verifyPassword } from './password.js';
 /** Claims that are computed from the account itself, never taken from seed or sign-up `claims`. */
 const RESERVED_CLAIMS = new Set(['sub', 'email', 'email_verified']);
 
-/** Subject of a seed account without an `id`: stable for the same address, so every instance agrees. */
+/**
+ * Subject of a seed account without an `id`: stable for the same address (hashed in its canonical form, which for
+ * the ASCII addresses the `accounts` option accepts is the lower-cased address hashed before), so every instance
+ * agrees.
+ */
 export function subjectFor(email: string): string {
-  return createHash('sha256').update(`portcullis:${email.toLowerCase()}`).digest('base64url').slice(0, 22);
+  return createHash('sha256').update(`portcullis:${seedKey(email)}`).digest('base64url').slice(0, 22);
+}
+
+/**
+ * The canonical form of a seed account's address (`canonicalEmail`).
+ * @throws PortcullisError `ERR_INVALID_ARGUMENT` when it is not an accepted address (`loadConfig` refuses such a
+ *   seed first, naming `accounts[i].email`; this guards stores seeded directly).
+ */
+export function seedKey(email: string): string {
+  const key = canonicalEmail(email);
+  if (key === undefined) throw new PortcullisError('ERR_INVALID_ARGUMENT', `seed account address ${JSON.stringify(email)} is not an accepted e-mail address`);
+  return key;
 }
 
 /** Subject of a signed-up account: random, so it neither changes nor leaks when the address does. */

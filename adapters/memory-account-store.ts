@@ -1,12 +1,17 @@
 import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
+import { canonicalEmail } from '../lib/core/email-address.js';
 import { hashPassword } from './password.js';
-import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now } from './account-records.js';
+import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now, seedKey } from './account-records.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
 
-/** In-memory {@link AccountStore}, seeded from `config.accounts`. Passwords are kept only as scrypt hashes. */
+/**
+ * In-memory {@link AccountStore}, seeded from `config.accounts`. Passwords are kept only as scrypt hashes. Accounts
+ * are indexed by the canonical form of their address (`canonicalEmail`); an address that has none finds nothing.
+ */
 export class MemoryAccountStore implements AccountStore {
   readonly #byId = new Map<string, StoredAccount>();
+  /** Canonical address → account. */
   readonly #byEmail = new Map<string, StoredAccount>();
   /** Passkeys per account id, keyed by credential id. */
   readonly #passkeys = new Map<string, Map<string, StoredPasskey>>();
@@ -26,8 +31,13 @@ export class MemoryAccountStore implements AccountStore {
     const account = accountFromSeed(seed);
     const stored = { account, passwordHash: await hashPassword(seed.password) };
     this.#byId.set(account.id, stored);
-    this.#byEmail.set(account.email.toLowerCase(), stored);
+    this.#byEmail.set(seedKey(account.email), stored);
     return account;
+  }
+
+  #find(email: string): StoredAccount | undefined {
+    const key = canonicalEmail(email);
+    return key === undefined ? undefined : this.#byEmail.get(key);
   }
 
   async findById(id: string): Promise<Account | undefined> {
@@ -35,21 +45,22 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   async findByEmail(email: string): Promise<Account | undefined> {
-    return this.#byEmail.get(email.toLowerCase())?.account;
+    return this.#find(email)?.account;
   }
 
   async verifyPassword(email: string, password: string): Promise<Account | undefined> {
-    return checkPassword(this.#byEmail.get(email.toLowerCase()), password);
+    return checkPassword(this.#find(email), password);
   }
 
   async create(input: NewAccount): Promise<Account | undefined> {
     // Hash first, whatever the outcome: a taken address must cost the same time as a new one.
     const passwordHash = await hashPassword(input.password);
-    if (this.#byEmail.has(input.email.toLowerCase())) return undefined;
+    const key = canonicalEmail(input.email);
+    if (key === undefined || this.#byEmail.has(key)) return undefined;
     const account = newAccountRecord(input);
     const stored = { account, passwordHash };
     this.#byId.set(account.id, stored);
-    this.#byEmail.set(account.email.toLowerCase(), stored);
+    this.#byEmail.set(key, stored);
     return account;
   }
 
@@ -63,12 +74,14 @@ export class MemoryAccountStore implements AccountStore {
 
   async setEmail(id: string, email: string): Promise<boolean> {
     const stored = this.#byId.get(id);
-    if (!stored) return false;
-    const holder = this.#byEmail.get(email.toLowerCase());
+    const key = canonicalEmail(email);
+    if (!stored || key === undefined) return false;
+    const holder = this.#byEmail.get(key);
     if (holder && holder !== stored) return false;
-    this.#byEmail.delete(stored.account.email.toLowerCase());
+    const old = canonicalEmail(stored.account.email);
+    if (old !== undefined) this.#byEmail.delete(old);
     stored.account = freeze({ ...stored.account, email, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
-    this.#byEmail.set(email.toLowerCase(), stored);
+    this.#byEmail.set(key, stored);
     return true;
   }
 

@@ -1,6 +1,7 @@
 import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
 import { StorageUnavailableError } from '../lib/core/errors.js';
-import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds } from './account-records.js';
+import { canonicalEmail } from '../lib/core/email-address.js';
+import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds, seedKey } from './account-records.js';
 import { hashPassword } from './password.js';
 import type { RedisConnection } from './redis-connection.js';
 
@@ -30,9 +31,13 @@ const UPDATE_ATTEMPTS = 50;
 /**
  * {@link AccountStore} in Redis, next to the provider's data, so that every instance sees the same accounts,
  * sign-ups and password changes. Keys: `<prefix>Account:{<id>}` (JSON of the account and its scrypt hash) and
- * `<prefix>AccountEmail:{<lower-cased e-mail>}` (the id), `<prefix>AccountMfa:{<id>}` (JSON of the second factors,
- * changed by compare-and-set so that concurrent sign-ins cannot undo each other's spent codes).
- * An address is claimed with `SET NX`, so two concurrent sign-ups for one address across instances cannot both win.
+ * `<prefix>AccountEmail:{<canonical e-mail>}` (the id; `canonicalEmail`), `<prefix>AccountMfa:{<id>}` (JSON of the
+ * second factors, changed by compare-and-set so that concurrent sign-ins cannot undo each other's spent codes). An
+ * address is claimed with `SET NX`, so two concurrent sign-ups for one mailbox across instances cannot both win,
+ * whichever spelling each used. Earlier versions keyed the index by the address lower-cased, which is the canonical
+ * form of every plain ASCII address; an index entry under another spelling (an IDN domain, a trailing dot, a
+ * decomposed letter) is still found when the address is typed that way, and moved to the canonical key on that
+ * first lookup.
  * Passkeys: `<prefix>Passkeys:{<id>}` (a hash, field = credential id, value = JSON of the {@link StoredPasskey}) and
  * `<prefix>PasskeyOwner:{<credential id>}` (the account id, claimed with `SET NX` so a credential id belongs to one
  * account). No key expires.
@@ -50,7 +55,7 @@ export class RedisAccountStore implements AccountStore {
     for (const s of seed) {
       const account = accountFromSeed(s);
       await store.#write({ account, passwordHash: await hashPassword(s.password) });
-      await storage.run(() => storage.client.set(store.#emailKey(account.email), account.id));
+      await storage.run(() => storage.client.set(store.#emailKey(seedKey(account.email)), account.id));
     }
     return store;
   }
@@ -59,8 +64,9 @@ export class RedisAccountStore implements AccountStore {
     return `${this.#s.keyPrefix}Account:{${id}}`;
   }
 
-  #emailKey(email: string): string {
-    return `${this.#s.keyPrefix}AccountEmail:{${email.toLowerCase()}}`;
+  /** The e-mail index entry of `key`, a canonical address (or, for entries of earlier versions, a lower-cased one). */
+  #emailKey(key: string): string {
+    return `${this.#s.keyPrefix}AccountEmail:{${key}}`;
   }
 
   async #read(id: string | null | undefined): Promise<StoredAccount | undefined> {
@@ -78,18 +84,41 @@ export class RedisAccountStore implements AccountStore {
     await this.#s.run(() => this.#s.client.set(this.#key(stored.account.id), JSON.stringify(stored)));
   }
 
-  async #byEmail(email: string): Promise<StoredAccount | undefined> {
-    let stored: StoredAccount | undefined;
+  /** The account the index entry of `key` names, whatever that account's address now is. */
+  async #indexed(key: string): Promise<StoredAccount | undefined> {
     if (this.#s.isCluster) {
       // the e-mail index and the account live in different slots: two reads
-      stored = await this.#read(await this.#s.run(() => this.#s.client.get(this.#emailKey(email))));
-    } else {
-      // one round trip: the index and the account it names, read together by a script
-      const raw = await this.#s.run(() => this.#s.eval(ACCOUNT_BY_EMAIL, [this.#emailKey(email)], [`${this.#s.keyPrefix}Account:{`]));
-      stored = RedisAccountStore.#parse(raw as string | null);
+      return this.#read(await this.#s.run(() => this.#s.client.get(this.#emailKey(key))));
     }
-    // An index left behind by an interrupted e-mail change does not count.
-    return stored && stored.account.email.toLowerCase() === email.toLowerCase() ? stored : undefined;
+    // one round trip: the index and the account it names, read together by a script
+    const raw = await this.#s.run(() => this.#s.eval(ACCOUNT_BY_EMAIL, [this.#emailKey(key)], [`${this.#s.keyPrefix}Account:{`]));
+    return RedisAccountStore.#parse(raw as string | null);
+  }
+
+  /**
+   * The account with the address `email`, by its canonical index entry, else by the entry an earlier version wrote
+   * (the address lower-cased), which is then moved to the canonical key. An entry counts only when the account it
+   * names still has that address (one left behind by an interrupted e-mail change does not).
+   */
+  async #byEmail(email: string): Promise<StoredAccount | undefined> {
+    const key = canonicalEmail(email);
+    const legacy = email.trim().toLowerCase();
+    const current = key === undefined ? undefined : await this.#indexed(key);
+    if (current && key === canonicalEmail(current.account.email)) return current;
+    if (legacy === key) return undefined;
+    const old = await this.#indexed(legacy);
+    if (!old) return undefined;
+    if (key === undefined) return old.account.email.toLowerCase() === legacy ? old : undefined;
+    if (canonicalEmail(old.account.email) !== key) return undefined;
+    if (await this.#claim(key, old.account.id)) await this.#s.run(() => this.#s.client.del(this.#emailKey(legacy)));
+    return old;
+  }
+
+  /** Claims the index entry of `key` for account `id` (`SET NX`); true when it is now `id`'s. */
+  async #claim(key: string, id: string): Promise<boolean> {
+    const entry = this.#emailKey(key);
+    if ((await this.#s.run(() => this.#s.client.set(entry, id, 'NX'))) === 'OK') return true;
+    return (await this.#s.run(() => this.#s.client.get(entry))) === id;
   }
 
   async #update(id: string, change: (account: Account) => Account, passwordHash?: string): Promise<void> {
@@ -112,8 +141,11 @@ export class RedisAccountStore implements AccountStore {
 
   async create(input: NewAccount): Promise<Account | undefined> {
     const passwordHash = await hashPassword(input.password);
+    const key = canonicalEmail(input.email);
+    // An account of an earlier version indexed under this spelling (and not yet moved) holds the address too.
+    if (key === undefined || (input.email.trim().toLowerCase() !== key && await this.#byEmail(input.email))) return undefined;
     const account = newAccountRecord(input);
-    const claimed = await this.#s.run(() => this.#s.client.set(this.#emailKey(input.email), account.id, 'NX'));
+    const claimed = await this.#s.run(() => this.#s.client.set(this.#emailKey(key), account.id, 'NX'));
     if (claimed !== 'OK') return undefined;
     await this.#write({ account, passwordHash });
     return account;
@@ -126,16 +158,13 @@ export class RedisAccountStore implements AccountStore {
 
   async setEmail(id: string, email: string): Promise<boolean> {
     const stored = await this.#read(id);
-    if (!stored) return false;
-    const key = this.#emailKey(email);
-    const claimed = await this.#s.run(() => this.#s.client.set(key, id, 'NX'));
-    if (claimed !== 'OK') {
-      const holder = await this.#s.run(() => this.#s.client.get(key));
-      if (holder !== id) return false;
-    }
+    const key = canonicalEmail(email);
+    if (!stored || key === undefined || !(await this.#claim(key, id))) return false;
     await this.#write({ ...stored, account: freezeAccount({ ...stored.account, email, emailVerified: true, claims: { ...stored.account.claims, updated_at: nowSeconds() } }) });
-    if (stored.account.email.toLowerCase() !== email.toLowerCase()) {
-      await this.#s.run(() => this.#s.client.del(this.#emailKey(stored.account.email)));
+    const old = this.#emailKey(canonicalEmail(stored.account.email) ?? stored.account.email.toLowerCase());
+    // Only our own entry: another account may hold the old address's canonical key (see #byEmail).
+    if (old !== this.#emailKey(key) && (await this.#s.run(() => this.#s.client.get(old))) === id) {
+      await this.#s.run(() => this.#s.client.del(old));
     }
     return true;
   }

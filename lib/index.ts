@@ -26,6 +26,7 @@ export { InvalidTokenError } from './graphql/auth-context.js';
 export { InvalidDpopProofError } from './graphql/dpop.js';
 export { GraphqlErrorCode } from './graphql/errors.js';
 export type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey } from './core/account-store.js';
+export { canonicalEmail, parseEmailAddress, sameEmailAddress, type EmailAddress } from './core/email-address.js';
 export { mergeConfig } from './config/merge.js';
 export type { Mailer, MailMessage } from './core/mailer.js';
 export { MemoryAccountStore } from '../adapters/memory-account-store.js';

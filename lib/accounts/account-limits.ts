@@ -1,10 +1,20 @@
 import type { AccountLimitsConfig } from '../../config/types.js';
+import { canonicalEmail } from '../core/email-address.js';
 import { createLimiter, type LimitResult, type LimiterBackend, memoryLimiterBackend } from '../core/limiter.js';
 
 /**
+ * The limit key of an address: its canonical form, so every spelling of one mailbox shares one counter. Text that
+ * is no accepted address is counted under itself lower-cased, the key of earlier versions (no new account gets such
+ * an address; one stored before may still sign in with it, see the Redis account store).
+ */
+function addressKey(email: string): string {
+  return canonicalEmail(email) ?? email.toLowerCase();
+}
+
+/**
  * The rate limits of the login form and of the account mail (rate-limiter-flexible through `createLimiter`).
- * Keys are the lower-cased e-mail address (whether or not an account has it, so the limit itself reveals
- * nothing) and the client IP (`ctx.ip`, which honours `proxy`).
+ * Keys are the canonical e-mail address (`canonicalEmail`; whether or not an account has it, so the limit itself
+ * reveals nothing) and the client IP (`ctx.ip`, which honours `proxy`).
  */
 export class AccountLimits {
   readonly #loginAccount;
@@ -26,7 +36,7 @@ export class AccountLimits {
   async loginAttempt(ip: string, email: string): Promise<LimitResult> {
     const byIp = await this.#loginIp.consume(ip);
     if (!byIp.allowed) return byIp;
-    return this.#loginAccount.consume(email.toLowerCase());
+    return this.#loginAccount.consume(addressKey(email));
   }
 
   /** Counts one sign-in attempt from `ip` that names no address (a passkey); the per-IP login limit applies. */
@@ -36,13 +46,13 @@ export class AccountLimits {
 
   /** A successful login clears the account's counter (OWASP Authentication Cheat Sheet). */
   async loginSucceeded(email: string): Promise<void> {
-    await this.#loginAccount.reset(email.toLowerCase());
+    await this.#loginAccount.reset(addressKey(email));
   }
 
   /** Counts one sign-up, resend or reset request from `ip`; with `email`, one mail to that address as well. */
   async mailRequest(ip: string, email?: string): Promise<LimitResult> {
     const byIp = await this.#mailIp.consume(ip);
     if (!byIp.allowed || email === undefined) return byIp;
-    return this.#mailAddress.consume(email.toLowerCase());
+    return this.#mailAddress.consume(addressKey(email));
   }
 }

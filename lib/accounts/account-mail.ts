@@ -1,5 +1,6 @@
 import type { Logger } from '../core/logger.js';
 import type { Account } from '../core/account-store.js';
+import { parseEmailAddress } from '../core/email-address.js';
 import { Translator, type Locale } from '../ui/i18n.js';
 import type { UiSettings } from '../ui/ui.js';
 import { confirmAddressMail, type LinkMail, type MailContent, type MailTemplate, type MailWords } from './mail-templates.js';
@@ -53,12 +54,15 @@ export class AccountMail {
   }
 
   /**
-   * Delivers the mail `template` writes in `locale` to `to` in the background. Expects a mailer (callers check
-   * {@link enabled}).
+   * Delivers the mail `template` writes in `locale` to the address `to` in the background. Expects a mailer
+   * (callers check {@link enabled}). `to` is always an address the account holds (or, for an e-mail change link,
+   * the new address as typed), never another spelling typed into a form; the mail goes to its
+   * `mailbox` form (`parseEmailAddress`): the local part as typed and the domain in ASCII (the domain its canonical
+   * form names, so `bücher.example` written with a combining mark or fullwidth letters reaches the same host).
    */
   deliver(to: string, template: MailTemplate, locale?: Locale, link?: string): void {
     const content: MailContent = template(this.words(locale));
-    const message = { to, link, ...content };
+    const message = { to: parseEmailAddress(to)?.mailbox ?? to, link, ...content };
     this.#deps.mailer!.send(message)
       .catch((err: unknown) => this.#deps.logger.error({ err, to, subject: content.subject }, 'account mail could not be sent'));
   }

@@ -1,4 +1,5 @@
 import type { Account } from '../core/account-store.js';
+import { sameEmailAddress } from '../core/email-address.js';
 import type { TokenRecord } from './verification-tokens.js';
 
 /**
@@ -27,5 +28,5 @@ export function mailForTakenAddress(existing: Account | undefined): TakenAddress
  * much as a confirmation link does, as long as the account still has the address the link was sent to.
  */
 export function resetConfirmsAddress(account: Account, record: TokenRecord): boolean {
-  return !account.emailVerified && account.email.toLowerCase() === record.email.toLowerCase();
+  return !account.emailVerified && sameEmailAddress(account.email, record.email);
 }

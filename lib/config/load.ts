@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
 import { ACCOUNT_STORE_METHODS, PASSKEY_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
+import { canonicalEmail } from '../core/email-address.js';
 import { relyingPartyFor } from '../accounts/passkeys/relying-party.js';
 import { STORAGE_METHODS } from '../core/storage.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
@@ -222,7 +223,10 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     throw new ConfigError('storage.type', 'storage.url/client given but type is "memory": set type to "redis"');
   }
   uniqueBy(config.clients, (c) => c.client_id, 'clients');
-  uniqueBy(config.accounts, (a) => a.email.toLowerCase(), 'accounts');
+  config.accounts.forEach((a, i) => {
+    if (canonicalEmail(a.email) === undefined) throw new ConfigError(`accounts[${i}].email`, 'is not an accepted e-mail address (see parseEmailAddress: a host name of two or more labels, a valid IDN, no address literal)');
+  });
+  uniqueBy(config.accounts, (a) => canonicalEmail(a.email)!, 'accounts');
   config.clients.forEach((client, i) => {
     const isPublic = client.token_endpoint_auth_method === 'none';
     if (isPublic && client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'a public client (token_endpoint_auth_method "none") has no secret');

@@ -62,28 +62,36 @@ export interface StoredSecondFactor {
  * implementing these methods and passing the object as `accountStore`. Every method is async. The first three
  * are used at login; the others by sign-up, e-mail verification and password reset.
  *
+ * Addresses: key accounts by `canonicalEmail(address)` (exported; for a plain ASCII address it is the address
+ * lower-cased), so that every spelling of one mailbox (`bob@bücher.example`, `BOB@xn--bcher-kva.example.`) finds
+ * the same account and none of them can create a second one. Keep `email` as it was given to `create`/`setEmail`
+ * (the address as typed, trimmed and NFC: shown, mailed and released as the `email` claim). Portcullis refuses
+ * addresses that `canonicalEmail` does not accept before it creates or changes an account; at login a store may
+ * still be asked about any text typed into the form, and should find nothing for one without a canonical form.
+ *
  * @example
  * ```ts
  * const accountStore: AccountStore = {
  *   findById: (id) => db.users.byId(id).then(toAccount),
- *   findByEmail: (email) => db.users.byEmail(email).then(toAccount),
+ *   findByEmail: (email) => db.users.byEmailKey(canonicalEmail(email)).then(toAccount),
  *   async verifyPassword(email, password) {
- *     const user = await db.users.byEmail(email);
+ *     const user = await db.users.byEmailKey(canonicalEmail(email));
  *     return user && (await argon2.verify(user.hash, password)) ? toAccount(user) : undefined;
  *   },
  *   async create({ email, password, claims }) {
- *     if (await db.users.byEmail(email)) return undefined;
- *     return toAccount(await db.users.insert({ email, hash: await argon2.hash(password), claims, verified: false }));
+ *     const emailKey = canonicalEmail(email); // a unique column
+ *     if (await db.users.byEmailKey(emailKey)) return undefined;
+ *     return toAccount(await db.users.insert({ email, emailKey, hash: await argon2.hash(password), claims, verified: false }));
  *   },
  *   setPassword: (id, password) => argon2.hash(password).then((hash) => db.users.update(id, { hash })),
- *   setEmail: (id, email) => db.users.update(id, { email, verified: true }).then(() => true),
+ *   setEmail: (id, email) => db.users.update(id, { email, emailKey: canonicalEmail(email), verified: true }).then(() => true),
  *   markEmailVerified: (id) => db.users.update(id, { verified: true }),
  * };
  * ```
  */
 export interface AccountStore {
   findById(id: string): Promise<Account | undefined>;
-  /** Case-insensitive lookup. */
+  /** The account whose address has the same `canonicalEmail` as `email`; `undefined` when none has. */
   findByEmail(email: string): Promise<Account | undefined>;
   /**
    * Returns the account when `password` is right, `undefined` otherwise (unknown e-mail included). Should take
@@ -91,16 +99,16 @@ export interface AccountStore {
    */
   verifyPassword(email: string, password: string): Promise<Account | undefined>;
   /**
-   * Creates an unverified account (`emailVerified: false`) and returns it, or `undefined` when the e-mail
-   * address (case-insensitive) is already taken. Should hash the password either way, so both answers take
-   * the same time.
+   * Creates an unverified account (`emailVerified: false`) and returns it, or `undefined` when an account with
+   * the same `canonicalEmail` exists (or `input.email` has none). Should hash the password either way, so both
+   * answers take the same time.
    */
   create(input: NewAccount): Promise<Account | undefined>;
   /** Replaces the password (clear text in, hash stored) and sets `claims.updated_at`. Unknown ids are ignored. */
   setPassword(id: string, password: string): Promise<void>;
   /**
    * Changes the e-mail address to one the user has just proven (`emailVerified` becomes true) and sets
-   * `claims.updated_at`. Returns false when another account holds the address.
+   * `claims.updated_at`. Returns false when another account holds the address (the same `canonicalEmail`).
    */
   setEmail(id: string, email: string): Promise<boolean>;
   /** Sets `emailVerified: true` (OIDC Core §5.1 `email_verified`) and `claims.updated_at`. */

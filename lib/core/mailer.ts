@@ -6,6 +6,10 @@
 
 /** One outgoing message (plain text; links are written out in full). */
 export interface MailMessage {
+  /**
+   * The recipient: an account's address with its domain in ASCII (IDNA A-labels, lower-cased) and its local part as
+   * the user typed it, e.g. `Bob@xn--bcher-kva.example` for `Bob@Bücher.example` (see `parseEmailAddress`).
+   */
   to: string;
   subject: string;
   text: string;

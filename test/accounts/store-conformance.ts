@@ -35,6 +35,18 @@ export function accountStoreConformance(name: string, make: () => Promise<{ stor
       expect((await store.verifyPassword('bob@example.com', 'bob-password-123'))?.id).toBe(bob!.id);
     });
 
+    test('every spelling of one mailbox (canonicalEmail) finds the account, and none creates a second or takes it over', async () => {
+      const bob = (await store.create({ email: 'Bob@Bücher.example', password: 'bob-password-123', claims: {} }))!;
+      expect(bob.email).toBe('Bob@Bücher.example');
+      for (const spelling of ['bob@xn--bcher-kva.example', 'BOB@BÜCHER.EXAMPLE.', 'bob@bu\u0308cher.example', 'bob@ｂücher.example']) {
+        expect((await store.findByEmail(spelling))?.id).toBe(bob.id);
+        expect(await store.create({ email: spelling, password: 'other-password-1', claims: {} })).toBeUndefined();
+      }
+      expect((await store.verifyPassword('bob@xn--bcher-kva.example.', 'bob-password-123'))?.id).toBe(bob.id);
+      expect(await store.setEmail(bob.id, 'ALICE@example.com.')).toBe(false);
+      expect(await store.findByEmail('bob@b\u00fccher')).toBeUndefined();
+    });
+
     test('concurrent sign-ups for one address: exactly one account', async () => {
       const results = await Promise.all(Array.from({ length: 4 }, (_, i) => store.create({ email: 'race@example.com', password: `race-password-${i}0`, claims: {} })));
       expect(results.filter(Boolean)).toHaveLength(1);

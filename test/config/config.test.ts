@@ -28,6 +28,8 @@ describe('configuration is validated when the server is built', () => {
     ['public client with a secret', { ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', token_endpoint_auth_method: 'none', redirect_uris: ['https://a.example/cb'] }] }, 'clients[0].client_secret', /public client/],
     ['duplicate client ids', { ...base, clients: [{ client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', redirect_uris: ['https://a.example/cb'] }, { client_id: 'a', client_secret: 'aaaaaaaaaaaaaaaa', redirect_uris: ['https://a.example/cb'] }] }, 'clients[1]', /duplicate/],
     ['account with a bad e-mail', { ...base, accounts: [{ email: 'not-an-email', password: 'long-enough-password' }] }, 'accounts[0].email', /format "email"/],
+    ['account with an invalid IDN domain', { ...base, accounts: [{ email: 'admin@xn--zz.example', password: 'long-enough-password' }] }, 'accounts[0].email', /not an accepted e-mail address/],
+    ['two accounts with one address in two cases', { ...base, accounts: [{ email: 'ann@example.com', password: 'long-enough-password' }, { email: 'Ann@EXAMPLE.com', password: 'long-enough-password' }] }, 'accounts[1]', /duplicate "ann@example.com"/],
     ['account store missing a method', { ...base, accountStore: { findById() {}, findByEmail() {} } }, 'accountStore.verifyPassword', /must be a function/],
     ['short initial access token', { ...base, registration: { initialAccessToken: 'short' } }, 'registration.initialAccessToken', /fewer than 16/],
     ['graphql path not absolute', { ...base, graphql: { path: 'graphql', typeDefs: 'type Query { a: Int }' } }, 'graphql.path', /pattern/],

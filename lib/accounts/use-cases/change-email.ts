@@ -1,5 +1,5 @@
 import type { Locale } from '../../ui/i18n.js';
-import { isEmailAddress } from '../input-rules.js';
+import { parseEmailAddress } from '../../core/email-address.js';
 import { addressChangingMail, addressInUseMail, confirmNewAddressMail } from '../mail-templates.js';
 import { ACCOUNT_PATHS } from '../paths.js';
 import { invalid, rateLimited, type AccountServices, type Invalid, type MailSent, type RateLimited } from './services.js';
@@ -59,8 +59,9 @@ async function secondFactorRefusal(services: AccountServices, accountId: string,
  */
 export async function changeEmail(services: AccountServices, input: ChangeEmailInput): Promise<ChangeEmailResult> {
   const { accounts, limits, mail } = services;
-  const { ip, email, password, newEmail } = input;
-  if (!isEmailAddress(newEmail)) return invalid({ key: 'account.invalid.newEmail' });
+  const { ip, email, password } = input;
+  const newAddress = parseEmailAddress(input.newEmail);
+  if (!newAddress) return invalid({ key: 'account.invalid.newEmail' });
   const attempt = rateLimited(await limits.loginAttempt(ip, email));
   if (attempt) return attempt;
   const account = email && password ? await accounts.verifyPassword(email, password) : undefined;
@@ -70,13 +71,13 @@ export async function changeEmail(services: AccountServices, input: ChangeEmailI
   // move it away from an account that needs two factors to sign in.
   const factor = await secondFactorRefusal(services, account.id, input.code ?? '', ip);
   if (factor) return factor;
-  const refused = rateLimited(await limits.mailRequest(ip, newEmail));
+  const refused = rateLimited(await limits.mailRequest(ip, newAddress.key));
   if (refused) return refused;
-  const holder = await accounts.findByEmail(newEmail);
+  const holder = await accounts.findByEmail(newAddress.address);
   if (holder && holder.id !== account.id) {
     mail.deliver(holder.email, addressInUseMail, input.locale);
   } else if (!holder) {
-    await mail.sendLink('change-email', { accountId: account.id, email: newEmail }, confirmNewAddressMail, input.locale);
+    await mail.sendLink('change-email', { accountId: account.id, email: newAddress.address }, confirmNewAddressMail, input.locale);
     mail.deliver(account.email, (w) => addressChangingMail(w, { resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }), input.locale);
   }
   return { kind: 'mail-sent' };

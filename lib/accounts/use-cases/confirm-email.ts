@@ -1,3 +1,4 @@
+import { sameEmailAddress } from '../../core/email-address.js';
 import type { AccountServices, InvalidLink } from './services.js';
 
 /** A confirmation link that can be used, and the address it confirms. */
@@ -39,7 +40,7 @@ export async function confirmEmail(services: AccountServices, token: string): Pr
     logger.info({ accountId: account.id }, 'e-mail address changed; sessions and grants revoked');
     return { kind: 'email-changed', email: record.email };
   }
-  if (account.email.toLowerCase() !== record.email.toLowerCase()) return { kind: 'invalid-link' };
+  if (!sameEmailAddress(account.email, record.email)) return { kind: 'invalid-link' };
   await accounts.markEmailVerified(account.id);
   logger.info({ accountId: account.id }, 'e-mail address verified');
   return { kind: 'verified', returnTo: record.returnTo };

@@ -1,4 +1,5 @@
 import type { Locale } from '../../ui/i18n.js';
+import { sameEmailAddress } from '../../core/email-address.js';
 import { resetConfirmsAddress } from '../hijacking-policy.js';
 import { passwordProblem } from '../input-rules.js';
 import { passwordChangedMail } from '../mail-templates.js';
@@ -29,7 +30,7 @@ export async function resetPassword(services: AccountServices, token: string, pa
   const record = await tokens.consume(token, 'reset-password');
   const account = record && (await accounts.findById(record.accountId));
   // A link mailed to an address the account no longer has is not the owner's.
-  if (!record || !account || account.email.toLowerCase() !== record.email.toLowerCase()) return { kind: 'invalid-link' };
+  if (!record || !account || !sameEmailAddress(account.email, record.email)) return { kind: 'invalid-link' };
   await accounts.setPassword(account.id, password);
   // Every other reset link and any pending e-mail change end with it (one asked for with a stolen password).
   await tokens.revokeFor(account.id);
