@@ -14,6 +14,7 @@ import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import { operationLimitsPlugin } from './plugins/operation-limits.js';
+import { logStorageOutage } from './storage-outage.js';
 
 /**
  * Final shape of every error Apollo sends: suggestions removed — including the variable-coercion messages
@@ -26,10 +27,12 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
 }
 
 /**
- * Marks the context of a request whose every operation the document gate checked, cost with its variables
- * included. A property, not a WeakSet entry: Apollo hands plugins a shallow copy of the context.
+ * The request's Koa `ctx.state` on its GraphQL context: whether the document gate checked every operation (cost with
+ * its variables included), the request id, whether an outage was logged. A property, not a WeakSet entry: Apollo
+ * hands plugins a shallow copy of the context (one per operation of a batch), which keeps the reference.
  */
-const GATE_CHECKED = Symbol('portcullis.documentsChecked');
+const REQUEST_STATE = Symbol('portcullis.requestState');
+const stateOf = (context: GraphqlContext) => (context as unknown as Record<symbol, Record<string | symbol, unknown> | undefined>)[REQUEST_STATE] ?? {};
 
 /** Builds the executable schema: host SDL plus the authorization directives, `@requiresScopes` enforced. */
 export function buildSchema(config: Pick<ResolvedGraphqlOptions, 'typeDefs' | 'resolvers'>): GraphQLSchema {
@@ -74,7 +77,8 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
     ApolloServerPluginInlineTraceDisabled(),
     operationLimitsPlugin({
-      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] === true,
+      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => stateOf(context).graphqlDocumentsChecked === true,
+      onStorageOutage: (context, err) => logStorageOutage(deps.logger, stateOf(context), err),
     }),
     // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.
     ...(options.plugins as ApolloServerPlugin<GraphqlContext>[]),
@@ -97,7 +101,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
   const middleware = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       const context: GraphqlContext = { auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip };
-      if (ctx.state.graphqlDocumentsChecked === true) (context as unknown as Record<symbol, unknown>)[GATE_CHECKED] = true;
+      (context as unknown as Record<symbol, unknown>)[REQUEST_STATE] = ctx.state;
       return context;
     },
   }) as unknown as Middleware;

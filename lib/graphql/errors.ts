@@ -5,6 +5,9 @@ import type { GraphQLError } from 'graphql';
  * Every `extensions.code` the GraphQL endpoint answers with (UPPER_SNAKE, as Apollo Server's `ApolloServerErrorCode`),
  * as a const object and a type of the same name. Callers switch on `errors[i].extensions.code`:
  * - before Apollo executes anything (transport guard, document gate): `METHOD_NOT_ALLOWED` … `NOT_FOUND`;
+ * - `TEMPORARILY_UNAVAILABLE` (503 with `Retry-After`): the storage does not answer, whether met looking up an
+ *   opaque token or a DPoP proof's `jti` before Apollo or spending the rate limit inside it; nothing is executed
+ *   (the OAuth endpoints answer the same outage 503 `temporarily_unavailable`);
  * - the limits of `rules/` (400, with `extensions.limit`): `MAX_DEPTH_EXCEEDED` … `QUERY_TOO_LARGE`;
  * - during execution: `FORBIDDEN` (a field beyond the token's scopes, its value `null`), `RATE_LIMITED` (429 with
  *   `Retry-After`), and Apollo's own `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (its message
@@ -40,6 +43,7 @@ export const GraphqlErrorCode = {
   QUERY_TOO_LARGE: 'QUERY_TOO_LARGE',
   FORBIDDEN: 'FORBIDDEN',
   RATE_LIMITED: 'RATE_LIMITED',
+  TEMPORARILY_UNAVAILABLE: 'TEMPORARILY_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type GraphqlErrorCode = (typeof GraphqlErrorCode)[keyof typeof GraphqlErrorCode];

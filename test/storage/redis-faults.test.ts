@@ -1,10 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { exportJWK, SignJWT } from 'jose';
+import { pino } from 'pino';
 import { MemoryAccountStore } from '../../adapters/memory-account-store.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
-import { browse, relyingParty, signIn, startAuthorization } from '../helpers/flow.js';
+import { browse, oidc, relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { TestBrowser } from '../helpers/browser.js';
-import { freePort, startServer, type RunningServer } from '../helpers/server.js';
+import { catalogGraphql, freePort, startServer, type RunningServer } from '../helpers/server.js';
 import { suiteIf } from '../helpers/skip.js';
 
 /**
@@ -46,12 +49,19 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
   let redisPort: number;
   let redis: ChildProcess;
   let srv: RunningServer;
+  /** Every log line of the server, parsed. */
+  const logLines: Array<Record<string, unknown>> = [];
 
   beforeAll(async () => {
     redisPort = await freePort();
     redis = await startRedis(redisPort);
     // This Redis keeps nothing on disk, so accounts stay in memory here: the restart below must not lose alice.
-    srv = await startServer({ storage: { type: 'redis', url: `redis://127.0.0.1:${redisPort}` }, accountStore: await MemoryAccountStore.fromSeed(demoFixtures().accounts!) });
+    srv = await startServer({
+      storage: { type: 'redis', url: `redis://127.0.0.1:${redisPort}` }, accountStore: await MemoryAccountStore.fromSeed(demoFixtures().accounts!),
+      logger: pino({ level: 'info' }, { write: (line: string) => { logLines.push(JSON.parse(line) as Record<string, unknown>); } }),
+      // Every transport and introspection on, so that each way into the operation limiter is tried below.
+      graphql: { ...catalogGraphql(), introspection: { enabled: true }, maxBatchSize: 5, transports: { get: true } },
+    });
   });
   afterAll(async () => {
     await srv?.close();
@@ -141,6 +151,69 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
     expect(status).toBe(200);
+  });
+
+  describe('GraphQL while Redis is down: 503 TEMPORARILY_UNAVAILABLE with Retry-After for every caller, one warning', () => {
+    let rp: RelyingParty;
+    const token: Record<'opaque' | 'jwt' | 'dpop', string> = { opaque: '', jwt: '', dpop: '' };
+    let dpopKeys: Awaited<ReturnType<typeof oidc.randomDPoPKeyPair>>;
+    /** Index of the first log line written while Redis is down. */
+    let outageFrom = 0;
+    const proof = async () => new SignJWT({ htm: 'POST', htu: srv.graphqlUrl, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ath: createHash('sha256').update(token.dpop).digest('base64url') })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(dpopKeys.publicKey) }).sign(dpopKeys.privateKey);
+
+    beforeAll(async () => {
+      rp = await relyingParty(srv.issuer);
+      token.opaque = (await signIn(srv.issuer, rp)).tokens.access_token;
+      // resource=<graphql url>: an RFC 9068 JWT access token, verified at /graphql without a storage lookup.
+      token.jwt = (await signIn(srv.issuer, rp, { params: { resource: srv.graphqlUrl } })).tokens.access_token;
+      dpopKeys = await oidc.randomDPoPKeyPair('ES256');
+      const start = await startAuthorization(rp, { resource: srv.graphqlUrl });
+      const seen = await browse(new TestBrowser(srv.issuer), start.url);
+      token.dpop = (await oidc.authorizationCodeGrant(rp.config, seen.callback, { pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce },
+        undefined, { DPoP: oidc.getDPoPHandle(rp.config, dpopKeys) })).access_token;
+      await stopRedis(redis);
+      outageFrom = logLines.length;
+    });
+    afterAll(async () => {
+      redis = await startRedis(redisPort);
+      for (let i = 0; i < 50 && (await get(`${srv.issuer}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    });
+
+    const json = { 'content-type': 'application/json' };
+    const PRODUCTS = '{"query":"{ products { name } }"}';
+    test.each<[string, () => Promise<RequestInit & { url?: string }>]>([
+      ['anonymous (the operation limiter, by IP)', async () => ({ headers: json, body: PRODUCTS })],
+      ['anonymous introspection (its points go to the limiter)', async () => ({ headers: json, body: '{"query":"{ __schema { queryType { name } } }"}' })],
+      ['anonymous batch of two operations', async () => ({ headers: json, body: `[${PRODUCTS},${PRODUCTS}]` })],
+      ['anonymous GET ?query=', async () => ({ method: 'GET', url: `${srv.graphqlUrl}?query=${encodeURIComponent('{ products { name } }')}` })],
+      ['an opaque access token (looked up in storage)', async () => ({ headers: { ...json, authorization: `Bearer ${token.opaque}` }, body: PRODUCTS })],
+      ['a JWT access token (verified without storage, then the limiter)', async () => ({ headers: { ...json, authorization: `Bearer ${token.jwt}` }, body: PRODUCTS })],
+      ['a DPoP-bound JWT access token (the proof replay cache)', async () => ({ headers: { ...json, authorization: `DPoP ${token.dpop}`, dpop: await proof() }, body: PRODUCTS })],
+    ])('%s', async (name, request) => {
+      const { url, ...init } = await request();
+      const reqId = `outage-${randomUUID()}`;
+      const res = await get(url ?? srv.graphqlUrl, { method: 'POST', ...init, headers: { ...init.headers as Record<string, string>, 'x-request-id': reqId } });
+      const body = JSON.parse(res.text) as unknown;
+      const errors = (Array.isArray(body) ? body : [body]).flatMap((b: { errors?: unknown[] }) => b.errors ?? []);
+      expect({ name, status: res.status, retryAfter: res.headers.get('retry-after'), errors }).toEqual({
+        name, status: 503, retryAfter: '5',
+        errors: (Array.isArray(body) ? [1, 2] : [1]).map(() => ({ message: 'storage is unavailable; try again later', extensions: { code: 'TEMPORARILY_UNAVAILABLE' } })),
+      });
+      expect(res.text).not.toMatch(/at .*\.(js|ts):\d+|stack|INTERNAL_SERVER_ERROR/i);
+      // Logged once at warn with the request id; nothing at error level (no 500 "request failed").
+      const lines = logLines.filter((l) => l.reqId === reqId && (l.level as number) >= 40);
+      expect(lines).toEqual([expect.objectContaining({ level: 40, reqId, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE' }), msg: expect.stringMatching(/storage/) })]);
+    });
+
+    test('an operation that needs no storage (no root field to count) is still answered', async () => {
+      const res = await get(srv.graphqlUrl, { method: 'POST', headers: json, body: '{"query":"{ __typename }"}' });
+      expect({ status: res.status, body: JSON.parse(res.text) }).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+    });
+
+    test('nothing was logged at error level during the outage', () => {
+      expect(logLines.slice(outageFrom).filter((l) => (l.level as number) >= 50)).toEqual([]);
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
-import type { Limiter } from '../../core/limiter.js';
+import type { StorageUnavailableError } from '../../core/errors.js';
+import type { Limiter, LimitResult } from '../../core/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
 import { GraphqlErrorCode } from '../errors.js';
 import { usesIntrospection, withoutIntrospection } from '../introspection.js';
@@ -8,6 +9,7 @@ import { limitError } from '../rules/limit-error.js';
 import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
 import { fragmentsOf } from '../rules/fragments.js';
 import type { DocumentCache } from '../document-cache.js';
+import { storageOutageGraphqlError, storageOutageOf } from '../storage-outage.js';
 import { DEFAULTS } from '../../../config/defaults.js';
 
 /**
@@ -59,6 +61,8 @@ export interface OperationLimitsOptions {
   documents?: DocumentCache;
   /** Whether the document gate checked this request's operations, cost included (see `documentGate`). */
   gateChecked?: (context: GraphqlContext) => boolean;
+  /** Called when the limiter's storage does not answer, before the operation is refused with 503 (to log it). */
+  onStorageOutage?: (context: GraphqlContext, err: StorageUnavailableError) => void;
 }
 
 /**
@@ -68,7 +72,8 @@ export interface OperationLimitsOptions {
  *   computes the cost with the variables the executor will use (`first: $n`, defaults and coercion applied),
  *   400 `MAX_COST_EXCEEDED`;
  * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<sub>|client:<client_id>` for a
- *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted.
+ *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted,
+ *   503 `TEMPORARILY_UNAVAILABLE` with `Retry-After` when the limiter's storage does not answer.
  */
 export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloServerPlugin<GraphqlContext> {
   // One listener for every request (it keeps no per-request state): nothing allocated per request.
@@ -105,7 +110,17 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       if (points === 0) return;
       const { auth, ip } = rc.contextValue;
       const key = auth ? `sub:${auth.sub}|client:${auth.client_id}` : `ip:${ip ?? 'unknown'}`;
-      const result = await options.limiter.consume(key, points);
+      let result: LimitResult;
+      try {
+        result = await options.limiter.consume(key, points);
+      } catch (err) {
+        // A limiter that cannot count refuses (never lets the operation through); thrown as it is, Apollo would
+        // answer 500 INTERNAL_SERVER_ERROR.
+        const outage = storageOutageOf(err);
+        if (!outage) throw err;
+        options.onStorageOutage?.(rc.contextValue, outage);
+        throw storageOutageGraphqlError(outage);
+      }
       if (!result.allowed) {
         throw new GraphQLError(`Rate limit exceeded: this operation would run ${points} root field(s); retry in ${result.retryAfterSeconds} s.`, {
           extensions: {
