@@ -189,7 +189,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
 
     let graphql: RouteParts['graphql'];
     if (config.graphql) {
-      const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend });
+      const started = await startApollo(config.graphql, { issuer: config.issuer, logger, limiterBackend, knownScopes: scopes.all });
       apollo = started.apollo;
       graphql = {
         paths: [config.graphql.path, `${config.graphql.path}${CSRF_TOKEN_SUFFIX}`],

@@ -8,7 +8,7 @@ import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { createLimiter, type LimiterBackend } from '../core/limiter.js';
 import type { GraphqlContext } from './auth-context.js';
-import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields } from './authorization.js';
+import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields, findUnknownScopeMarks } from './authorization.js';
 import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
@@ -40,12 +40,31 @@ export function buildSchema(config: Pick<ResolvedGraphqlOptions, 'typeDefs' | 'r
   return applyScopeDirectives(makeExecutableSchema({ typeDefs: typeDefs as never, resolvers: config.resolvers as never }));
 }
 
+/**
+ * One start-up warning naming each `@requiresScopes` mark (`Type.field` or `Type`) whose scope the server does not
+ * know. A warning, not a `ConfigError`: the field fails closed (nothing leaks), one schema may serve deployments that
+ * configure different scopes (one without the admin scope locks those fields on purpose), and an existing
+ * deployment with such a mark keeps starting after an upgrade.
+ */
+function warnUnknownScopeMarks(schema: GraphQLSchema, deps: ApolloDeps): void {
+  if (!deps.knownScopes) return;
+  const unknown = findUnknownScopeMarks(schema, deps.knownScopes);
+  if (!unknown.length) return;
+  const list = unknown.map((m) => `${m.at} needs "${m.scope}"`).join(', ');
+  deps.logger?.warn({ marks: unknown }, `graphql: @requiresScopes names scopes this server does not have (add them to config \`scopes\`), so no token can read these fields: ${list}`);
+}
+
 /** Dependencies of {@link startApollo}. */
 export interface ApolloDeps {
   issuer: string;
   logger?: Logger;
   /** Backend of the operation rate limiter (memory by default). */
   limiterBackend?: LimiterBackend;
+  /**
+   * Every scope the authorization server can grant: a `@requiresScopes` mark naming another is logged at `warn`
+   * (no token can carry it, so the field could never be read). Unset: not checked.
+   */
+  knownScopes?: readonly string[];
 }
 
 /**
@@ -69,6 +88,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
       deps.logger?.warn({ fields: exposed }, `graphql: ${message}`);
     }
   }
+  warnUnknownScopeMarks(schema, deps);
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
   // Parsed, validated and measured once, by the gate; Apollo takes the documents from here (its documentStore).
   const documents = new DocumentCache();

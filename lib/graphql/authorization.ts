@@ -123,3 +123,31 @@ export function findPrivateLookingFields(schema: GraphQLSchema): string[] {
   }
   return found;
 }
+
+/** A `@requiresScopes` mark naming a scope the server does not know: where it stands and the scope. */
+export interface UnknownScopeMark {
+  /** `Type.field` for a field mark, `Type` for a mark on an object type or interface (it guards all its fields). */
+  at: string;
+  scope: string;
+}
+
+/**
+ * Lists the `@requiresScopes` marks of the schema that name a scope not in `knownScopes`. The authorization server
+ * grants only scopes it knows (unknown ones are dropped from the request), so no token ever carries such a scope and
+ * every field the mark guards is `null` with `FORBIDDEN` for everyone: usually a typo, or a scope missing from the
+ * config's `scopes`. Introspection types are ignored.
+ * @param knownScopes every scope the server can grant (the OpenID Connect standard ones and config `scopes`).
+ */
+export function findUnknownScopeMarks(schema: GraphQLSchema, knownScopes: Iterable<string>): UnknownScopeMark[] {
+  const known = new Set(knownScopes);
+  const found: UnknownScopeMark[] = [];
+  const check = (at: string, node: Parameters<typeof getDirective>[1]) => {
+    for (const scope of marked(schema, node)) if (!known.has(scope)) found.push({ at, scope });
+  };
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
+    check(type.name, type);
+    for (const field of Object.values(type.getFields())) check(`${type.name}.${field.name}`, field);
+  }
+  return found;
+}

@@ -2,6 +2,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { createServer } from '../../lib/index.js';
 import { relyingParty, signIn } from '../helpers/flow.js';
 import { catalogGraphql, graphql, startServer, type RunningServer } from '../helpers/server.js';
+import { demoFixtures } from '../../examples/demo-fixtures.js';
 
 /** Every relaxation of the GraphQL endpoint is an explicit option: each is tested on and off. */
 
@@ -176,7 +177,8 @@ describe('authorization', () => {
     warnings.length = 0;
     const marked = `type User { id: ID! email: String! @requiresScopes(scopes: ["email"]) passwordHash: String @public(reason: "a bcrypt demo") } type Query { me: User }`;
     await (await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] }, graphql: { typeDefs: marked, privateFieldCheck: 'refuse' } })).close();
-    const example = await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] }, graphql: { ...catalogGraphql(), privateFieldCheck: 'refuse' } });
+    // With the scope its @requiresScopes names configured, as the demo does (else that mark is warned about).
+    const example = await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] }, scopes: demoFixtures().scopes, graphql: { ...catalogGraphql(), privateFieldCheck: 'refuse' } });
     await example.close();
     expect(warnings.filter((w) => w.startsWith('graphql'))).toEqual([]);
   });

@@ -99,3 +99,34 @@ describe('the private-field check counts as protected what is enforced', () => {
       .rejects.toMatchObject({ path: 'graphql.typeDefs', message: expect.stringContaining('Account.email, User.email') });
   });
 });
+
+describe('a mark naming a scope the server does not have is a start-up warning', () => {
+  /** Starts a server with `schema` and the `catalog:admin` scope configured; returns the warnings about marks. */
+  async function warningsFor(schema: string): Promise<Array<{ marks?: unknown; msg: string }>> {
+    const warnings: Array<{ marks?: unknown; msg: string }> = [];
+    const logger = { warn: (o: { marks?: unknown }, msg?: string) => warnings.push({ marks: o?.marks, msg: String(msg ?? o) }), info() {}, error() {}, debug() {}, child() { return logger; } };
+    await (await createServer({
+      issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] },
+      scopes: { 'catalog:admin': { description: 'Manage the catalog' } }, graphql: { typeDefs: schema },
+    })).close();
+    return warnings.filter((w) => w.msg.includes('@requiresScopes'));
+  }
+
+  test.each([
+    ['a field mark', 'type Query { secret: String @requiresScopes(scopes: ["admin"]) }', [{ at: 'Query.secret', scope: 'admin' }]],
+    ['an object-type mark', 'type Vault @requiresScopes(scopes: ["admin"]) { content: String } type Query { vault: Vault }', [{ at: 'Vault', scope: 'admin' }]],
+    ['an interface-field mark', 'interface Named { label: String @requiresScopes(scopes: ["admin"]) } type Shelf implements Named { label: String } type Query { named: Named }', [{ at: 'Named.label', scope: 'admin' }]],
+    ['a typo beside a known scope', 'type Query { secret: String @requiresScopes(scopes: ["catalog:admin", "catalog:admn"]) }', [{ at: 'Query.secret', scope: 'catalog:admn' }]],
+  ])('%s is named with its scope', async (_row, schema, marks) => {
+    const warnings = await warningsFor(schema);
+    expect(warnings).toEqual([{ marks, msg: expect.stringContaining(marks.map((m) => `${m.at} needs "${m.scope}"`).join(', ')) }]);
+    expect(warnings[0]!.msg).toMatch(/^graphql: .*config `scopes`/);
+  });
+
+  test.each([
+    ['a configured scope', 'type Query { secret: String @requiresScopes(scopes: ["catalog:admin"]) }'],
+    ['a standard OpenID Connect scope', 'type Query { mail: String @requiresScopes(scopes: ["email"]) }'],
+  ])('%s gives no warning', async (_row, schema) => {
+    expect(await warningsFor(schema)).toEqual([]);
+  });
+});
