@@ -23,7 +23,7 @@ import type { AccountMail } from './account-mail.js';
 import type { SessionDevices } from './session-devices.js';
 import type { VerificationTokens } from './verification-tokens.js';
 import { appsRoutes, appsSection } from './home/apps.js';
-import { button, section, type SignedIn } from './home/common.js';
+import { button, section, signedInForm, type SignedIn } from './home/common.js';
 import { passwordRoutes, passwordSection } from './home/password.js';
 import { sessionsRoutes, sessionsSection } from './home/sessions.js';
 
@@ -78,10 +78,10 @@ export interface AccountHomeDeps {
 async function signedIn(ctx: Context, deps: AccountHomeDeps): Promise<SignedIn | undefined> {
   const id = new Cookies(ctx.req, ctx.res, { keys: [...deps.cookieKeys] }).get('_session', { signed: true });
   if (!id) return undefined;
-  const session = await deps.provider.Session.find(id) as unknown as { accountId?: string; loginTs?: number; acr?: string; jti: string } | undefined;
+  const session = await deps.provider.Session.find(id) as unknown as { accountId?: string; loginTs?: number; acr?: string; jti: string; uid: string } | undefined;
   if (!session?.accountId) return undefined;
   const account = await deps.accounts.findById(session.accountId);
-  return account ? { account, sessionId: session.jti, loginTs: session.loginTs ?? 0, acr: session.acr } : undefined;
+  return account ? { account, sessionId: session.jti, sessionUid: session.uid, loginTs: session.loginTs ?? 0, acr: session.acr } : undefined;
 }
 
 /** Sends the browser to sign in through the account client (code + PKCE; the code is never used). */
@@ -100,18 +100,35 @@ function signInFirst(ctx: Context, deps: AccountHomeDeps, fresh: boolean): void 
 
 /**
  * Middleware: a signed-in browser goes on (`ctx.state.signedIn`, a {@link SignedIn}); others are sent to sign in
- * through {@link ACCOUNT_CLIENT_ID} (303). With `fresh`, a sign-in older than `reauthenticateAfterSeconds` signs in
- * again first (`prompt=login`). The guard of every account page (`/account`, `/account/passkeys`).
+ * through {@link ACCOUNT_CLIENT_ID} (303). The guard of every account page (`/account`, `/account/passkeys`).
  */
-export function requireSignIn(deps: AccountHomeDeps, fresh: boolean): Middleware {
+export function requireSignIn(deps: AccountHomeDeps): Middleware {
   return async function requireSignIn(ctx: Context, next: Next) {
     const who = await signedIn(ctx, deps);
     if (!who) return signInFirst(ctx, deps, false);
-    // Every change re-authenticates when the sign-in is older than the window.
-    if (fresh && Date.now() / 1000 - who.loginTs > deps.reauthenticateAfterSeconds) return signInFirst(ctx, deps, true);
     ctx.state.signedIn = who;
     await next();
   };
+}
+
+/** Middleware after {@link requireSignIn}: a sign-in older than `reauthenticateAfterSeconds` signs in again first (`prompt=login`). */
+function requireFreshSignIn(deps: AccountHomeDeps): Middleware {
+  return async function requireFreshSignIn(ctx: Context, next: Next) {
+    // Every change re-authenticates when the sign-in is older than the window.
+    if (Date.now() / 1000 - (ctx.state.signedIn as SignedIn).loginTs > deps.reauthenticateAfterSeconds) return signInFirst(ctx, deps, true);
+    await next();
+  };
+}
+
+/**
+ * The guard of every change (POST) on the signed-in account pages, in order: the form is parsed; a browser
+ * without a provider session is sent to sign in (303); the form's CSRF token must be the one issued for `scope`
+ * in this session ({@link signedInForm}), else 403; a sign-in older than `reauthenticateAfterSeconds` signs in
+ * again first.
+ */
+export function accountChange(deps: AccountHomeDeps, scope: string): Middleware[] {
+  const refused = (ctx: Context) => renderPage(ctx, 403, (nonce, ui) => messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui }));
+  return [parseForm, requireSignIn(deps), csrfCheck(deps.csrf, (ctx) => signedInForm(ctx, scope), refused), requireFreshSignIn(deps)];
 }
 
 /** Our account page body (`home.*` messages in the request's language, the sections of home/ as they come). */
@@ -136,7 +153,7 @@ async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
   const who = ctx.state.signedIn as SignedIn;
   const { account } = who;
   const ui = uiOf(ctx);
-  const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE));
+  const csrfToken = deps.csrf.issue(ctx, signedInForm(ctx, ACCOUNT_CSRF_SCOPE));
   // A language chosen by `ui_locales` stays on through the page's own forms and links.
   const at = (path: string) => withLocale(ui, mountedPath(ctx, path));
   const [status, apps, sessions] = await Promise.all([
@@ -174,13 +191,12 @@ function done(ctx: Context, text: (t: Translator) => string): void {
  */
 export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
   const router = new Router();
-  const csrf = csrfCheck(deps.csrf, (ctx) => mountedPath(ctx, ACCOUNT_CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce, ui) => messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui })));
-  const change = [parseForm, csrf, requireSignIn(deps, true)];
-  router.get(HOME_PATHS.home, requireSignIn(deps, false), (ctx) => showHome(ctx, deps));
+  const change = accountChange(deps, ACCOUNT_CSRF_SCOPE);
+  router.get(HOME_PATHS.home, requireSignIn(deps), (ctx) => showHome(ctx, deps));
   router.get(HOME_PATHS.callback, (ctx) => { ctx.status = 303; ctx.redirect(mountedPath(ctx, HOME_PATHS.home)); });
   appsRoutes(router, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, change);
   sessionsRoutes(router, deps, change);
-  passwordRoutes(router, deps, change, (ctx) => deps.csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE)));
+  passwordRoutes(router, deps, change, (ctx) => deps.csrf.issue(ctx, signedInForm(ctx, ACCOUNT_CSRF_SCOPE)));
   router.post(HOME_PATHS.signOutOthers, ...change, async (ctx) => {
     const { account, sessionId } = ctx.state.signedIn as SignedIn;
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);
@@ -191,7 +207,7 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
     const showEnrol = async (ctx: Context, status: number, error?: string, sealed?: string) => {
       const { account } = ctx.state.signedIn as SignedIn;
       const shown = (sealed ? await mfa.factors.reopenEnrolment(account, sealed) : undefined) ?? await mfa.factors.startEnrolment(account);
-      const csrfToken = deps.csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE));
+      const csrfToken = deps.csrf.issue(ctx, signedInForm(ctx, ACCOUNT_CSRF_SCOPE));
       renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: withLocale(ui, mountedPath(ctx, HOME_PATHS.totpConfirm)), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
     };
     router.post(HOME_PATHS.totpStart, ...change, (ctx) => showEnrol(ctx, 200));

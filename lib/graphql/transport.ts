@@ -141,7 +141,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
   const csrfTokenPath = `${options.path}${CSRF_TOKEN_SUFFIX}`;
   function csrfTokenEndpoint(ctx: Context): void {
     if (!allowForm || ctx.method !== 'GET') return sendGraphqlError(ctx, 404, 'NOT_FOUND', 'Not found: the form transport is off or this is not a GET.');
-    const token = options.csrf!.issue(ctx, options.path);
+    const token = options.csrf!.issue(ctx, { scope: options.path, binding: '' });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { csrf_token: token };
   }
@@ -207,7 +207,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
     } else if (transport === 'form') {
       const form = ctx.request.body as Record<string, unknown>;
       // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
-      if (!options.csrf!.verify(ctx, options.path, form.csrf_token)) {
+      if (!options.csrf!.verify(ctx, { scope: options.path, binding: '' }, form.csrf_token)) {
         return sendGraphqlError(ctx, 403, 'CSRF_TOKEN_INVALID', `The csrf_token field is missing or does not match its cookie: get one from GET ${options.path}${CSRF_TOKEN_SUFFIX}.`);
       }
       // A field we do not read (`extensions`), a repeated one or a bracketed one (`variables[id]=1`, which the form

@@ -1,39 +1,81 @@
+import Cookies from 'cookies';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 
-const COOKIE = 'portcullis.csrf';
+/** The cookie's name on plain-http (development) issuers. */
+export const CSRF_COOKIE = 'portcullis.csrf';
+/**
+ * The cookie's name on https issuers: the `__Host-` prefix (RFC 6265bis §4.1.3.2) makes browsers accept it only
+ * with `Secure`, `Path=/` and no `Domain` from this very host, so a sibling host cannot set or shadow it.
+ */
+export const CSRF_COOKIE_SECURE = `__Host-${CSRF_COOKIE}`;
+const NONCE = /^[\w-]{43}$/;
 
 /**
- * CSRF tokens for our HTML forms (OWASP CSRF Cheat Sheet, signed double-submit cookie): a random cookie,
- * SameSite=Strict and scoped to the form's path, plus a form field that is an HMAC of the cookie and the path
- * under a server secret, so a cookie planted by a sibling host cannot be paired with a forged field.
+ * What a form's token is for: `scope`, the path the form belongs to (under the issuer's path), and `binding`, the
+ * identifier of the sign-in state it was shown in (an oidc-provider interaction uid, a provider session), or `''`
+ * for forms shown before any (sign-up, password reset). A token verifies only for the same scope and binding.
+ */
+export interface CsrfForm {
+  scope: string;
+  binding: string;
+}
+
+/**
+ * CSRF tokens for our HTML forms (OWASP CSRF Cheat Sheet, signed double-submit cookie): a random nonce in an
+ * HttpOnly, SameSite=Lax cookie with `Path=/`, one for every form of the host, and a form field that is an HMAC,
+ * under a server secret, of the form's {@link CsrfForm} (scope and binding) and the nonce.
+ *
+ * On an https issuer the cookie is `__Host-portcullis.csrf`, which no sibling host can plant ("cookie tossing"),
+ * and a plain `portcullis.csrf` is never read; on plain-http development issuers it is `portcullis.csrf`. The
+ * binding covers what the cookie cannot: a token minted in the attacker's own session or sign-in is useless with
+ * the victim's, even where a planted cookie would be read. The request's scheme is pinned to the issuer's
+ * (`ctx.secure`, lib/http/issuer-host.ts), so issuing and checking always agree on the name.
+ *
+ * Why Lax rather than Strict: one cookie serves every form, and a browser arriving from another site (a client
+ * sending it to sign in, a link in a mail) does not send a Strict cookie; the page would then replace the nonce
+ * and break the forms open in other tabs. A Lax cookie still stays home on cross-site POSTs, and the sites that
+ * differ between Lax and Strict are never sibling hosts (those are same-site for both).
  */
 export class CsrfGuard {
   readonly #secret: string;
 
+  /** `secret`: the HMAC key (a server secret derived from the cookie keys). */
   constructor(secret: string) {
     this.#secret = secret;
   }
 
-  #sign(scope: string, nonce: string): string {
-    return createHmac('sha256', this.#secret).update(`${scope}\n${nonce}`).digest('base64url');
+  #sign(form: CsrfForm, nonce: string): string {
+    return createHmac('sha256', this.#secret).update(`${form.scope}\n${form.binding}\n${nonce}`).digest('base64url');
   }
 
-  /** Issues (or reuses) the cookie for `scope` (a path) and returns the token to embed in the form. */
-  issue(ctx: Context, scope: string): string {
-    let nonce = ctx.cookies.get(COOKIE);
-    if (!nonce || !/^[\w-]{43}$/.test(nonce)) {
+  /** The nonce cookie of this request under the name its scheme reads, if well-formed. */
+  #nonce(cookies: Cookies, secure: boolean): string | undefined {
+    const nonce = cookies.get(secure ? CSRF_COOKIE_SECURE : CSRF_COOKIE);
+    return nonce && NONCE.test(nonce) ? nonce : undefined;
+  }
+
+  /**
+   * Returns the token to embed in `form`'s page (field `csrf`), setting the nonce cookie when the browser has none
+   * yet (an existing one is kept, so every tab's token stays valid).
+   */
+  issue(ctx: Context, form: CsrfForm): string {
+    // Our own Cookies: a host app's middleware may have created `ctx.cookies` before this request was pinned to an
+    // https issuer, and that instance refuses to set a Secure cookie.
+    const cookies = new Cookies(ctx.req, ctx.res, { secure: ctx.secure });
+    let nonce = this.#nonce(cookies, ctx.secure);
+    if (!nonce) {
       nonce = randomBytes(32).toString('base64url');
-      ctx.cookies.set(COOKIE, nonce, { httpOnly: true, sameSite: 'strict', path: scope, secure: ctx.secure, signed: false, overwrite: true });
+      cookies.set(ctx.secure ? CSRF_COOKIE_SECURE : CSRF_COOKIE, nonce, { httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, signed: false, overwrite: true });
     }
-    return this.#sign(scope, nonce);
+    return this.#sign(form, nonce);
   }
 
-  /** Constant-time check of a submitted token against the request's cookie. */
-  verify(ctx: Context, scope: string, token: unknown): boolean {
-    const nonce = ctx.cookies.get(COOKIE);
+  /** Whether `token` (the submitted `csrf` field) was issued for `form` with this request's cookie; constant time. */
+  verify(ctx: Context, form: CsrfForm, token: unknown): boolean {
+    const nonce = this.#nonce(new Cookies(ctx.req, ctx.res), ctx.secure);
     if (!nonce || typeof token !== 'string') return false;
-    const expected = Buffer.from(this.#sign(scope, nonce));
+    const expected = Buffer.from(this.#sign(form, nonce));
     const actual = Buffer.from(token);
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }

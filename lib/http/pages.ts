@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
-import type { CsrfGuard } from './csrf.js';
+import type { CsrfForm, CsrfGuard } from './csrf.js';
 import { html, raw, type SafeHtml } from './html.js';
 import type { IncomingMessage } from 'node:http';
 import { setPageSecurityHeaders } from './security-headers.js';
@@ -114,13 +114,14 @@ export function formField(body: Record<string, unknown>, name: string, max: numb
 }
 
 /**
- * Middleware that lets a form submission through only with a valid CSRF token in its `csrf` field for the path
- * `scopeOf(ctx)` (see {@link CsrfGuard}); otherwise `refuse` answers (status 403 in both page families).
- * Runs after {@link parseForm}.
+ * Middleware that lets a form submission through only with a valid CSRF token in its `csrf` field for the form
+ * `formOf(ctx)` (its scope and binding, see {@link CsrfGuard}); otherwise `refuse` answers (status 403 in both page
+ * families). Runs after {@link parseForm}, and after whatever puts the binding on the request (the interaction,
+ * the signed-in session).
  */
-export function csrfCheck(guard: CsrfGuard, scopeOf: (ctx: Context) => string, refuse: (ctx: Context) => void): Middleware {
+export function csrfCheck(guard: CsrfGuard, formOf: (ctx: Context) => CsrfForm, refuse: (ctx: Context) => void): Middleware {
   return async function checkCsrf(ctx: Context, next: Next) {
-    if (guard.verify(ctx, scopeOf(ctx), formBody(ctx).csrf)) return next();
+    if (guard.verify(ctx, formOf(ctx), formBody(ctx).csrf)) return next();
     refuse(ctx);
   };
 }

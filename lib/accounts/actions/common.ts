@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { CsrfGuard } from '../../http/csrf.js';
+import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, formBody, formField, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
@@ -65,16 +65,25 @@ export function invalidLink(ctx: Context, what: 'confirmation' | 'reset', again:
   message(ctx, 400, t.t('account.linkInvalid.title'), t.t(`account.linkInvalid.${what}`), [{ id: 'again', ...again }]);
 }
 
+/**
+ * The CSRF form of the self-service account pages (sign-up, verification, reset, e-mail change): shown before any
+ * sign-in, so bound to none; on an https issuer their cookie cannot be planted by a sibling host. None of them
+ * changes a signed-in account on the strength of the session: each needs a mailed link or the password.
+ */
+function selfServiceForm(ctx: Context): CsrfForm {
+  return { scope: mountedPath(ctx, ACCOUNT_CSRF_SCOPE), binding: '' };
+}
+
 /** Renders an account form with a fresh CSRF token. */
 export function showForm(ctx: Context, csrf: CsrfGuard, status: number, view: Omit<FormView, 'nonce' | 'csrfToken'>): void {
-  const csrfToken = csrf.issue(ctx, mountedPath(ctx, ACCOUNT_CSRF_SCOPE));
+  const csrfToken = csrf.issue(ctx, selfServiceForm(ctx));
   const action = mountedPath(ctx, view.action);
   renderPage(ctx, status, (nonce, ui) => formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken, ui }));
 }
 
 /** Middleware: a form submission goes on only with the account forms' CSRF token; else 403. */
 export function accountCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, (ctx) => mountedPath(ctx, ACCOUNT_CSRF_SCOPE), (ctx) =>
+  return csrfCheck(csrf, selfServiceForm, (ctx) =>
     message(ctx, 403, words(ctx).t('account.refused.title'), words(ctx).t('account.refused')));
 }
 

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { csrfCheck, formBody, formField, parseForm, renderPage } from '../../http/pages.js';
+import { formBody, formField, renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
-import { requireSignIn, type AccountHomeDeps, type SignedIn } from '../account-home.js';
+import { accountChange, requireSignIn, type AccountHomeDeps, type SignedIn } from '../account-home.js';
+import { signedInForm } from '../home/common.js';
 import type { FactorChanges } from '../mfa/factor-changes.js';
-import { messagePage } from '../views.js';
 import { PASSKEY_SCRIPT } from './browser-script.js';
 import { MAX_PASSKEY_NAME, type PasskeyRefusal, type PasskeyService } from './passkey-service.js';
 import type { PlainKey } from '../../ui/i18n.js';
@@ -21,7 +21,7 @@ export interface PasskeyRouteDeps {
   changes: FactorChanges;
 }
 
-/** The CSRF cookie path of the passkey forms (under the issuer's path). */
+/** The CSRF scope of the passkey forms (under the issuer's path). */
 const CSRF_SCOPE = PASSKEY_PATHS.list;
 const MAX_CREDENTIAL_JSON = 12_000;
 const NOTICES = { added: 'passkey.list.added', renamed: 'passkey.list.renamed', removed: 'passkey.list.removed' } as const satisfies Record<string, PlainKey>;
@@ -46,9 +46,8 @@ const bindingOf = (ctx: Context) => `session:${signedInOf(ctx).sessionId}`;
  */
 export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
   const { passkeys, changes, home } = deps;
-  const signedIn = requireSignIn(home, false);
-  const change = [parseForm, csrfCheck(home.csrf, (ctx) => mountedPath(ctx, CSRF_SCOPE), (ctx) => renderPage(ctx, 403, (nonce, ui) =>
-    messagePage(nonce, ui.t.t('account.refused.title'), ui.t.t('account.refused'), { error: true, ui }))), requireSignIn(home, true)];
+  const signedIn = requireSignIn(home);
+  const change = accountChange(home, CSRF_SCOPE);
 
   /** The list page, with the message `error` (a `passkey.list.*` key) when a change was refused. */
   async function showList(ctx: Context, status = 200, error?: PlainKey): Promise<void> {
@@ -56,7 +55,7 @@ export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
     const [list, creationOptions] = await Promise.all([passkeys.list(account.id), passkeys.registrationOptions(account, bindingOf(ctx))]);
     const done = typeof ctx.query.done === 'string' && Object.hasOwn(NOTICES, ctx.query.done) ? NOTICES[ctx.query.done as keyof typeof NOTICES] : undefined;
     const { t } = uiOf(ctx);
-    const csrfToken = home.csrf.issue(ctx, mountedPath(ctx, CSRF_SCOPE));
+    const csrfToken = home.csrf.issue(ctx, signedInForm(ctx, CSRF_SCOPE));
     renderPage(ctx, status, (nonce, ui) => passkeyListPage({
       nonce, ui, csrfToken, email: account.email, passkeys: list, creationOptions, notice: error || !done ? undefined : t.t(done), error: error && t.t(error), mount: mountedPath(ctx, ''),
     }));

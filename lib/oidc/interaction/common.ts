@@ -4,7 +4,7 @@ import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
 import type { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
 import type { AccountStore } from '../../core/account-store.js';
-import type { CsrfGuard } from '../../http/csrf.js';
+import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
 import type { ConsentStore } from '../consent-store.js';
@@ -62,9 +62,18 @@ export function detailsOf(ctx: Context): Details {
   return ctx.state.interaction as Details;
 }
 
-/** The CSRF cookie path and form action base of an interaction's pages (under the issuer's path). */
+/** The form action base of an interaction's pages (under the issuer's path). */
 export function interactionPath(ctx: Context, details: Details): string {
   return mountedPath(ctx, `/interaction/${details.uid}`);
+}
+
+/**
+ * The CSRF form of an interaction's pages: scoped to its path and bound to its uid, which oidc-provider ties to
+ * this browser (its `_interaction` cookie) and to the session the sign-in started in. A sign-in page has no
+ * session of ours yet; the uid is what a token minted for the attacker's own sign-in cannot share.
+ */
+export function interactionForm(ctx: Context, details: Details): CsrfForm {
+  return { scope: interactionPath(ctx, details), binding: `interaction:${details.uid}` };
 }
 
 /**
@@ -99,7 +108,7 @@ export function loadInteraction(provider: Provider): Middleware {
 
 /** Middleware: a form submission goes on only with this interaction's CSRF token; else 403. */
 export function interactionCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, (ctx) => interactionPath(ctx, detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
+  return csrfCheck(csrf, (ctx) => interactionForm(ctx, detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
     'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.', 'form'));
 }
 

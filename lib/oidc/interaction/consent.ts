@@ -8,7 +8,7 @@ import { uiOf, type PageUi } from '../../ui/ui.js';
 import { OFFLINE_MARKER } from '../provider.js';
 import { consentPage } from '../views.js';
 import {
-  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
+  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
 
@@ -54,7 +54,7 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
   if (!account) return refuse(ctx, 400, 'login_required', ACCOUNT_GONE);
   const { grantable } = scopes.partition(account, scopes.known(details.params.scope));
   const scope = interactionPath(ctx, details);
-  const csrfToken = deps.csrf.issue(ctx, scope);
+  const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   const name = await clientName(provider, details);
   const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos);
   const ui = uiOf(ctx);

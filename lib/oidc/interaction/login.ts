@@ -6,7 +6,7 @@ import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
 import { afterPassword, passkeyBinding } from './second-factor.js';
 import {
-  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, requirePrompt,
+  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
 } from './common.js';
 import { loginResult } from '../../accounts/mfa/policy.js';
@@ -23,7 +23,7 @@ export type LoginProblem = 'login.wrongPassword' | 'login.tooMany' | 'login.conf
 
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, problem?: LoginProblem, email?: string): Promise<PageBuilder> {
   const scope = interactionPath(ctx, details);
-  const csrfToken = deps.csrf.issue(ctx, scope);
+  const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   // Independent: the client's name and, with passkeys, a new sign-in challenge bound to this interaction.
   const [name, requestOptions] = await Promise.all([
     clientName(deps.provider, details),

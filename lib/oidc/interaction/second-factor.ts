@@ -8,7 +8,7 @@ import type { PageUi } from '../../ui/templates.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
 import {
-  clientName, detailsOf, finishInteraction, interactionCsrf, interactionPath, loadInteraction, refuse, requirePrompt,
+  clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,
   type Details, type InteractionActionDeps, type MfaInteractionDeps,
 } from './common.js';
 
@@ -114,7 +114,7 @@ export async function afterPassword(ctx: Context, deps: InteractionActionDeps, d
 export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, known?: Account, status = 200, error?: string, enrolment?: string): Promise<void> {
   const mfa = deps.mfa!;
   const scope = interactionPath(ctx, details);
-  const csrfToken = deps.csrf.issue(ctx, scope);
+  const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   if (pending.stage === 'second-factor') {
     // The account's passkeys (with a challenge bound to this interaction, remembering the factors passed) and/or its code.
     const [name, { totp }, passkey] = await Promise.all([clientName(deps.provider, details), mfa.factors.status(pending.accountId), hasPasskeyFactor(deps, pending.accountId)]);
@@ -179,7 +179,7 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       const result = await deps.mfa!.factors.check(pending.accountId, formField(formBody(ctx), 'code', 64), ctx.ip);
       if (result.kind === 'rate-limited') {
         const name = await clientName(deps.provider, details);
-        const csrfToken = deps.csrf.issue(ctx, interactionPath(ctx, details));
+        const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
         return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => codePage({ nonce, ui, action: `${interactionPath(ctx, details)}/second-factor`, csrfToken, clientName: name, error: ui.t.t('mfa.tooMany') }));
       }
       if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'));
@@ -200,7 +200,7 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       if (account) await deps.mfa!.changes.changed(account, 'added', 'an authenticator app (TOTP)', details.session?.accountId === account.id ? details.session.cookie : undefined, uiOf(ctx).locale);
       await savePending(deps.mfa!, details, { ...pending, stage: 'codes-shown' });
       const scope = interactionPath(ctx, details);
-      const csrfToken = deps.csrf.issue(ctx, scope);
+      const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
       renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { action: `${scope}/continue`, csrfToken } }));
     }],
     continue: [...common, requireSecondStep('codes-shown'), async function continueAfterCodes(ctx: Context) {
