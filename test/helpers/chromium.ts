@@ -14,10 +14,10 @@ if (!chromiumAvailable) console.warn(`Chromium not found at ${CHROMIUM}: the bro
 /** `describe` when Chromium is there, otherwise a skipped suite whose title says why. */
 export const browserSuite = suiteIf(chromiumAvailable, `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
-/** Headless Chromium with the flags this machine's closed network needs. */
-export function launchChromium(): Promise<Browser> {
+/** Headless Chromium with the flags this machine's closed network needs, and `extraArgs`. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
   });
 }
