@@ -232,7 +232,7 @@ export const ConfigSchema = Type.Object({
     see: 'OIDC Discovery §3, RFC 8414 §2',
   }),
   clients: withDefault(Type.Array(clientSchema), [], {
-    description: 'Statically registered clients (client metadata, `redirect_uris` matched exactly)',
+    description: 'Statically registered clients (client metadata, `redirect_uris` matched exactly). The `client_id` `portcullis-account` is reserved (the account page\'s own client)',
     security: 'each client is validated at start-up against the registration policy; an invalid one stops the server',
     see: 'RFC 7591 §2',
   }),
@@ -478,7 +478,7 @@ export const ConfigSchema = Type.Object({
   }),
   logger: optional(Type.Unsafe<Logger>({ type: 'object' }), {
     defaultText: 'pino to stdout',
-    description: 'A pino logger (or one with the same methods); the default writes JSON lines at `LOG_LEVEL` (default `info`)',
+    description: 'A pino logger, or an object with pino\'s `info`, `warn`, `error` and `child(bindings, options)` (returning such a logger; `console` has no `child` and is refused at start-up, before anything is logged); the default writes JSON lines at `LOG_LEVEL` (default `info`)',
     security: 'passwords, secrets, tokens, codes, `Authorization` and cookies are redacted',
   }),
 }, { additionalProperties: false });

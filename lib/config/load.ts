@@ -3,8 +3,10 @@ import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
 import { ACCOUNT_STORE_METHODS, PASSKEY_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
 import { canonicalEmail } from '../core/email-address.js';
+import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
 import { relyingPartyFor } from '../accounts/passkeys/relying-party.js';
 import { STORAGE_METHODS } from '../core/storage.js';
+import { LOGGER_METHODS } from '../core/logger.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { readSigningKeys } from '../oidc/keys.js';
@@ -63,7 +65,7 @@ function uniqueBy<T>(items: T[], key: (item: T) => string, path: string): void {
   });
 }
 
-/** Objects a host passes in (`accountStore`, `storage.instance`, `mail.mailer`, GraphQL plugins and rules) have the methods their contracts name. */
+/** Objects a host passes in (`accountStore`, `storage.instance`, `mail.mailer`, `logger`, GraphQL rules) have the methods their contracts name. */
 function checkInstances(config: ResolvedConfig): void {
   const needMethods = (value: object | undefined, methods: readonly string[], path: string, contract: string) => {
     for (const method of methods) {
@@ -73,6 +75,11 @@ function checkInstances(config: ResolvedConfig): void {
   needMethods(config.accountStore, ACCOUNT_STORE_METHODS, 'accountStore', 'AccountStore');
   needMethods(config.storage.instance, STORAGE_METHODS, 'storage.instance', 'Storage');
   needMethods(config.mail.mailer, ['send'], 'mail.mailer', 'Mailer');
+  const logger = config.logger as Record<string, unknown> | undefined;
+  const missing = LOGGER_METHODS.filter((m) => logger && typeof logger[m] !== 'function');
+  if (missing.length) {
+    throw new ConfigError('logger', `lacks the method${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: pass a pino logger, or an object with pino's info, warn, error and child(bindings, options) (console is not one)`);
+  }
   if ((config.storage.type === 'custom') !== (config.storage.instance !== undefined)) {
     throw new ConfigError('storage.instance', config.storage.instance ? 'is only read with storage.type "custom"' : 'is required with storage.type "custom"');
   }
@@ -228,6 +235,9 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   });
   uniqueBy(config.accounts, (a) => canonicalEmail(a.email)!, 'accounts');
   config.clients.forEach((client, i) => {
+    if (client.client_id === ACCOUNT_CLIENT_ID) {
+      throw new ConfigError(`clients[${i}].client_id`, `"${ACCOUNT_CLIENT_ID}" is reserved for the account page's own client (oidc-provider: client_id must be unique amongst statically configured clients): choose another client_id`);
+    }
     const isPublic = client.token_endpoint_auth_method === 'none';
     if (isPublic && client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'a public client (token_endpoint_auth_method "none") has no secret');
     if (!isPublic && !client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'is required for a confidential client (or set token_endpoint_auth_method to "none")');

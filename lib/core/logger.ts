@@ -2,6 +2,13 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
+/**
+ * The methods of a {@link Logger} that Portcullis calls, each pino-style (`logger.warn({ fields }, 'message')`);
+ * `child(bindings, options)` must return a logger with the same methods. A `logger` option lacking one is refused
+ * at start-up, before anything is logged through it.
+ */
+export const LOGGER_METHODS = ['info', 'warn', 'error', 'child'] as const;
+
 /** Keys whose values are never written to logs. */
 export const REDACTED_PATHS = [
   'password', '*.password', 'client_secret', '*.client_secret', 'token', '*.token', 'access_token', '*.access_token',

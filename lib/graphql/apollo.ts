@@ -2,7 +2,7 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import type { Middleware } from 'koa';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -34,10 +34,29 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
 const REQUEST_STATE = Symbol('portcullis.requestState');
 const stateOf = (context: GraphqlContext) => (context as unknown as Record<symbol, Record<string | symbol, unknown> | undefined>)[REQUEST_STATE] ?? {};
 
-/** Builds the executable schema: host SDL plus the authorization directives, `@requiresScopes` enforced. */
+/** Runs one step of building the schema; what graphql-js or graphql-tools throws becomes a ConfigError at `path`. */
+function schemaStep(path: 'graphql.typeDefs' | 'graphql.resolvers', build: () => GraphQLSchema): GraphQLSchema {
+  try {
+    return build();
+  } catch (err) {
+    const { message, locations } = err as Partial<GraphQLError>;
+    const at = locations?.[0] ? ` (line ${locations[0].line}, column ${locations[0].column})` : '';
+    throw new ConfigError(path, `${String(message).replace(/\.?\s*\n+\s*/g, '; ')}${at}`, 'ERR_CONFIG_INVALID', { cause: err });
+  }
+}
+
+/**
+ * Builds the executable schema: host SDL plus the authorization directives, `@requiresScopes` enforced.
+ * The SDL is built first and the resolvers added to it, so that a mistake is named by the option it is in.
+ *
+ * @throws {ConfigError} at `graphql.typeDefs` when the SDL does not parse or does not make a valid schema (the
+ *   graphql-js message, with the line and column of a syntax error); at `graphql.resolvers` when a resolver names
+ *   a type or field the schema does not have (graphql-tools' message).
+ */
 export function buildSchema(config: Pick<ResolvedGraphqlOptions, 'typeDefs' | 'resolvers'>): GraphQLSchema {
   const typeDefs = [AUTHORIZATION_TYPE_DEFS, ...(Array.isArray(config.typeDefs) ? config.typeDefs : [config.typeDefs])];
-  return applyScopeDirectives(makeExecutableSchema({ typeDefs: typeDefs as never, resolvers: config.resolvers as never }));
+  const sdl = schemaStep('graphql.typeDefs', () => makeExecutableSchema({ typeDefs: typeDefs as never }));
+  return applyScopeDirectives(schemaStep('graphql.resolvers', () => makeExecutableSchema({ typeDefs: sdl, resolvers: config.resolvers as never })));
 }
 
 /**
@@ -73,7 +92,8 @@ export interface ApolloDeps {
  * unless an opt-in transport is enabled (the transport guard then protects them), parse-time token limit,
  * cost and rate limits per operation.
  *
- * @throws {ConfigError} `graphql.typeDefs` when `privateFieldCheck: 'refuse'` finds private-looking fields.
+ * @throws {ConfigError} `graphql.typeDefs` when `privateFieldCheck: 'refuse'` finds private-looking fields, and
+ *   what {@link buildSchema} throws.
  */
 export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDeps = { issuer: 'http://localhost' }): Promise<{
   apollo: ApolloServer<GraphqlContext>; middleware: Middleware; gate: Middleware; schema: GraphQLSchema; options: ResolvedGraphqlOptions;
