@@ -261,7 +261,8 @@ export const ConfigSchema = Type.Object({
     grant: withDefault(seconds(), DAYS_14, { unit: 'seconds', defaultText: '(14 days)', description: 'Grant (one session\'s consent record) lifetime' }),
   }),
   keys: section('Signing and cookie keys', {
-    signing: optional(Type.Unsafe<PrivateJwks | string>({ anyOf: [{ type: 'string', minLength: 1 }, privateJwksSchema] }), {
+    // The key set's shape (privateJwksSchema) is checked by loadConfig, as for a file, with a message that says what is wrong.
+    signing: optional(Type.Unsafe<PrivateJwks | string>({ anyOf: [{ type: 'string', minLength: 1 }, { type: 'object' }] }), {
       defaultText: 'ephemeral RS256+ES256+EdDSA (development)',
       description: 'Private JWKS, or the path of a JSON file holding one, that signs ID tokens; per algorithm the first key signs, later ones still verify (rotation: put the new key first)',
       security: 'required in production; keep it secret; `npx portcullis keys` generates one',

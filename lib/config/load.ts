@@ -9,7 +9,7 @@ import { STORAGE_METHODS } from '../core/storage.js';
 import { LOGGER_METHODS } from '../core/logger.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
-import { readSigningKeys } from '../oidc/keys.js';
+import { checkSigningKeys, readSigningKeys } from '../oidc/keys.js';
 import { cloneData, isPlainObject } from './merge.js';
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js';
 
@@ -199,7 +199,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   const domainIssuer = relyingPartyFor(candidate.issuer, passkeys.rpName).usable;
   const config: ResolvedConfig = {
     ...candidate,
-    keys: { ...keys, signing: typeof keys.signing === 'string' ? readSigningKeys(keys.signing) : keys.signing },
+    keys: { ...keys, signing: typeof keys.signing === 'string' ? readSigningKeys(keys.signing) : keys.signing && checkSigningKeys(keys.signing) },
     storage: { ...candidate.storage, explicitType },
     registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
     selfService: { ...selfService, signup: selfService.signup ?? !production },

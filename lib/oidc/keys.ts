@@ -42,6 +42,40 @@ export function generateCookieKey(): string {
 const validateJwks = new Ajv({ strict: false }).compile(privateJwksSchema);
 
 const NOT_A_JWKS = 'is not a private JWKS ({"keys":[...]} with private keys of kty RSA, EC or OKP)';
+const SIGNING_KTY = ['RSA', 'EC', 'OKP'];
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Why `value` is not a private JWKS, in words that never quote key material (only indexes and a short `kty`); the
+ * first thing found. Mirrors `privateJwksSchema`, which decides.
+ */
+function whyNotPrivateJwks(value: unknown): string {
+  if (!isObject(value)) return 'it is not a JSON object';
+  if (value.keys === undefined && 'kty' in value) return 'it is a single JWK: put it in a key set, {"keys":[<the JWK>]}';
+  if (!Array.isArray(value.keys) || value.keys.length === 0) return 'it needs a non-empty "keys" array';
+  for (const [i, key] of value.keys.entries()) {
+    if (!isObject(key)) return `keys[${i}] is not a JWK object`;
+    if (!SIGNING_KTY.includes(key.kty as string)) {
+      const kty = key.kty === undefined ? 'no kty' : typeof key.kty === 'string' && /^[A-Za-z]{1,8}$/.test(key.kty) ? `kty ${JSON.stringify(key.kty)}` : 'another kty';
+      return `keys[${i}] has ${kty}, not RSA, EC or OKP (a symmetric "oct" key cannot sign tokens that clients verify with the published keys)`;
+    }
+    if (typeof key.d !== 'string') return `keys[${i}] has no private part ("d"), so this is a public key set, which cannot sign: give the private one (\`npx portcullis keys\` makes one)`;
+  }
+  return 'it does not have the shape of one';
+}
+
+/**
+ * Checks a `keys.signing` given as an object (not a string) and returns it: the same rule, and the same kind of
+ * message, as {@link readSigningKeys} applies to a file or inline JSON.
+ *
+ * @throws {ConfigError} at `keys.signing` naming what is wrong (a single JWK, a public key set, a key of another kty),
+ *   never quoting key material.
+ */
+export function checkSigningKeys(value: unknown): PrivateJwks {
+  if (!validateJwks(value)) throw new ConfigError('keys.signing', `the object given ${NOT_A_JWKS}: ${whyNotPrivateJwks(value)}`);
+  return value as unknown as PrivateJwks;
+}
 
 /** Whether a `keys.signing` string is the key set itself rather than a path (JSON objects start with `{`). */
 function isInlineJson(value: string): boolean {
@@ -77,7 +111,7 @@ export function readSigningKeys(value: string): PrivateJwks {
   } catch (err) {
     throw new ConfigError('keys.signing', `${where} is ${jsonSyntaxErrorWithoutInput(err)}`);
   }
-  if (!validateJwks(parsed)) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}`);
+  if (!validateJwks(parsed)) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}: ${whyNotPrivateJwks(parsed)}`);
   return parsed as unknown as PrivateJwks;
 }
 
