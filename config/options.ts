@@ -227,9 +227,9 @@ const graphqlSchema = Type.Object({
 export const ConfigSchema = Type.Object({
   issuer: required(Type.String({ format: 'uri', pattern: '^https?://', not: { pattern: '[?#]' } }), {
     defaultText: '(required)',
-    description: 'Issuer identifier; absolute http(s) URL without query or fragment. Endpoints, pages and cookies hang off it: with a path (`https://host/auth`, no trailing `/`) everything is served under `/auth`, plus RFC 8414\'s `/.well-known/oauth-authorization-server/auth`',
+    description: 'Issuer identifier; absolute http(s) URL without query, fragment or trailing `/` (`https://host`, not `https://host/`: tokens carry it as written and relying parties compare it exactly). Endpoints, pages and cookies hang off it: with a path (`https://host/auth`) everything is served under `/auth`, plus RFC 8414\'s `/.well-known/oauth-authorization-server/auth`',
     security: 'https required in production',
-    see: 'OIDC Discovery §3, RFC 8414 §2',
+    see: 'OIDC Discovery §3, §4.3; RFC 8414 §2',
   }),
   clients: withDefault(Type.Array(clientSchema), [], {
     description: 'Statically registered clients (client metadata, `redirect_uris` matched exactly). The `client_id` `portcullis-account` is reserved (the account page\'s own client)',

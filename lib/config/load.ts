@@ -153,14 +153,18 @@ function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
 /**
  * An issuer with a path (`https://host/auth`) puts every route under that path; refuse the forms for which the
  * URLs a client derives (OIDC Discovery §4: issuer + `/.well-known/openid-configuration`; RFC 8414 §3.1: the
- * well-known segment inserted before the path) would not lead to the routes served.
+ * well-known segment inserted before the path) would not lead to the routes served, and a root issuer written with
+ * a trailing `/`.
  */
 function checkIssuerPath(issuer: string): void {
   const url = new URL(issuer);
   // The URL parser resolves dot segments and percent-encodes: compare with what was written.
   const written = /^[a-z]+:\/\/[^/]*(\/.*)?$/i.exec(issuer)?.[1] ?? '';
   if (url.username || url.password) throw new ConfigError('issuer', 'must not carry user information (user:password@)');
-  if (written === '' || written === '/') return;
+  if (written === '') return;
+  // Tokens carry the issuer exactly as written and relying parties compare it exactly (OIDC Core §3.1.3.7, Discovery
+  // §4.3): a slash most of them do not expect is refused rather than dropped, which would change every `iss` silently.
+  if (written === '/') throw new ConfigError('issuer', `must not end with "/" (every token's iss carries it as written, and relying parties compare it exactly): write it as ${url.origin}`);
   const fix = `write it as ${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/{2,}/g, '/') || ''}`;
   if (written.endsWith('/')) throw new ConfigError('issuer', `a path issuer must not end with "/" (clients append "/.well-known/…" to it): ${fix}`);
   if (written !== url.pathname) throw new ConfigError('issuer', `its path ${JSON.stringify(written)} is not in normal form (dot segments or characters that need encoding): ${fix}`);

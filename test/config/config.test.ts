@@ -317,10 +317,28 @@ describe('issuer with a path (mounting under a prefix)', () => {
     expect(err.message).toContain(message);
   });
 
-  test('https://id.example.com/auth and a root issuer with or without "/" are accepted', () => {
-    for (const issuer of ['https://id.example.com/auth', 'https://id.example.com/a/b-c', 'https://id.example.com', 'https://id.example.com/']) {
+  test('https://id.example.com/auth and a root issuer without "/" are accepted as written', () => {
+    for (const issuer of ['https://id.example.com/auth', 'https://id.example.com/a/b-c', 'https://id.example.com', 'http://localhost:4351']) {
       expect(loadConfig({ ...base, issuer }).issuer).toBe(issuer);
     }
+  });
+
+  const ROOT_SLASH = 'must not end with "/" (every token\'s iss carries it as written, and relying parties compare it exactly): write it as';
+  test.each([
+    ['https://id.example.com/', `${ROOT_SLASH} https://id.example.com`],
+    ['http://localhost:4351/', `${ROOT_SLASH} http://localhost:4351`],
+    ['https://id.example.com:8443/', `${ROOT_SLASH} https://id.example.com:8443`],
+    ['http://localhost:4351/auth/', 'a path issuer must not end with "/" (clients append "/.well-known/…" to it): write it as http://localhost:4351/auth'],
+  ])('a trailing "/" is refused, on a root issuer as on a path issuer: %s', (issuer, message) => {
+    const err = errorOf(() => loadConfig({ ...base, issuer }, {}));
+    expect(err).toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'issuer', message: `Invalid configuration at "issuer": ${message}` });
+  });
+
+  test('PORTCULLIS_ISSUER with a trailing "/" is refused the same way by the standalone server and portcullis start', async () => {
+    const settings = standaloneSettings({ PORTCULLIS_ISSUER: 'http://localhost:4351/' });
+    expect(errorOf(() => loadConfig(settings.config, {}))).toMatchObject({ path: 'issuer', message: `Invalid configuration at "issuer": ${ROOT_SLASH} http://localhost:4351` });
+    const fromCli = settingsFromEnvironment({ PORTCULLIS_ISSUER: 'https://id.example.com/' });
+    await expect(createServer(fromCli.config)).rejects.toMatchObject({ path: 'issuer', message: `Invalid configuration at "issuer": ${ROOT_SLASH} https://id.example.com` });
   });
 
   test('graphql.resource defaults to the issuer\'s origin + graphql.path (graphql.path is absolute on the host)', () => {
