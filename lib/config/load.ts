@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
 import { ACCOUNT_STORE_METHODS, PASSKEY_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
@@ -11,11 +11,13 @@ import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { checkSigningKeys, readSigningKeys } from '../oidc/keys.js';
 import { cloneData, isPlainObject } from './merge.js';
+import { schemaProblems } from './schema-errors.js';
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js';
 
 // `useDefaults` fills every literal default of the option schema into the (cloned) input while validating; sections
 // are created empty first, so defaults apply at every depth and a partial section keeps its other members.
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, useDefaults: true });
+// `allErrors` reports every problem in one run; `verbose` gives schemaProblems the alternatives of an anyOf.
+const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, useDefaults: true });
 ajv.addVocabulary([...OPTION_KEYWORDS]);
 addFormats.default(ajv);
 const validate = ajv.compile<ValidatedOptions>(ConfigSchema);
@@ -29,31 +31,6 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value as object)) deepFreeze(v);
   }
   return value;
-}
-
-/** `/clients/0/redirect_uris` → `clients[0].redirect_uris`. */
-function dottedPath(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (extra !== undefined) parts.push(extra);
-  let out = '';
-  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : (out ? `.${part}` : part);
-  return out || '(root)';
-}
-
-function describe(error: ErrorObject): ConfigError {
-  if (error.keyword === 'additionalProperties') {
-    const key = String((error.params as { additionalProperty: string }).additionalProperty);
-    return new ConfigError(dottedPath(error.instancePath, key), 'unknown option');
-  }
-  if (error.keyword === 'required') {
-    const key = String((error.params as { missingProperty: string }).missingProperty);
-    return new ConfigError(dottedPath(error.instancePath, key), 'is required');
-  }
-  let expected = error.message ?? 'is invalid';
-  if (error.keyword === 'enum') {
-    expected = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-  }
-  return new ConfigError(dottedPath(error.instancePath), expected);
 }
 
 function uniqueBy<T>(items: T[], key: (item: T) => string, path: string): void {
@@ -181,8 +158,9 @@ function checkIssuerPath(issuer: string): void {
  *
  * @param env `NODE_ENV` (production guards, `selfService.signup` default) and `PORTCULLIS_DEV_MAILBOX`
  *   (`mail.mailbox` default).
- * @throws {ConfigError} `ERR_CONFIG_INVALID` naming the dotted option path and what was expected, or
- *   `ERR_CONFIG_INSECURE` when `NODE_ENV=production` meets an insecure setting.
+ * @throws {ConfigError} `ERR_CONFIG_INVALID` naming the dotted option path and what was expected (every problem
+ *   the option schema finds in one error: `problems`, `path` of the first), or `ERR_CONFIG_INSECURE` when
+ *   `NODE_ENV=production` meets an insecure setting.
  */
 export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
   if (!isPlainObject(input)) throw new ConfigError('(root)', 'configuration must be an object');
@@ -193,7 +171,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   if (env.PORTCULLIS_DEV_MAILBOX && (candidate.mail === undefined || isPlainObject(candidate.mail))) {
     candidate.mail = { mailbox: env.PORTCULLIS_DEV_MAILBOX, ...candidate.mail };
   }
-  if (!validate(candidate)) throw describe(validate.errors![0]);
+  if (!validate(candidate)) throw ConfigError.of(schemaProblems(validate.errors ?? []), 'ERR_CONFIG_INVALID');
   checkIssuerPath(candidate.issuer);
 
   // Defaults derived from other options or the environment (`derived` in the option schema).

@@ -137,7 +137,9 @@ describe('trusted documents, batching, limits from config', () => {
     [{ limits: { maxDeepness: 3 } }, 'graphql.limits.maxDeepness'],
     [{ corsOrigins: ['http://localhost:8080/path'] }, 'graphql.corsOrigins[0]'],
     [{ transports: { get: 'yes' } }, 'graphql.transports.get'],
-    [{ rateLimit: { points: 10 } }, 'graphql.rateLimit'],
+    // `false | { points, durationSeconds }`: an object is held to the object's rules, naming the member.
+    [{ rateLimit: { points: 10 } }, 'graphql.rateLimit.durationSeconds'],
+    [{ rateLimit: true }, 'graphql.rateLimit'],
     [{ privateFieldCheck: 'ignore' }, 'graphql.privateFieldCheck'],
   ])('invalid option %j is refused naming %s', async (extra, path) => {
     await expect(createServer({ issuer: 'http://localhost:3999', graphql: { ...catalogGraphql(), ...extra } as never })).rejects.toMatchObject({ path });
