@@ -42,6 +42,16 @@ export type OutboundFetchConfig = NonNullable<PortcullisConfig['outboundFetch']>
 export type RateLimitSpec = LimitConfig;
 /** Per-IP rate limits of client authentication failures and registration attempts. */
 export type RateLimitsConfig = NonNullable<PortcullisConfig['rateLimits']>;
+/** Dynamic client registration (RFC 7591): the initial access token, `enabled`, remote logos. */
+export type RegistrationConfig = NonNullable<PortcullisConfig['registration']>;
+/** Passkeys (WebAuthn): sign-in without a password, or as a second factor. */
+export type PasskeysConfig = NonNullable<PortcullisConfig['passkeys']>;
+/** Second factors (TOTP with recovery codes) and the signed-in account page `/account`. */
+export type MfaConfig = NonNullable<PortcullisConfig['mfa']>;
+/** Branding and language of the pages and mails: product name, logo, colours, links, messages, templates. */
+export type UiConfig = NonNullable<PortcullisConfig['ui']>;
+/** The colours of one scheme (`ui.colors`, `ui.darkColors`): `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa`. */
+export type UiColorsConfig = NonNullable<UiConfig['colors']>;
 
 /**
  * The configuration after validation, with every default applied (literal and derived: `selfService.signup`,

@@ -2,8 +2,10 @@
  * Portcullis: a secure-by-default OAuth 2.0 authorization server with OpenID Connect, plus a hardened GraphQL
  * API, on one Koa app.
  *
- * This entry point (`portcullis`) holds the server, its configuration types, the errors it throws and what a host
- * needs to plug in its own accounts, storage or mail. The other entry points:
+ * This entry point (`portcullis`) holds the server, its configuration types, the errors it throws, what a host
+ * needs to plug in its own accounts, storage or mail, and the types of the page templates (`ui.templates`). Every
+ * type an option, a template or a store signature uses can be imported by name from here (`test/types/`). The
+ * other entry points:
  * - `portcullis/redis`: the Redis storage and account store (ioredis);
  * - `portcullis/rp`: the relying-party helper that checks an access token belongs to a signed-in user;
  * - `portcullis/graphql`: the validation rules, cost function and authorization directives, for hosts that run
@@ -15,7 +17,17 @@ export type {
   PortcullisConfig, ClientConfig, SeedAccount, ScopeDefinition, TtlConfig, KeysConfig, GraphqlConfig,
   StorageConfig, PrivateJwks, ResolvedConfig, SelfServiceConfig, MailConfig, AccountLimitsConfig, LimitConfig,
   OutboundFetchConfig, RateLimitsConfig, RateLimitSpec, GraphqlIntrospectionConfig, GraphqlTransportsConfig, GraphqlLimitsConfig,
+  RegistrationConfig, PasskeysConfig, MfaConfig, UiConfig, UiColorsConfig,
 } from '../config/types.js';
+// `ui.templates`: the hook, the kit and the view of every page. SafeHtml and Translator are types only: markup is
+// made with the kit's `html` and `raw`, so that escaping stays the default.
+export type {
+  UiTemplates, TemplateKit, PageTemplate, FrameView, LoginView, ConsentView, LogoutView, SignedOutView, Field, FormView,
+  MessageView, ErrorView, ErrorSituation, CodeView, EnrolView, RecoveryView, PasskeyPageView, AccountHomeView, PageUi,
+  UiSettings, Logo,
+} from './ui/templates.js';
+export type { SafeHtml } from './http/html.js';
+export type { Translator, Locale, MessageKey } from './ui/i18n.js';
 export type { LimitSpec, LimiterBackend } from './core/limiter.js';
 export { loadConfig } from './config/load.js';
 export {
@@ -25,7 +37,7 @@ export {
 export { InvalidTokenError } from './graphql/auth-context.js';
 export { InvalidDpopProofError } from './graphql/dpop.js';
 export { GraphqlErrorCode } from './graphql/errors.js';
-export type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey } from './core/account-store.js';
+export type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from './core/account-store.js';
 export { canonicalEmail, parseEmailAddress, sameEmailAddress, type EmailAddress } from './core/email-address.js';
 export { mergeConfig } from './config/merge.js';
 export type { Mailer, MailMessage } from './core/mailer.js';

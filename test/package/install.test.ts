@@ -30,6 +30,10 @@ import { createServer, generateSigningKeys, generateCookieKey, ConfigError, type
 import { RedisStorage } from 'portcullis/redis';
 import { verifyAccessTokenForUser } from 'portcullis/rp';
 import { applyScopeDirectives, costLimitPlugin, createMaxDepthRule, hasScope } from 'portcullis/graphql';
+import type { StoredSecondFactor, UiConfig, MfaConfig, PasskeysConfig, RegistrationConfig, LoginView, CodeView, UiTemplates, TemplateKit } from 'portcullis';
+
+// Types a host names in its own code: the README's StoredSecondFactor and template views, the configuration sections.
+export type HostTypes = [StoredSecondFactor, UiConfig, MfaConfig, PasskeysConfig, RegistrationConfig, LoginView, CodeView, UiTemplates, TemplateKit];
 
 const port = Number(process.argv[2]);
 // Mounted under /auth (the issuer names the prefix), GraphQL elsewhere on the host, the host's body parser first.
