@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors.js';
 
 /** Where and with what configuration a server runs, as read from the environment. */
 export interface ServerSettings {
-  /** TCP port (`PORT`, default 3000). */
+  /** TCP port: `PORT`, else the port of an `http:` issuer on a loopback host (see {@link loopbackIssuerPort}), else 3000. */
   port: number;
   /** Interface to listen on (`HOST`, default `localhost`). */
   host: string;
@@ -21,9 +21,24 @@ function booleanVariable(name: string, value: string): boolean {
 const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
 
 /**
+ * The port a plain-http issuer on this machine names (`http://localhost:4340` → 4340, `http://127.0.0.1` → 80):
+ * there the issuer's URL is the server's own address, so a server on any other port answers nobody who follows
+ * the discovery URL. `undefined` for any other issuer (https, another host: a proxy or load balancer decides
+ * where requests arrive) and for one that is not a URL (the configuration check reports it).
+ */
+export function loopbackIssuerPort(issuer: string): number | undefined {
+  let url: URL;
+  try { url = new URL(issuer); } catch { return undefined; }
+  const host = url.hostname;
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  return url.protocol === 'http:' && loopback ? Number(url.port || 80) : undefined;
+}
+
+/**
  * The configuration of `npm start` and `portcullis start`: `{ issuer: http://localhost:PORT }`, then `base` (the
  * demo data of `npm start`), then the configuration file, merged deeply (objects member by member, arrays
- * replace; see `mergeConfig`), then these environment variables, which win: `PORT` (default 3000), `HOST`
+ * replace; see `mergeConfig`), then these environment variables, which win: `PORT` (default: the port of a
+ * plain-http loopback issuer, `http://localhost:4340` → 4340, see {@link loopbackIssuerPort}; else 3000), `HOST`
  * (default `localhost`), `PORTCULLIS_ISSUER`, `REDIS_URL` (Redis storage), `PORTCULLIS_STORAGE=memory`,
  * `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`), `PORTCULLIS_SIGNING_KEYS` (a private
  * JWKS or the path of one), `PORTCULLIS_COOKIE_KEYS` (comma-separated), `PORTCULLIS_MFA_KEY` (`mfa.encryptionKey`), `PORTCULLIS_PROXY` (`proxy`), `PORTCULLIS_PROXY_HOPS` (`proxyHops`) and
@@ -32,7 +47,8 @@ const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boo
  * @throws {ConfigError} for a bad `PORT`, `PORTCULLIS_PROXY`, `PORTCULLIS_PROXY_HOPS` or `PORTCULLIS_STORAGE`.
  */
 export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?: Partial<PortcullisConfig>; file?: Partial<PortcullisConfig> } = {}): ServerSettings {
-  const port = env.PORT === undefined || env.PORT === '' ? 3000 : Number(env.PORT);
+  const portSet = env.PORT !== undefined && env.PORT !== '';
+  let port = portSet ? Number(env.PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT', `must be a TCP port number, got ${JSON.stringify(env.PORT)}`);
   const host = env.HOST || 'localhost';
   const config = mergeConfig<PortcullisConfig>({ issuer: `http://localhost:${port}` }, layers.base ?? {}, layers.file ?? {});
@@ -54,5 +70,7 @@ export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?:
     config.proxyHops = hops;
   }
   if (env.PORTCULLIS_ALLOWED_HOSTS) config.allowedHosts = list(env.PORTCULLIS_ALLOWED_HOSTS);
+  // Without PORT, listen where a local issuer says the server is (else the printed discovery URL finds nothing).
+  if (!portSet) port = loopbackIssuerPort(config.issuer) ?? port;
   return { port, host, config };
 }

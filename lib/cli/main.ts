@@ -4,8 +4,8 @@
  *
  * - `portcullis keys [--alg RS256,ES256,EdDSA] [--out <file>] [--force]`: a new private JWKS (see {@link keysCommand});
  * - `portcullis cookie-key`: a random secret for `keys.cookies` / `PORTCULLIS_COOKIE_KEYS`;
- * - `portcullis start [--config <file>]`: runs a server from a configuration file and the environment (see
- *   {@link startCommand});
+ * - `portcullis start --config <file>`: runs a server from a configuration file (or `PORTCULLIS_CONFIG`) and the
+ *   environment (see {@link startCommand});
  * - `portcullis doctor [--config <file>] [--url <issuer>]`: checks a configuration and a deployment; exit status
  *   1 when a problem is found (see {@link diagnose}).
  *
@@ -23,8 +23,9 @@ export const USAGE = `usage:
   portcullis keys [--alg RS256,ES256,EdDSA] [--out FILE] [--force]
                         print a new private JWKS, or write it to FILE with mode 0600
   portcullis cookie-key print a new cookie-signing secret
-  portcullis start [--config FILE.json|FILE.js]
-                        run a server from a configuration file (PORTCULLIS_CONFIG) and the environment
+  portcullis start --config FILE.json|FILE.js
+                        run a server from a configuration file (or PORTCULLIS_CONFIG=FILE) and the
+                        environment; without PORT it listens on the port of an http://localhost issuer
   portcullis doctor [--config FILE.json|FILE.js] [--url https://id.example.com]
                         check a configuration and a running deployment; exit 1 on a problem`;
 

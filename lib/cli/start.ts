@@ -1,7 +1,7 @@
 import { createServer, type PortcullisServer } from '../server.js';
 import { readConfigFile } from './config-file.js';
-import { settingsFromEnvironment, type ServerSettings } from './environment.js';
-import { parseOptions, type CommandIo } from './io.js';
+import { loopbackIssuerPort, settingsFromEnvironment, type ServerSettings } from './environment.js';
+import { parseOptions, UsageError, type CommandIo } from './io.js';
 
 /**
  * `portcullis start [--config portcullis.config.{json,js,mjs}]`: runs a server from a configuration file
@@ -10,12 +10,18 @@ import { parseOptions, type CommandIo } from './io.js';
  * Resolves once the server listens (the process then runs until SIGINT/SIGTERM, which close it); resolves 1
  * when the configuration is refused, printing only the error's message and code (never its members, which may
  * carry secrets).
+ *
+ * @throws {UsageError} (exit status 2) when neither `--config` nor `PORTCULLIS_CONFIG` names a file: without one
+ *   the server would have no client and no account. A file holding `{}` starts that empty server on purpose.
  */
 export async function startCommand(args: string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const opts = parseOptions(args, ['--config']);
   const path = typeof opts.config === 'string' ? opts.config : env.PORTCULLIS_CONFIG;
+  if (!path) {
+    throw new UsageError('start needs a configuration file, with your clients and accounts: portcullis start --config portcullis.config.json (or PORTCULLIS_CONFIG=portcullis.config.json); see README "Running from a configuration file"');
+  }
   try {
-    const file = path ? await readConfigFile(path) : {};
+    const file = await readConfigFile(path);
     const { port, host, config } = settingsFromEnvironment(env, { file });
     await serve({ port, host, config }, (line) => io.stdout(`${line}\n`), path);
     return 0;
@@ -28,7 +34,8 @@ export async function startCommand(args: string[], io: CommandIo, env: NodeJS.Pr
 
 /**
  * Creates the server, listens on `settings.port`/`host`, closes it on SIGINT/SIGTERM (then exits 0) and writes the
- * listening, discovery and GraphQL lines through `write` — the start of `portcullis start` and of `npm start`.
+ * listening, discovery and GraphQL lines through `write` — the start of `portcullis start` and of `npm start`;
+ * plus a note when `PORT` puts it elsewhere than a local issuer's port (the discovery URL then needs a proxy).
  * The signal handlers are installed before the lines are written: whoever reads them may signal at once.
  *
  * @throws what {@link createServer} or `listen` throws (a refused configuration, a port in use).
@@ -45,6 +52,8 @@ export async function serve(settings: ServerSettings, write: (line: string) => v
   process.once('SIGTERM', stop);
   const issuer = server.config.issuer;
   write(`Portcullis listening on http://${host}:${port} (issuer ${issuer}${configPath ? `, configuration ${configPath}` : ''})`);
+  const issuerPort = loopbackIssuerPort(issuer);
+  if (issuerPort !== undefined && issuerPort !== port) write(`  note       the issuer names port ${issuerPort}, PORT=${port}: the URLs below answer only through a proxy from ${issuerPort} to ${port} (unset PORT to listen on ${issuerPort})`);
   write(`  discovery  ${issuer}/.well-known/openid-configuration`);
   write(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}` : '  GraphQL    off (no schema configured)');
   return server;

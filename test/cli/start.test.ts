@@ -1,7 +1,8 @@
 /**
  * `portcullis start`, run as the built CLI: a JSON configuration file adding a client and an account runs a full
  * code flow with openid-client; a JS module exporting a function serves its GraphQL schema; environment variables
- * win over the file; a refused configuration exits 1 without echoing secrets.
+ * win over the file; without PORT it listens on a local issuer's port; a refused configuration exits 1 without
+ * echoing secrets; no configuration file at all is a usage mistake (exit 2).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -9,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { settingsFromEnvironment } from '../../lib/cli/environment.js';
 import { relyingParty, signIn } from '../helpers/flow.js';
 import { freePort, graphql } from '../helpers/server.js';
 
@@ -33,7 +35,8 @@ async function start(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: C
   child.stderr!.on('data', (d) => { output += d; });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 30_000);
-    child.stdout!.on('data', () => { if (output.includes('Portcullis listening')) { clearTimeout(timer); resolve(); } });
+    // The GraphQL line is the last one written once it listens.
+    child.stdout!.on('data', () => { if (/Portcullis listening[^]*GraphQL/.test(output)) { clearTimeout(timer); resolve(); } });
     child.once('exit', (code) => { clearTimeout(timer); reject(Object.assign(new Error(`exited ${code}:\n${output}`), { code, output })); });
   });
   return { child, output: () => output };
@@ -89,8 +92,69 @@ test('an unreadable --config: exit 1 naming the file and the reason', async () =
   expect(err.output).toMatch(/cannot read .*nope\.json: ENOENT/);
 });
 
+describe('without PORT, it listens where a local issuer says it is', () => {
+  // PORT '' counts as unset; every row's discovery URL, as printed, must answer with that issuer.
+  test.each([
+    ['the file\'s issuer http://localhost:P', (p: number) => ({ file: { issuer: `http://localhost:${p}` }, env: {} })],
+    ['PORTCULLIS_ISSUER http://127.0.0.1:P, file from PORTCULLIS_CONFIG', (p: number) => ({ file: {}, env: { PORTCULLIS_ISSUER: `http://127.0.0.1:${p}`, HOST: '127.0.0.1' }, viaEnv: true })],
+    ['the file\'s issuer with a path, http://localhost:P/auth', (p: number) => ({ file: { issuer: `http://localhost:${p}/auth` }, env: {} })],
+  ])('%s', async (_name, row) => {
+    const port = await freePort();
+    const { file: config, env, viaEnv } = row(port) as { file: object; env: NodeJS.ProcessEnv; viaEnv?: boolean };
+    const file = join(dir, `issuer-port-${port}.json`);
+    writeFileSync(file, JSON.stringify({ ...config, clients: [CLIENT] }));
+    const { output } = await start(viaEnv ? [] : ['--config', file], { PORT: '', ...env, ...(viaEnv ? { PORTCULLIS_CONFIG: file } : {}) });
+    const discoveryUrl = /discovery {2}(\S+)/.exec(output())![1]!;
+    const issuer = discoveryUrl.replace('/.well-known/openid-configuration', '');
+    expect(output()).toContain(`listening on http://${env.HOST ?? 'localhost'}:${port} (issuer ${issuer}`);
+    expect(new URL(issuer).port).toBe(String(port));
+    const res = await fetch(discoveryUrl);
+    expect({ status: res.status, issuer: ((await res.json()) as { issuer: string }).issuer }).toEqual({ status: 200, issuer });
+    expect(output()).not.toMatch(/note/);
+  });
+
+  test('PORT set to another port wins, with a note that the issuer\'s URLs need a proxy', async () => {
+    const [port, issuerPort] = [await freePort(), await freePort()];
+    const file = join(dir, 'other-port.json');
+    writeFileSync(file, JSON.stringify({ issuer: `http://localhost:${issuerPort}` }));
+    const { output } = await start(['--config', file], { PORT: String(port), HOST: '127.0.0.1' });
+    expect(output()).toContain(`listening on http://127.0.0.1:${port} (issuer http://localhost:${issuerPort}`);
+    expect(output()).toContain(`note       the issuer names port ${issuerPort}, PORT=${port}: the URLs below answer only through a proxy from ${issuerPort} to ${port} (unset PORT to listen on ${issuerPort})`);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { host: `localhost:${issuerPort}` } })).status).toBe(200);
+  });
+
+  test.each([
+    ['https://id.example.com', {}, 3000],
+    ['http://id.example.com:4340', {}, 3000],
+    ['https://localhost:4340', {}, 3000],
+    ['http://localhost:4340', {}, 4340],
+    ['http://localhost', {}, 80],
+    ['http://id.localhost:4341', {}, 4341],
+    ['http://127.0.0.2:4342', {}, 4342],
+    ['http://[::1]:4343', {}, 4343],
+    ['http://localhost:4340', { PORT: '4000' }, 4000],
+  ])('issuer %s with %j: port %d', (issuer, env, port) => {
+    expect(settingsFromEnvironment(env, { file: { issuer } }).port).toBe(port);
+    expect(settingsFromEnvironment({ ...env, PORTCULLIS_ISSUER: issuer }).port).toBe(port);
+  });
+});
+
+test.each([
+  [[], {}],
+  [[], { PORTCULLIS_CONFIG: '' }],
+])('no configuration file (%j, %j): exit 2 saying what to pass, nothing listens', async (args, env) => {
+  const port = await freePort();
+  const err = (await start(args, { ...env, PORT: String(port), HOST: '127.0.0.1' }).catch((e: unknown) => e)) as { code: number; output: string };
+  expect(err.code).toBe(2);
+  expect(err.output).toMatch(/^start needs a configuration file, with your clients and accounts: portcullis start --config portcullis\.config\.json \(or PORTCULLIS_CONFIG=portcullis\.config\.json\)/);
+  expect(err.output).toMatch(/usage:\n/);
+  expect(err.output).not.toMatch(/listening/);
+});
+
 test('SIGTERM stops it cleanly (exit 0)', async () => {
-  const { child } = await start([], { PORT: String(await freePort()), HOST: '127.0.0.1' });
+  const file = join(dir, 'empty.json');
+  writeFileSync(file, '{}');
+  const { child } = await start(['--config', file], { PORT: String(await freePort()), HOST: '127.0.0.1' });
   child.kill('SIGTERM');
   const [code] = (await once(child, 'exit')) as [number];
   expect(code).toBe(0);
