@@ -9,7 +9,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../config/load.js';
 import type { PortcullisConfig, PrivateJwks } from '../../config/types.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, type ConfigProblem } from '../core/errors.js';
+import { configProblemFix } from './doctor-fixes.js';
 
 /** One finding: `problem` makes `doctor` exit non-zero; `warning` does not; `ok` is a check that passed. */
 export interface Finding {
@@ -50,16 +51,27 @@ export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
   return findings;
 }
 
+/** What `createServer` would refuse, each problem once: one that a check of its own states too is left to that check. */
+function loadFindings(config: PortcullisConfig, env: NodeJS.ProcessEnv, checks: readonly Finding[]): Finding[] {
+  const production = env.NODE_ENV === 'production';
+  let problems: readonly ConfigProblem[];
+  try {
+    loadConfig(config, env);
+    return [ok('config-valid', `the configuration loads${production ? ' with NODE_ENV=production' : ''}`)];
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems = err.problems;
+  }
+  const stated = (id: string) => checks.some((f) => f.level === 'problem' && f.id === id);
+  return problems
+    .filter((p) => !(p.path === 'keys.signing' && stated('keys-ephemeral')) && !(p.path === 'keys.cookies' && stated('cookie-keys-ephemeral'))
+      && !(p.path === 'issuer' && /https/.test(p.message) && stated('issuer-not-https')))
+    .map((p) => problem('config-invalid', `"${p.path}": ${p.message}`, configProblemFix(p)));
+}
+
 async function checkConfig(config: PortcullisConfig, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Finding[]> {
   const out: Finding[] = [];
   const production = env.NODE_ENV === 'production';
-  try {
-    loadConfig(config, env);
-    out.push(ok('config-valid', `the configuration loads${production ? ' with NODE_ENV=production' : ''}`));
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    for (const p of err.problems) out.push(problem('config-invalid', `"${p.path}": ${p.message}`, `fix "${p.path}" as the message says`));
-  }
   let issuer: URL | undefined;
   try { issuer = new URL(config.issuer); } catch { /* reported by loadConfig */ }
 
@@ -84,7 +96,8 @@ async function checkConfig(config: PortcullisConfig, env: NodeJS.ProcessEnv, tim
   }
 
   const storage = config.storage?.type ?? 'memory';
-  if (storage === 'memory' && production) {
+  // Without storage.type, production is refused at "storage.type" (config-invalid) already.
+  if (config.storage?.type === 'memory' && production) {
     out.push(warning('memory-storage', 'memory storage in production: one instance only, and every session, grant and registered client is lost on restart',
       'use Redis (storage.type "redis", REDIS_URL) unless this is deliberately a single instance'));
   }
@@ -96,7 +109,7 @@ async function checkConfig(config: PortcullisConfig, env: NodeJS.ProcessEnv, tim
   if (production && config.graphql?.transports?.get) {
     out.push(problem('graphql-get', 'GraphQL GET queries are on in production: queries travel in URLs (logs, Referer) and skip CORS preflight', 'set graphql.transports.get: false unless a CDN cache needs it'));
   }
-  return out;
+  return [...loadFindings(config, env, out), ...out];
 }
 
 /** Redis with neither RDB snapshots nor AOF loses every session, grant and client on restart. */
@@ -183,9 +196,7 @@ async function checkDeployment(base: string, config: PortcullisConfig | undefine
   }
 
   if (res.status === 200 && discovery) {
-    if (discovery.issuer !== root && discovery.issuer !== url.href) {
-      out.push(problem('issuer-mismatch', `discovery names issuer ${JSON.stringify(discovery.issuer)}, not ${root}: relying parties refuse it (OpenID Connect Discovery §4.3)`, 'set issuer (PORTCULLIS_ISSUER) to the public URL clients use'));
-    }
+    out.push(...issuerFindings(discovery.issuer, url, config));
     const expectedOrigin = url.origin;
     const foreign = Object.entries(discovery)
       .filter(([k, v]) => typeof v === 'string' && (k.endsWith('_endpoint') || k === 'jwks_uri' || k === 'registration_endpoint'))
@@ -198,6 +209,23 @@ async function checkDeployment(base: string, config: PortcullisConfig | undefine
     const authorization = typeof discovery.authorization_endpoint === 'string' ? discovery.authorization_endpoint : undefined;
     const client = config?.clients?.find((c) => c.redirect_uris?.length);
     if (https && authorization && client) out.push(await checkCookies(authorization, client.client_id, client.redirect_uris[0]!, timeoutMs));
+  }
+  return out;
+}
+
+/**
+ * The issuer discovery names, against the URL asked (OpenID Connect Discovery §4.3: relying parties refuse another)
+ * and against the configuration's, which must be the one running there for the `--config` findings to be about it.
+ */
+function issuerFindings(named: unknown, url: URL, config: PortcullisConfig | undefined): Finding[] {
+  const out: Finding[] = [];
+  const root = url.href.replace(/\/$/, '');
+  if (named !== root && named !== url.href) {
+    out.push(problem('issuer-mismatch', `discovery names issuer ${JSON.stringify(named)}, not ${root}: relying parties refuse it (OpenID Connect Discovery §4.3)`, 'set issuer (PORTCULLIS_ISSUER) to the public URL clients use'));
+  }
+  if (typeof config?.issuer === 'string' && config.issuer !== named) {
+    out.push(problem('config-issuer-mismatch', `the configuration's issuer ${config.issuer} is not this deployment's (its discovery names ${JSON.stringify(named)}): the --config checked is not the one running at ${root}, or PORTCULLIS_ISSUER overrides it there`,
+      `check a matching pair: the configuration ${root} runs with, or --url ${config.issuer}; if this file is meant for ${root}, set its "issuer" to ${JSON.stringify(named)}`));
   }
   return out;
 }

@@ -42,7 +42,7 @@ const CLIENT = { client_id: 'rp', client_secret: 'a-secret-that-is-long-enough-0
 describe('configuration checks', () => {
   test.each([
     ['production without keys, storage or https', { issuer: 'http://id.example.com' }, { NODE_ENV: 'production' },
-      ['problem:config-invalid', 'problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral', 'warning:memory-storage']],
+      ['problem:config-invalid', 'problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral']],
     ['production with introspection and GET queries on', { issuer: 'https://id.example.com', proxy: true, storage: { type: 'memory' }, graphql: { typeDefs: 'type Query { a: Int }', introspection: { enabled: true }, transports: { get: true } } }, { NODE_ENV: 'production' },
       ['problem:config-invalid', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral', 'warning:memory-storage', 'problem:graphql-introspection', 'problem:graphql-get']],
     ['development, https issuer without proxy', { issuer: 'https://id.example.com' }, { NODE_ENV: 'development' },
@@ -54,6 +54,36 @@ describe('configuration checks', () => {
     expect(run.ids.filter((id) => id !== 'problem:config-invalid' || expected.includes(id)).filter((v, i, a) => a.indexOf(v) === i)).toEqual(expected);
     expect(run.code).toBe(expected.some((id) => id.startsWith('problem:')) ? 1 : 0);
     expect(run.stdout).toMatch(/fix: /);
+  });
+
+  // Each fault once, by the check that states it best, with the change to make (never "as the message says").
+  test.each([
+    ['production, a local issuer, no keys, no storage type, an http redirect URI', { issuer: 'http://localhost:4340', clients: [{ ...CLIENT, redirect_uris: ['http://localhost:8080/cb'] }] }, [
+      ['config-invalid', 'storage.type', 'storage: { type: "redis", url: "redis://…" } (REDIS_URL) to share state between instances and keep it across restarts, or storage.type: "memory" (PORTCULLIS_STORAGE=memory) for one instance that may lose it'],
+      ['config-invalid', 'issuer', 'issuer: "https://id.example.com", the public https URL clients use (PORTCULLIS_ISSUER); behind a TLS-terminating proxy also proxy: true (PORTCULLIS_PROXY=true)'],
+      ['config-invalid', 'mfa.encryptionKey', 'mfa.encryptionKey: <32+ random characters, not a cookie key> (PORTCULLIS_MFA_KEY; npx portcullis cookie-key makes one), the same on every instance and kept across restarts; or mfa.enabled: false'],
+      ['config-invalid', 'clients[0].redirect_uris', 'a configured client meets the policy of dynamic registration: README "Client registration" lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
+      ['keys-ephemeral', undefined, 'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)'],
+      ['cookie-keys-ephemeral', undefined, 'keys.cookies: [<32+ random characters>] (PORTCULLIS_COOKIE_KEYS; npx portcullis cookie-key)'],
+    ]],
+    ['production, a public http issuer, the demo client, memory storage, sign-up without mail', { issuer: 'http://id.example.com', storage: { type: 'memory' }, mfa: { enabled: false }, selfService: { signup: true },
+      keys: { cookies: ['c'.repeat(32)] }, clients: [{ ...CLIENT, redirect_uris: ['https://rp.example/cb'], client_secret: 'demo-web-secret' }] }, [
+      ['config-invalid', 'clients[0].client_secret', 'replace the demo clients, accounts and initial access token with your own (their secrets from your secret store)'],
+      ['config-invalid', 'selfService.signup', 'mail.smtp: "smtp://user:pass@host:587" (PORTCULLIS_SMTP_URL) so that sign-up can verify addresses, or selfService.signup: false'],
+      ['issuer-not-https', undefined, 'serve the issuer over https (terminate TLS here or at a proxy with proxy: true)'],
+      ['keys-ephemeral', undefined, 'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)'],
+    ]],
+  ])('%s: each fault once, each with its fix', async (_name, config, expected) => {
+    const run = await doctor(['--config', configFile('once.json', config)], { NODE_ENV: 'production' });
+    const problems = [...run.stdout.matchAll(/^✗ \[([a-z-]+)\] (?:"([^"]+)": )?.*\n {4}fix: (.*)$/gm)].map((m) => [m[1], m[2], m[3]]);
+    expect(problems).toEqual(expected);
+    expect(run.stdout).not.toMatch(/as the message says/);
+    expect(run.code).toBe(1);
+  });
+
+  test('a refusal outside the production guards: the option and its row of the README table', async () => {
+    const run = await doctor(['--config', configFile('secretless.json', { issuer: 'http://localhost:3000', clients: [{ client_id: 'rp', redirect_uris: ['https://rp.example/cb'] }] })], { NODE_ENV: 'development' });
+    expect(run.stdout).toMatch(/✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients` row of README "Configuration" says what it takes\n/);
   });
 
   test('a clean development configuration: exit 0, no problem', async () => {
@@ -142,6 +172,37 @@ describe('a deployment behind a TLS-terminating proxy', () => {
     expect(run.ids).toEqual(['warning:memory-storage']);
     for (const id of ['config-valid', 'hsts', 'clock', 'discovery-origin', 'jwks', 'cookies-secure']) expect(run.stdout).toMatch(new RegExp(`✓ \\[${id}\\]`));
     expect(run.code).toBe(0);
+  });
+});
+
+describe('the configuration against the deployment it is checked with', () => {
+  let server: PortcullisServer;
+  let deployed: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    deployed = `http://127.0.0.1:${port}/auth`;
+    server = await createServer({ issuer: deployed });
+    await server.listen(port, '127.0.0.1');
+  });
+  afterAll(() => server.close());
+
+  test.each([
+    ['another issuer (the file of another deployment)', () => 'http://localhost:4340', true],
+    ['the same issuer without its path', () => deployed.replace('/auth', ''), true],
+    ['the deployment\'s own issuer', () => deployed, false],
+  ])('%s', async (_name, issuer, mismatch) => {
+    const file = configFile('pair.json', { issuer: issuer() });
+    const run = await doctor(['--config', file, '--url', deployed], { NODE_ENV: 'development' });
+    if (!mismatch) {
+      expect(run.ids).not.toContain('problem:config-issuer-mismatch');
+      expect(run.code).toBe(0);
+      return;
+    }
+    expect(run.ids).toContain('problem:config-issuer-mismatch');
+    expect(run.stdout).toContain(`✗ [config-issuer-mismatch] the configuration's issuer ${issuer()} is not this deployment's (its discovery names "${deployed}"): the --config checked is not the one running at ${deployed}, or PORTCULLIS_ISSUER overrides it there\n`
+      + `    fix: check a matching pair: the configuration ${deployed} runs with, or --url ${issuer()}; if this file is meant for ${deployed}, set its "issuer" to "${deployed}"\n`);
+    expect(run.stdout).toMatch(/^1 problem\(s\)/m);
+    expect(run.code).toBe(1);
   });
 });
 

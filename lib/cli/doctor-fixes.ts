@@ -1,0 +1,32 @@
+import { OPTION_DOCS } from '../../config/defaults.js';
+import type { ConfigProblem } from '../core/errors.js';
+
+/**
+ * What to change for the production refusals of `loadConfig` (`insecureProductionSettings`) and the client policy,
+ * told apart by path and message: the option, the value to put there, and the environment variable `portcullis
+ * start` / `npm start` read it from. Each line is what an operator types, not a repetition of the message above it.
+ */
+const FIXES: ReadonlyArray<readonly [path: RegExp, message: RegExp, fix: string]> = [
+  [/^issuer$/, /https/, 'issuer: "https://id.example.com", the public https URL clients use (PORTCULLIS_ISSUER); behind a TLS-terminating proxy also proxy: true (PORTCULLIS_PROXY=true)'],
+  [/^keys\.signing$/, /production/, 'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)'],
+  [/^keys\.cookies$/, /production/, 'keys.cookies: [<32+ random characters>] (PORTCULLIS_COOKIE_KEYS; npx portcullis cookie-key makes one)'],
+  [/^storage\.type$/, /production/, 'storage: { type: "redis", url: "redis://…" } (REDIS_URL) to share state between instances and keep it across restarts, or storage.type: "memory" (PORTCULLIS_STORAGE=memory) for one instance that may lose it'],
+  [/^mfa\.encryptionKey$/, /production/, 'mfa.encryptionKey: <32+ random characters, not a cookie key> (PORTCULLIS_MFA_KEY; npx portcullis cookie-key makes one), the same on every instance and kept across restarts; or mfa.enabled: false'],
+  [/^selfService\.signup$/, /mail/, 'mail.smtp: "smtp://user:pass@host:587" (PORTCULLIS_SMTP_URL) so that sign-up can verify addresses, or selfService.signup: false'],
+  [/./, /demo fixtures/, 'replace the demo clients, accounts and initial access token with your own (their secrets from your secret store)'],
+  [/^clients\[\d+\]\.(?!client_secret|client_id)/, /./, 'a configured client meets the policy of dynamic registration: README "Client registration" lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
+];
+
+/**
+ * The fix line of a `config-invalid` finding: the concrete change for a production refusal, else the option to
+ * change and its row of the option table (README "Configuration"): `clients[0].redirect_uris` → `clients`.
+ */
+export function configProblemFix(problem: ConfigProblem): string {
+  const known = FIXES.find(([path, message]) => path.test(problem.path) && message.test(problem.message));
+  if (known) return known[2];
+  const path = problem.path.replace(/\[\d+\]/g, '[]');
+  const documented = OPTION_DOCS.map((o) => o.path)
+    .filter((o) => path === o || path.startsWith(`${o}.`) || path.startsWith(`${o}[]`))
+    .sort((a, b) => b.length - a.length)[0];
+  return `change "${problem.path}" in the configuration file${documented ? `: the \`${documented}\` row of README "Configuration" says what it takes` : ''}`;
+}
