@@ -64,7 +64,7 @@ let tarball: string;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'portcullis-package-'));
-  // npm test has just built dist/; --ignore-scripts skips `prepare` (a second build).
+  // npm test has just built dist/; --ignore-scripts skips `prepack` (a second build).
   const name = run(NPM, ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], ROOT).trim().split('\n').pop()!;
   tarball = join(work, name);
 }, 120_000);
@@ -81,6 +81,15 @@ test('the tarball holds the built library, its types, README, LICENSE and CHANGE
   expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
   expect(files.filter((f) => /^(test|bench|examples|dist\/test|dist\/bench|dist\/examples)\//.test(f))).toEqual([]);
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+});
+
+test('the packed package.json has no install-time script: npm builds it at pack time (prepack), installing runs nothing of ours', () => {
+  // A `prepare` there made npm warn at every install ("install-scripts portcullis (prepare: npm run build)"), and
+  // could not work anyway: the tarball has no tsconfig.json and no sources.
+  const manifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], work)) as { scripts?: Record<string, string> };
+  const installTime = ['preinstall', 'install', 'postinstall', 'prepare', 'preprepare', 'postprepare'];
+  expect(Object.keys(manifest.scripts ?? {}).filter((s) => installTime.includes(s))).toEqual([]);
+  expect(manifest.scripts?.prepack).toBe('npm run build');
 });
 
 test('publint and @arethetypeswrong/cli find nothing wrong with the tarball', () => {
