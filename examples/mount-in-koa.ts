@@ -30,12 +30,16 @@ function hostSession(): Middleware {
   };
 }
 
-/** Where the host's body parser sits relative to Portcullis: both work (see README "Mounting in a Koa app"). */
+/**
+ * Where the host's body parser sits relative to Portcullis (see README "Mounting into an existing Koa app"): `after`
+ * it, the recommended order and the default, or `before` it, which works except that a malformed body to a route of
+ * Portcullis gets the host parser's answer instead of the protocol's error.
+ */
 export type BodyParserPlacement = 'before' | 'after';
 
 /**
  * Builds the host app. `config.issuer` names the prefix (`http://localhost:3000/auth`); `graphql.path` is an
- * absolute path on the host (`/api/graphql`).
+ * absolute path on the host (`/api/graphql`); `opts.bodyParser` defaults to `after` (Portcullis first).
  */
 export async function buildHostApp(config: PortcullisConfig, opts: { bodyParser?: BodyParserPlacement } = {}): Promise<{ app: Koa; portcullis: PortcullisServer; close: () => Promise<void> }> {
   const portcullis = await createServer(config);
@@ -49,11 +53,12 @@ export async function buildHostApp(config: PortcullisConfig, opts: { bodyParser?
   router.post('/api/echo', (ctx) => { ctx.body = { received: ctx.request.body }; });
 
   app.use(hostSession());
-  // The recommended order is Portcullis first (its parsers read the stream themselves); a host that already
-  // parses every body globally can keep its parser first: Portcullis then uses the raw body it keeps.
-  if (opts.bodyParser !== 'after') app.use(bodyParser());
+  // Portcullis first: its routes read their own bodies, so a malformed one gets the protocol's error (OAuth
+  // `invalid_request`, GraphQL `BAD_REQUEST`). A host that already parses every body globally can keep its parser
+  // first: Portcullis then uses the raw body it keeps, but the parser answers a malformed body itself.
+  if (opts.bodyParser === 'before') app.use(bodyParser());
   app.use(portcullis.middleware());
-  if (opts.bodyParser === 'after') app.use(bodyParser());
+  if (opts.bodyParser !== 'before') app.use(bodyParser());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return { app, portcullis, close: () => portcullis.close() };

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { decodeJwt } from 'jose';
 import Koa from 'koa';
@@ -320,5 +321,54 @@ describe('host body parsers and mount points', () => {
     const res = await fetch(`${wrong.origin}/oidc/.well-known/openid-configuration`);
     expect(res.status).toBe(500);
     expect(((await res.json()) as { error_description: string }).error_description).toContain('mounted under a path its issuer');
+  });
+});
+
+/** The README's mounting snippet and install line, and the example host that follows them. */
+describe('the README mounting order: Portcullis before the host body parser', () => {
+  const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const snippet = /### Mounting into an existing Koa app\n```ts\n([^]*?)```/.exec(README)![1]!;
+  const install = /\nnpm install \.\.\/portcullis\/portcullis-[\d.]+\.tgz ([^\n]+)/.exec(README)?.[1] ?? '';
+
+  test('the snippet mounts Portcullis before bodyParser(); every package it imports is on the install line', () => {
+    expect(snippet.indexOf('app.use(portcullis.middleware())')).toBeGreaterThan(-1);
+    expect(snippet.indexOf('app.use(portcullis.middleware())')).toBeLessThan(snippet.indexOf('app.use(bodyParser())'));
+    const imported = [...snippet.matchAll(/from '([^'.][^']*)'/g)].map((m) => m[1]!).filter((p) => p !== 'portcullis');
+    expect(imported.sort()).toEqual(['@koa/bodyparser', '@koa/router', 'koa']);
+    const packages = install.split(/\s+/).map((p) => p.replace(/(.)@[^@/]*$/, '$1'));
+    for (const p of imported) expect([p, packages.includes(p)]).toEqual([p, true]);
+  });
+
+  // A malformed JSON body to each JSON route of Portcullis: the protocol's error when Portcullis parses it; the host
+  // parser's own text/plain 400 when it sits in front (the README says so).
+  const MALFORMED = '{"redirect_uris": [';
+  test.each([
+    ['the example host as the README mounts it (default)', undefined, [
+      [400, 'application/json', { error: 'invalid_request', error_description: 'failed to parse the request body' }],
+      [400, 'application/json', { errors: [{ message: 'The request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] }],
+    ]],
+    ['the host body parser in front', 'before' as const, [
+      [400, 'text/plain', 'Bad Request'],
+      [400, 'text/plain', 'Bad Request'],
+    ]],
+  ])('%s: malformed JSON to /auth/registration and /api/graphql', async (_name, placement, expected) => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const built = await buildHostApp(configFor(`${origin}/auth`, '/api/graphql'), placement ? { bodyParser: placement } : {});
+    built.app.silent = true; // Koa would print the parser's SyntaxError
+    const http: Server = built.app.listen(port, '127.0.0.1');
+    await new Promise((resolve) => http.once('listening', resolve));
+    try {
+      const answers = [];
+      for (const [url, headers] of [[`${origin}/auth/registration`, { authorization: `Bearer ${DEMO.initialAccessToken}` }], [`${origin}/api/graphql`, {}]] as const) {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: MALFORMED });
+        const type = res.headers.get('content-type')!.split(';')[0]!;
+        answers.push([res.status, type, type === 'application/json' ? await res.json() : await res.text()]);
+      }
+      expect(answers).toEqual(expected);
+    } finally {
+      await new Promise<void>((resolve) => { http.close(() => resolve()); http.closeAllConnections(); });
+      await built.close();
+    }
   });
 });
