@@ -1,5 +1,6 @@
 import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider';
 import { mfaCheck } from '../accounts/mfa/policy.js';
+import { sameEmailAddress } from '../core/email-address.js';
 import type { AccountLookup } from './provider-accounts.js';
 
 /** The reason of the {@link loginHintCheck} prompt (in `details.prompt.reasons`). */
@@ -19,7 +20,8 @@ export function loginHintOf(params: { login_hint?: unknown } | undefined): strin
 
 /**
  * A check of oidc-provider's `login` prompt (OIDC Core §3.1.2.1 `login_hint`): a session whose account's e-mail
- * address is not the hint (compared case-insensitively) prompts for a sign-in, so the client that asked for
+ * address is not the hint (one mailbox by `sameEmailAddress`, the rule the login form applies: case, an IDN
+ * domain's Unicode or punycode form, a trailing dot; or the same text case-insensitively) prompts for a sign-in, so the client that asked for
  * another user is never answered with this one's code. With `prompt=none` that is `login_required` (§3.1.2.6), as
  * oidc-provider answers an `id_token_hint` naming another subject; without it, the login page, its address field
  * filled with the hint. oidc-provider itself only passes `login_hint` on to the login page.
@@ -38,7 +40,7 @@ export function loginHintCheck(accounts: AccountLookup) {
     if (!accountId || oidc.result?.login || typeof raw !== 'string' || !raw.trim()) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
     const hint = loginHintOf(oidc.params);
     const account = await accounts.findById(ctx, accountId);
-    const same = hint !== undefined && account !== undefined && hint.toLowerCase() === account.email.toLowerCase();
+    const same = hint !== undefined && account !== undefined && (sameEmailAddress(hint, account.email) || hint.toLowerCase() === account.email.toLowerCase());
     return same ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
   });
 }

@@ -1,5 +1,6 @@
 import { TestBrowser } from '../helpers/browser.js';
 import { oidc, relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
+import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 /**
@@ -39,7 +40,9 @@ describe('prompt=none with a session for alice', () => {
     ['her own address', 'alice@example.com'],
     ['her address in another case', 'Alice@EXAMPLE.com'],
     ['her address between spaces', ' alice@example.com '],
-  ])('%s: a code for alice, as before', async (_name, hint) => {
+    ['her address with the trailing dot of a fully qualified domain (one mailbox, as at the login form)', 'alice@example.com.'],
+    ['her address with a fullwidth domain (one mailbox, as at the login form)', 'alice@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com'],
+  ])('%s: a code for alice', async (_name, hint) => {
     const { start, callback, params } = await silent(alice, hint === undefined ? {} : { login_hint: hint });
     expect(params.code).toEqual(expect.any(String));
     expect(await subjectOf(start, callback)).toBe('alice');
@@ -113,6 +116,30 @@ describe('an interactive request with a session for alice', () => {
     expect(page.dom.querySelector('input[name=email]')?.getAttribute('value')).toBe(shown);
     expect(page.body).not.toContain('<script>alert(1)');
   });
+});
+
+test('an account with an IDN domain: its address in punycode or decomposed as login_hint is its own, another is not', async () => {
+  const mailbox = await Mailbox.create();
+  const idn = await startServer({ mail: { mailbox: mailbox.dir } });
+  try {
+    const idnRp = await relyingParty(idn.issuer);
+    const signup = new TestBrowser(idn.issuer);
+    await signup.submit(await signup.go(`${idn.issuer}/account/signup`), { given_name: 'Bob', family_name: 'B', email: 'Bob@B\u00fccher.example', password: 'correct horse battery' });
+    const [confirm] = await mailbox.waitFor('Bob@xn--bcher-kva.example');
+    await signup.submit(await signup.go(confirm!.link!), {});
+    const { browser } = await signIn(idn.issuer, idnRp, { email: 'Bob@B\u00fccher.example', password: 'correct horse battery', params: { scope: 'openid' } });
+    const answer = async (hint: string) => {
+      const start = await startAuthorization(idnRp, { scope: 'openid', prompt: 'none', state: 's', login_hint: hint });
+      return Object.fromEntries(new URL((await browser.go(String(start.url))).redirectedTo!).searchParams);
+    };
+    expect(await answer('Bob@B\u00fccher.example')).toMatchObject({ code: expect.any(String) });
+    expect(await answer('bob@xn--bcher-kva.example')).toMatchObject({ code: expect.any(String) });
+    expect(await answer('bob@bu\u0308cher.example')).toMatchObject({ code: expect.any(String) });
+    expect(await answer('bob@xn--bcher-kva.example.evil.test')).toMatchObject({ error: 'login_required' });
+  } finally {
+    await idn.close();
+    await mailbox.remove();
+  }
 });
 
 test('with mfa off (oidc-provider\'s policy without the step-up check), the same login_required', async () => {
