@@ -15,7 +15,7 @@ export interface StandaloneSettings {
 }
 
 /**
- * Reads `PORT` (default 3000), `HOST` (default `localhost`), `PORTCULLIS_ISSUER` (default
+ * Reads `PORT` (default 3000), `HOST` (default `localhost`, or a loopback IP issuer's address), `PORTCULLIS_ISSUER` (default
  * `http://localhost:PORT`), `PORTCULLIS_CONFIG` (path to a JSON file merged deeply over the defaults and, in
  * development, the demo configuration: objects merge member by member, arrays replace), `REDIS_URL`
  * (Redis storage when set), `PORTCULLIS_STORAGE=memory` (explicit memory storage), `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`),

@@ -6,7 +6,11 @@ import { ConfigError } from '../core/errors.js';
 export interface ServerSettings {
   /** TCP port: `PORT`, else the port of an `http:` issuer on a loopback host (see {@link loopbackIssuerPort}), else 3000. */
   port: number;
-  /** Interface to listen on (`HOST`, default `localhost`). */
+  /**
+   * Interface to listen on: `HOST`, else (without `PORT`) the address of an issuer written as a loopback IP
+   * address (`http://127.0.0.1:4340` → `127.0.0.1`, `http://[::1]:4340` → `::1`, see {@link loopbackIssuerHost}),
+   * else `localhost`.
+   */
   host: string;
   config: PortcullisConfig;
 }
@@ -35,11 +39,25 @@ export function loopbackIssuerPort(issuer: string): number | undefined {
 }
 
 /**
+ * The address to listen on for a plain-http issuer written as a loopback IP address (`http://127.0.0.2:4340` →
+ * `127.0.0.2`, `http://[::1]:4340` → `::1`): `localhost` resolves to one address only (`::1` or `127.0.0.1`,
+ * depending on the system), so a server listening on `localhost` may not answer at the issuer's address.
+ * `undefined` for any other issuer (a host name such as `localhost`, https, a public host).
+ */
+export function loopbackIssuerHost(issuer: string): string | undefined {
+  if (loopbackIssuerPort(issuer) === undefined) return undefined;
+  const host = new URL(issuer).hostname;
+  if (host === '[::1]') return '::1';
+  return /^127(\.\d{1,3}){3}$/.test(host) ? host : undefined;
+}
+
+/**
  * The configuration of `npm start` and `portcullis start`: `{ issuer: http://localhost:PORT }`, then `base` (the
  * demo data of `npm start`), then the configuration file, merged deeply (objects member by member, arrays
  * replace; see `mergeConfig`), then these environment variables, which win: `PORT` (default: the port of a
  * plain-http loopback issuer, `http://localhost:4340` → 4340, see {@link loopbackIssuerPort}; else 3000), `HOST`
- * (default `localhost`), `PORTCULLIS_ISSUER`, `REDIS_URL` (Redis storage), `PORTCULLIS_STORAGE=memory`,
+ * (default: without `PORT`, the address of an issuer written as a loopback IP address, see
+ * {@link loopbackIssuerHost}; else `localhost`), `PORTCULLIS_ISSUER`, `REDIS_URL` (Redis storage), `PORTCULLIS_STORAGE=memory`,
  * `PORTCULLIS_SMTP_URL` (`mail.smtp`), `PORTCULLIS_MAIL_FROM` (`mail.from`), `PORTCULLIS_SIGNING_KEYS` (a private
  * JWKS or the path of one), `PORTCULLIS_COOKIE_KEYS` (comma-separated), `PORTCULLIS_MFA_KEY` (`mfa.encryptionKey`), `PORTCULLIS_PROXY` (`proxy`), `PORTCULLIS_PROXY_HOPS` (`proxyHops`) and
  * `PORTCULLIS_ALLOWED_HOSTS` (comma-separated `allowedHosts`).
@@ -50,7 +68,6 @@ export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?:
   const portSet = env.PORT !== undefined && env.PORT !== '';
   let port = portSet ? Number(env.PORT) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT', `must be a TCP port number, got ${JSON.stringify(env.PORT)}`);
-  const host = env.HOST || 'localhost';
   const config = mergeConfig<PortcullisConfig>({ issuer: `http://localhost:${port}` }, layers.base ?? {}, layers.file ?? {});
   if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;
   if (env.REDIS_URL) config.storage = { ...config.storage, type: 'redis', url: env.REDIS_URL };
@@ -72,5 +89,6 @@ export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?:
   if (env.PORTCULLIS_ALLOWED_HOSTS) config.allowedHosts = list(env.PORTCULLIS_ALLOWED_HOSTS);
   // Without PORT, listen where a local issuer says the server is (else the printed discovery URL finds nothing).
   if (!portSet) port = loopbackIssuerPort(config.issuer) ?? port;
+  const host = env.HOST || (portSet ? undefined : loopbackIssuerHost(config.issuer)) || 'localhost';
   return { port, host, config };
 }

@@ -51,7 +51,7 @@ export async function serve(settings: ServerSettings, write: (line: string) => v
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const issuer = server.config.issuer;
-  write(`Portcullis listening on http://${host}:${port} (issuer ${issuer}${configPath ? `, configuration ${configPath}` : ''})`);
+  write(`Portcullis listening on http://${host.includes(':') ? `[${host}]` : host}:${port} (issuer ${issuer}${configPath ? `, configuration ${configPath}` : ''})`);
   const issuerPort = loopbackIssuerPort(issuer);
   if (issuerPort !== undefined && issuerPort !== port) write(`  note       the issuer names port ${issuerPort}, PORT=${port}: the URLs below answer only through a proxy from ${issuerPort} to ${port} (unset PORT to listen on ${issuerPort})`);
   write(`  discovery  ${issuer}/.well-known/openid-configuration`);

@@ -98,15 +98,18 @@ describe('without PORT, it listens where a local issuer says it is', () => {
     ['the file\'s issuer http://localhost:P', (p: number) => ({ file: { issuer: `http://localhost:${p}` }, env: {} })],
     ['PORTCULLIS_ISSUER http://127.0.0.1:P, file from PORTCULLIS_CONFIG', (p: number) => ({ file: {}, env: { PORTCULLIS_ISSUER: `http://127.0.0.1:${p}`, HOST: '127.0.0.1' }, viaEnv: true })],
     ['the file\'s issuer with a path, http://localhost:P/auth', (p: number) => ({ file: { issuer: `http://localhost:${p}/auth` }, env: {} })],
+    // Without HOST: it listens on the issuer's own address, not on whichever one `localhost` resolves to first.
+    ['the file\'s issuer http://127.0.0.1:P, no HOST', (p: number) => ({ file: { issuer: `http://127.0.0.1:${p}` }, env: {}, listening: '127.0.0.1' })],
+    ['the file\'s issuer http://[::1]:P, no HOST', (p: number) => ({ file: { issuer: `http://[::1]:${p}` }, env: {}, listening: '[::1]' })],
   ])('%s', async (_name, row) => {
     const port = await freePort();
-    const { file: config, env, viaEnv } = row(port) as { file: object; env: NodeJS.ProcessEnv; viaEnv?: boolean };
+    const { file: config, env, viaEnv, listening } = row(port) as { file: object; env: NodeJS.ProcessEnv; viaEnv?: boolean; listening?: string };
     const file = join(dir, `issuer-port-${port}.json`);
     writeFileSync(file, JSON.stringify({ ...config, clients: [CLIENT] }));
     const { output } = await start(viaEnv ? [] : ['--config', file], { PORT: '', ...env, ...(viaEnv ? { PORTCULLIS_CONFIG: file } : {}) });
     const discoveryUrl = /discovery {2}(\S+)/.exec(output())![1]!;
     const issuer = discoveryUrl.replace('/.well-known/openid-configuration', '');
-    expect(output()).toContain(`listening on http://${env.HOST ?? 'localhost'}:${port} (issuer ${issuer}`);
+    expect(output()).toContain(`listening on http://${listening ?? env.HOST ?? 'localhost'}:${port} (issuer ${issuer}`);
     expect(new URL(issuer).port).toBe(String(port));
     const res = await fetch(discoveryUrl);
     expect({ status: res.status, issuer: ((await res.json()) as { issuer: string }).issuer }).toEqual({ status: 200, issuer });
@@ -136,6 +139,19 @@ describe('without PORT, it listens where a local issuer says it is', () => {
   ])('issuer %s with %j: port %d', (issuer, env, port) => {
     expect(settingsFromEnvironment(env, { file: { issuer } }).port).toBe(port);
     expect(settingsFromEnvironment({ ...env, PORTCULLIS_ISSUER: issuer }).port).toBe(port);
+  });
+
+  test.each([
+    ['http://127.0.0.2:4342', {}, '127.0.0.2'],
+    ['http://[::1]:4343', {}, '::1'],
+    ['http://localhost:4340', {}, 'localhost'],
+    ['http://id.localhost:4341', {}, 'localhost'],
+    ['https://127.0.0.1:4340', {}, 'localhost'],
+    ['http://127.0.0.1:4340', { HOST: '0.0.0.0' }, '0.0.0.0'],
+    ['http://127.0.0.1:4340', { PORT: '4000' }, 'localhost'],
+  ])('issuer %s with %j: host %s', (issuer, env, host) => {
+    expect(settingsFromEnvironment(env, { file: { issuer } }).host).toBe(host);
+    expect(settingsFromEnvironment({ ...env, PORTCULLIS_ISSUER: issuer }).host).toBe(host);
   });
 });
 
