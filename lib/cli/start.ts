@@ -18,18 +18,28 @@ export async function startCommand(args: string[], io: CommandIo, env: NodeJS.Pr
   const opts = parseOptions(args, ['--config']);
   const path = typeof opts.config === 'string' ? opts.config : env.PORTCULLIS_CONFIG;
   if (!path) {
-    throw new UsageError('start needs a configuration file, with your clients and accounts: portcullis start --config portcullis.config.json (or PORTCULLIS_CONFIG=portcullis.config.json); see README "Running from a configuration file"');
+    throw new UsageError('start needs a configuration file, with your clients and accounts: portcullis start --config portcullis.config.json (or PORTCULLIS_CONFIG=portcullis.config.json); see README "Running from a configuration file". A file holding {} starts a server configured by the environment variables alone');
   }
+  let port: number | undefined;
   try {
     const file = await readConfigFile(path);
-    const { port, host, config } = settingsFromEnvironment(env, { file });
-    await serve({ port, host, config }, (line) => io.stdout(`${line}\n`), path);
+    const settings = settingsFromEnvironment(env, { file });
+    port = settings.port;
+    await serve(settings, (line) => io.stdout(`${line}\n`), path);
     return 0;
   } catch (err) {
     const { message, code } = err as Error & { code?: string };
     io.stderr(`Portcullis failed to start: ${message}${code ? ` (${code})` : ''}\n`);
+    if ((code === 'EACCES' || code === 'EADDRINUSE') && port !== undefined) io.stderr(`  ${listenHint(port, env)}\n`);
     return 1;
   }
+}
+
+/** What to change when port `port` cannot be listened on: where the port came from (PORT or the issuer). */
+function listenHint(port: number, env: NodeJS.ProcessEnv): string {
+  return env.PORT
+    ? `port ${port} comes from PORT: choose another with PORT`
+    : `port ${port} comes from the issuer (without PORT a local issuer's port is listened on): set PORT, or put a free port (above 1023 unless you run as root) in the issuer`;
 }
 
 /**

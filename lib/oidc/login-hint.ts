@@ -24,7 +24,9 @@ export function loginHintOf(params: { login_hint?: unknown } | undefined): strin
  * domain's Unicode or punycode form, a trailing dot; or the same text case-insensitively) prompts for a sign-in, so the client that asked for
  * another user is never answered with this one's code. With `prompt=none` that is `login_required` (§3.1.2.6), as
  * oidc-provider answers an `id_token_hint` naming another subject; without it, the login page, its address field
- * filled with the hint. oidc-provider itself only passes `login_hint` on to the login page.
+ * filled with the hint. oidc-provider itself only passes `login_hint` on to the login page. The account's own
+ * subject identifier (`sub`, compared exactly) counts as naming it too: relying parties written for other OPs send
+ * the `sub` they already hold, and a subject names one account as surely as its address.
  *
  * The hint is not looked up: any address other than the session's (another account's or one no account has)
  * gets the same answer, so the check tells nothing about which addresses have accounts. Once the end-user has
@@ -40,7 +42,9 @@ export function loginHintCheck(accounts: AccountLookup) {
     if (!accountId || oidc.result?.login || typeof raw !== 'string' || !raw.trim()) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
     const hint = loginHintOf(oidc.params);
     const account = await accounts.findById(ctx, accountId);
-    const same = hint !== undefined && account !== undefined && (sameEmailAddress(hint, account.email) || hint.toLowerCase() === account.email.toLowerCase());
+    // The account's own subject is also accepted, exactly (relying parties built for other OPs send `sub` as the hint).
+    const same = hint !== undefined && account !== undefined
+      && (hint === account.id || sameEmailAddress(hint, account.email) || hint.toLowerCase() === account.email.toLowerCase());
     return same ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
   });
 }

@@ -163,8 +163,29 @@ test.each([
   const err = (await start(args, { ...env, PORT: String(port), HOST: '127.0.0.1' }).catch((e: unknown) => e)) as { code: number; output: string };
   expect(err.code).toBe(2);
   expect(err.output).toMatch(/^start needs a configuration file, with your clients and accounts: portcullis start --config portcullis\.config\.json \(or PORTCULLIS_CONFIG=portcullis\.config\.json\)/);
+  expect(err.output).toMatch(/A file holding \{\} starts a server configured by the environment variables alone/);
   expect(err.output).toMatch(/usage:\n/);
   expect(err.output).not.toMatch(/listening/);
+});
+
+test.each([
+  ['from the issuer (no PORT)', false, /port \d+ comes from the issuer \(without PORT a local issuer's port is listened on\): set PORT, or put a free port/],
+  ['from PORT', true, /port \d+ comes from PORT: choose another with PORT/],
+])('a port already in use, %s: exit 1 naming where the port came from', async (_name, viaPort, hint) => {
+  const port = await freePort();
+  const { createServer: netServer } = await import('node:net');
+  const blocker = netServer().listen(port, '127.0.0.1');
+  await once(blocker, 'listening');
+  try {
+    const file = join(dir, `busy-${port}.json`);
+    writeFileSync(file, JSON.stringify({ issuer: `http://127.0.0.1:${port}` }));
+    const err = (await start(['--config', file], viaPort ? { PORT: String(port), HOST: '127.0.0.1' } : {}).catch((e: unknown) => e)) as { code: number; output: string };
+    expect(err.code).toBe(1);
+    expect(err.output).toMatch(/^Portcullis failed to start: .*EADDRINUSE/m);
+    expect(err.output).toMatch(hint);
+  } finally {
+    blocker.close();
+  }
 });
 
 test('SIGTERM stops it cleanly (exit 0)', async () => {

@@ -42,6 +42,7 @@ describe('prompt=none with a session for alice', () => {
     ['her address between spaces', ' alice@example.com '],
     ['her address with the trailing dot of a fully qualified domain (one mailbox, as at the login form)', 'alice@example.com.'],
     ['her address with a fullwidth domain (one mailbox, as at the login form)', 'alice@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com'],
+    ['her subject (`sub`) instead of her address, as relying parties written for other OPs send it', 'alice'],
   ])('%s: a code for alice', async (_name, hint) => {
     const { start, callback, params } = await silent(alice, hint === undefined ? {} : { login_hint: hint });
     expect(params.code).toEqual(expect.any(String));
@@ -51,7 +52,8 @@ describe('prompt=none with a session for alice', () => {
   test.each([
     ['another account\'s address', 'admin@example.com'],
     ['an address no account has (the same answer)', 'nobody@example.com'],
-    ['her subject instead of her address (the hint is the login identifier)', 'alice'],
+    ['her subject in another case (subjects are compared exactly)', 'Alice'],
+    ['another account\'s subject', 'admin'],
     ['her address with a suffix', 'alice@example.com.evil.test'],
   ])('login_hint naming %s: login_required at the redirect_uri, no code', async (_name, hint) => {
     const { params } = await silent(alice, { login_hint: hint });
