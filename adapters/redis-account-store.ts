@@ -4,6 +4,8 @@ import { canonicalEmail } from '../lib/core/email-address.js';
 import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds, seedKey } from './account-records.js';
 import { hashPassword } from './password.js';
 import type { RedisConnection } from './redis-connection.js';
+import { migrateEmailIndex } from './redis-email-migration.js';
+import type { Logger } from '../lib/core/logger.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
 
@@ -35,9 +37,11 @@ const UPDATE_ATTEMPTS = 50;
  * second factors, changed by compare-and-set so that concurrent sign-ins cannot undo each other's spent codes). An
  * address is claimed with `SET NX`, so two concurrent sign-ups for one mailbox across instances cannot both win,
  * whichever spelling each used. Earlier versions keyed the index by the address lower-cased, which is the canonical
- * form of every plain ASCII address; an index entry under another spelling (an IDN domain, a trailing dot, a
- * decomposed letter) is still found when the address is typed that way, and moved to the canonical key on that
- * first lookup.
+ * form of every plain ASCII address; entries under another spelling (an IDN domain, a trailing dot, a decomposed
+ * letter) are moved to their canonical key once, when {@link RedisAccountStore.fromSeed} opens the store
+ * (`migrateEmailIndex`, marker `<prefix>AccountEmailCanonical:v1`). One it has not moved yet (it ran out of time, or
+ * an instance of an earlier version wrote it afterwards) is still found when the address is typed that way, and
+ * moved on that lookup.
  * Passkeys: `<prefix>Passkeys:{<id>}` (a hash, field = credential id, value = JSON of the {@link StoredPasskey}) and
  * `<prefix>PasskeyOwner:{<credential id>}` (the account id, claimed with `SET NX` so a credential id belongs to one
  * account). No key expires.
@@ -49,8 +53,13 @@ export class RedisAccountStore implements AccountStore {
     this.#s = storage;
   }
 
-  /** Writes the seed accounts (idempotent: the same seed gives the same ids on every instance). */
-  static async fromSeed(storage: RedisConnection, seed: readonly AccountSeed[]): Promise<RedisAccountStore> {
+  /**
+   * Opens the store: moves e-mail index entries of earlier versions to their canonical keys (once per key prefix,
+   * bounded in time, never failing: see `migrateEmailIndex` in adapters/redis-email-migration.ts; `logger` gets its
+   * warnings), then writes the seed accounts (idempotent: the same seed gives the same ids on every instance).
+   */
+  static async fromSeed(storage: RedisConnection, seed: readonly AccountSeed[], logger?: Logger): Promise<RedisAccountStore> {
+    await migrateEmailIndex(storage, logger);
     const store = new RedisAccountStore(storage);
     for (const s of seed) {
       const account = accountFromSeed(s);

@@ -2,6 +2,7 @@ import { errors } from 'oidc-provider';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { AccountSeed, AccountStore } from '../lib/core/account-store.js';
 import type { LimiterBackend } from '../lib/core/limiter.js';
+import type { Logger } from '../lib/core/logger.js';
 import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
 import { RedisAccountStore } from './redis-account-store.js';
 import { RedisConnection } from './redis-connection.js';
@@ -25,9 +26,12 @@ export { failFastRedisOptions, redactRedisUrl, type RedisClient, type RedisStora
 export class RedisStorage extends RedisConnection implements Storage {
   readonly adapter: AdapterFactory = (modelName: string) => new RedisAdapter(this, modelName);
 
-  /** A {@link RedisAccountStore} next to the provider's data, with `seed` written (idempotent). */
-  accountStore(seed: readonly AccountSeed[]): Promise<AccountStore> {
-    return RedisAccountStore.fromSeed(this, seed);
+  /**
+   * A {@link RedisAccountStore} next to the provider's data, with `seed` written (idempotent) and the e-mail index
+   * of earlier versions moved to canonical keys (warnings to `logger`).
+   */
+  accountStore(seed: readonly AccountSeed[], logger?: Logger): Promise<AccountStore> {
+    return RedisAccountStore.fromSeed(this, seed, logger);
   }
 
   /** Rate-limit counters in this Redis (`<prefix>rl:<limit name>`), so every instance counts together. */

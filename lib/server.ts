@@ -141,7 +141,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
   const limiterBackend = storage.limiterBackend();
   let apollo: ApolloServer<GraphqlContext> | undefined;
   try {
-    const accounts = config.accountStore ?? await storage.accountStore(config.accounts);
+    const accounts = config.accountStore ?? await storage.accountStore(config.accounts, logger);
     const consents = new ConsentStore(storage.adapter);
     const scopes = new ScopePolicy(config.scopes);
     const initialAccessTokens = new InitialAccessTokens(storage.adapter);

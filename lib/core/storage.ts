@@ -1,5 +1,6 @@
 import type { AccountSeed, AccountStore } from './account-store.js';
 import type { LimiterBackend } from './limiter.js';
+import type { Logger } from './logger.js';
 
 /**
  * The storage contract of oidc-provider (its `adapter` option), shared by every Portcullis adapter.
@@ -99,9 +100,10 @@ export interface Storage {
   close(): Promise<void>;
   /**
    * Builds the account store kept in this storage and writes the seed accounts into it (idempotent: the same seed
-   * gives the same ids on every instance). Called once at start-up unless the `accountStore` option is set.
+   * gives the same ids on every instance). Called once at start-up unless the `accountStore` option is set, with the
+   * server's `logger` for what opening the store has to report (a one-off migration, say).
    */
-  accountStore(seed: readonly AccountSeed[]): Promise<AccountStore>;
+  accountStore(seed: readonly AccountSeed[], logger?: Logger): Promise<AccountStore>;
   /** The rate-limit backend whose counters live in this storage (shared by every instance when the storage is). */
   limiterBackend(): LimiterBackend;
   /**

@@ -59,6 +59,32 @@ suiteIf(hasRedis, 'no redis-server/redis-cli binaries to start a cluster')('Redi
     close: async () => {},
   }));
 
+  test('e-mail index entries of earlier versions on every master are moved to their canonical keys', async () => {
+    const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-email') });
+    const ids = Array.from({ length: 30 }, (_, i) => `legacy-${i}`);
+    for (const id of ids) {
+      const account = { id, email: `${id}@bücher.example`, emailVerified: true, roles: [], claims: {} };
+      await client.set(`${storage.keyPrefix}Account:{${id}}`, JSON.stringify({ account, passwordHash: 'x' }));
+      await client.set(`${storage.keyPrefix}AccountEmail:{${id}@bücher.example}`, id);
+    }
+    // the old entries live on every master (a SCAN of one node would miss the others')
+    const perNode = await Promise.all(client.nodes('master').map(async (node) => {
+      let [cursor, found] = ['0', 0];
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${storage.keyPrefix}AccountEmail:*`, 'COUNT', 1000);
+        [cursor, found] = [next, found + keys.length];
+      } while (cursor !== '0');
+      return found;
+    }));
+    expect(perNode.filter((n) => n > 0)).toHaveLength(3);
+    await RedisAccountStore.fromSeed(storage, []);
+    for (const id of ids) {
+      expect(await client.get(`${storage.keyPrefix}AccountEmail:{${id}@xn--bcher-kva.example}`)).toBe(id);
+      expect(await client.exists(`${storage.keyPrefix}AccountEmail:{${id}@bücher.example}`)).toBe(0);
+    }
+    expect(await client.exists(`${storage.keyPrefix}AccountEmailCanonical:v1`)).toBe(1);
+  });
+
   test('a grant spread over slots is revoked whole', async () => {
     const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-grant') });
     const ids = Array.from({ length: 20 }, (_, i) => `token-${i}`);
