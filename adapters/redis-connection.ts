@@ -103,8 +103,11 @@ export class RedisConnection {
     this.#url = options.url;
     this.keyPrefix = options.keyPrefix ?? DEFAULTS.storage.keyPrefix;
     // Connection errors surface on the commands that fail; don't crash the process on the emitter.
-    this.client.on('error', () => {});
+    this.client.on('error', this.#ignoreError);
   }
+
+  /** The client's `error` listener of this storage (removed by {@link close} from a passed-in client). */
+  readonly #ignoreError = (): void => {};
 
   get isCluster(): boolean {
     return this.client instanceof Cluster;
@@ -227,9 +230,16 @@ export class RedisConnection {
     await this.run(() => this.client.ping());
   }
 
-  /** Closes a client created from `url` (a passed-in client stays open). Never waits on an unreachable Redis. */
+  /**
+   * Closes a client created from `url`; a passed-in client stays open and only loses this storage's `error`
+   * listener (a host creating servers over one client would otherwise collect them). Never waits on an unreachable
+   * Redis.
+   */
   async close(): Promise<void> {
-    if (!this.#ownsClient) return;
+    if (!this.#ownsClient) {
+      this.client.off('error', this.#ignoreError);
+      return;
+    }
     if (this.client.status !== 'ready') {
       this.client.disconnect();
       return;

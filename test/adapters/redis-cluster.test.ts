@@ -54,10 +54,10 @@ afterAll(async () => {
 suiteIf(hasRedis, 'no redis-server/redis-cli binaries to start a cluster')('Redis Cluster', () => {
   adapterConformance('redis cluster', async () => new RedisStorage({ client, keyPrefix: uniquePrefix('cluster') }));
   // the account store's scripts name keys of one account only (one hash tag, one slot)
-  accountStoreConformance('redis cluster', async () => ({
-    store: await RedisAccountStore.fromSeed(new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-accounts') }), demoFixtures().accounts!),
-    close: async () => {},
-  }));
+  accountStoreConformance('redis cluster', async () => {
+    const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-accounts') });
+    return { store: await RedisAccountStore.fromSeed(storage, demoFixtures().accounts!), close: () => storage.close() };
+  });
 
   test('e-mail index entries of earlier versions on every master are moved to their canonical keys', async () => {
     const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-email') });

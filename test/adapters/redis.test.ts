@@ -100,6 +100,22 @@ if (available) {
       expect(await client.ping()).toBe('PONG');
       client.disconnect();
     });
+
+    test('a client passed in to many storages, each closed, keeps no listener of theirs (no MaxListeners warning)', async () => {
+      const { Redis } = await import('ioredis');
+      const client = new Redis(REDIS_URL);
+      const before = client.listenerCount('error');
+      try {
+        for (let i = 0; i < 15; i++) {
+          const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('shared') });
+          expect(client.listenerCount('error')).toBe(before + 1);
+          await storage.close();
+        }
+        expect(client.listenerCount('error')).toBe(before);
+      } finally {
+        client.disconnect();
+      }
+    });
   });
 } else {
   test('redis tests need a running Redis (see the warning above)', () => {
