@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 
 /**
  * The one home of e-mail address rules: which addresses are accepted, and the canonical form every comparison,
@@ -71,10 +71,20 @@ export function parseEmailAddress(input: string): EmailAddress | undefined {
   if (!LOCAL_CHAR.test(local) || local.normalize('NFKC') !== local || !DOMAIN_ASCII.test(domain)) return undefined;
   // Without a trailing dot of its own a valid name gets none from domainToASCII; '' means an invalid IDN.
   const host = domainToASCII(domain);
-  if (!HOST_NAME.test(host) || host.length > 253) return undefined;
+  if (!HOST_NAME.test(host) || host.length > 253 || !punycodeDecodes(host)) return undefined;
   const key = `${local.toLowerCase().normalize('NFC')}@${host}`;
   if (key.length > MAX_EMAIL_LENGTH) return undefined;
   return { address: `${local}@${domain}`, mailbox: `${local}@${host}`, key };
+}
+
+/**
+ * Whether every `xn--` label of `host` (an ASCII host name) decodes to Unicode. Node 22's `domainToASCII` refuses a
+ * label that does not (`xn--zz` gives ''), Node 24's keeps it as it is; `domainToUnicode` then leaves it undecoded,
+ * which is how both are made to refuse it (RFC 5891 §5.4: an A-label must convert to a U-label).
+ */
+function punycodeDecodes(host: string): boolean {
+  if (!host.includes('xn--')) return true;
+  return domainToUnicode(host).split('.').every((label) => !label.startsWith('xn--'));
 }
 
 /**
