@@ -68,10 +68,11 @@ export function prefetchingAdapter(base: AdapterFactory, accounts: AccountLookup
  * At the token endpoint it is also where the account's roles are applied to what is issued: oidc-provider calls
  * it with the code or refresh token being redeemed (`token`) after it has loaded and checked that token's Grant
  * (`ctx.oidc.entities.Grant`) and before it mints the access token from it. A role-restricted scope the account
- * no longer may be granted is withheld from that Grant in memory ({@link ScopePolicy.withhold}), so the token
+ * no longer may be granted is withheld from that Grant in memory ({@link ScopePolicy.applyRoles}), so the token
  * response carries less and says so in `scope` (RFC 6749 §3.3, §6), rather than a refresh token carrying the
  * scope for as long as it is rotated. The Grant is not saved: once the role is back, the consent still stands
- * and the next refresh carries the scope again. Consent is where roles were checked before; this is the
+ * and the next refresh carries the scope again (also when an authorization in the session saved the rejection
+ * meanwhile: a rejected scope the account may be granted now is restored, in memory too). Consent is where roles were checked before; this is the
  * issuance-time check of the same rule, for the authorization code and refresh token grants alike.
  */
 export function accountFinder(accounts: AccountLookup, scopes: ScopePolicy): FindAccount {
@@ -79,7 +80,7 @@ export function accountFinder(accounts: AccountLookup, scopes: ScopePolicy): Fin
     const account = await accounts.findById(ctx, sub);
     if (!account) return undefined;
     const grant = ctx.oidc?.route === 'token' && token ? ctx.oidc.entities.Grant : undefined;
-    if (grant?.accountId === account.id) scopes.withhold(grant, account);
+    if (grant?.accountId === account.id) scopes.applyRoles(grant, account);
     return {
       accountId: account.id,
       async claims() {
@@ -111,10 +112,13 @@ export function existingGrantLoader(accounts: AccountLookup, consents: ConsentSt
       accountId ? consents.findFor(ctx.req, accountId, clientId) : undefined,
       accountId ? accounts.findById(ctx, accountId) : undefined,
     ]);
+    // A scope rejected in the session's Grant for want of a role the account has been given since is taken off the
+    // rejected list and saved, so that it is granted again (approved before) or asked on the consent page.
+    if (found && account && scopes.applyRoles(found, account).restored.length) await found.save();
     const grant = account && remembered ? await copyRememberedConsent(ctx, found, grantId, account, remembered, scopes) : found;
     // The session's Grant may hold a scope consented to while the account had a role it has lost since (also a
     // resource server's, RFC 8707): withheld for this request only, after any save, as at the token endpoint.
-    if (grant && account) scopes.withhold(grant, account);
+    if (grant && account) scopes.applyRoles(grant, account);
     return grant;
   };
 }

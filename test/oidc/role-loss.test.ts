@@ -158,3 +158,55 @@ describe.each(KINDS)('the admin role removed after consent: %s', (_kind, jwt) =>
     expect(await catalogAs(tokens.access_token)).toEqual(ALLOWED);
   });
 });
+
+/**
+ * The other direction: a role-restricted scope refused while the account lacked the role (at consent, or withheld
+ * in a later authorization of the session) is recorded as rejected in the session's Grant. Once the role is given,
+ * the next authorization in the same browser session that asks for the scope must issue it (after the consent page
+ * if the user never approved it), not keep answering without it for the rest of the session.
+ */
+describe.each(KINDS)('the admin role given after the scope was refused: %s', (_kind, jwt) => {
+  const params = () => ({ scope: SCOPE, ...(jwt ? { resource: srv.graphqlUrl } : {}) });
+  const withRole = jwt ? ['catalog:admin'] : ['catalog:admin', 'offline_access', 'openid'];
+  const without = jwt ? [] : ['offline_access', 'openid'];
+
+  /** Signs in (first consent) and, for `hadRole`, authorizes again in the session once the role was removed. */
+  async function refusedInSession(browser: TestBrowser, hadRole: boolean) {
+    if (!hadRole) await setAdminRoles([]);
+    const first = await signIn(srv.issuer, rp, { ...ADMIN, browser, params: params() });
+    expect(scopesOf(first.tokens as never, jwt)).toEqual(hadRole ? withRole : without);
+    if (hadRole) {
+      await setAdminRoles([]);
+      const again = await signIn(srv.issuer, rp, { ...ADMIN, browser, params: params() });
+      expect(scopesOf(again.tokens as never, jwt)).toEqual(without);
+    }
+    await setAdminRoles(['admin']);
+    return first.tokens;
+  }
+
+  test.each([
+    ['refused at the first consent (role given later): the consent page asks for it', false],
+    ['consented to, withheld after the role was removed, then the role given back: no new consent page', true],
+  ])('%s; a new authorization in the same session issues catalog:admin', async (_name, hadRole) => {
+    const browser = new TestBrowser(srv.issuer);
+    await refusedInSession(browser, hadRole);
+    const start = await startAuthorization(rp, params());
+    // Consented to before (second row): no new consent page; never consented to (first row): asked now.
+    const seen = await browse(browser, start.url, { ...ADMIN, consent: hadRole ? 'none' : 'allow' });
+    if (!hadRole) expect(seen.consentPage?.body).toContain('catalog:admin');
+    const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
+      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+    });
+    expect(scopesOf(tokens as never, jwt)).toEqual(withRole);
+    expect(await catalogAs(tokens.access_token)).toEqual(ALLOWED);
+  });
+
+  test('consented to, rejection saved by an authorization in the session while without the role: the first refresh token carries catalog:admin again once the role is back', async () => {
+    const browser = new TestBrowser(srv.issuer);
+    const first = await refusedInSession(browser, true);
+    const back = await refresh(first.refresh_token!);
+    expect(back.status).toBe(200);
+    expect(scopesOf(back.body, jwt)).toEqual(withRole);
+    expect(await catalogAs(back.body.access_token)).toEqual(ALLOWED);
+  });
+});

@@ -76,6 +76,8 @@ async function saveGrant(deps: InteractionActionDeps, details: Details, account:
   const clientId = String(details.params.client_id);
   const { grantable, forbidden } = scopes.partition(account, scopes.known(details.params.scope));
   const grant = existing ?? new provider.Grant({ accountId, clientId });
+  // Rejections follow the account's roles now: one refused earlier for want of a role the account has since is lifted.
+  scopes.applyRoles(grant, account);
   if (grantable.length) grant.addOIDCScope(grantable.join(' '));
   if (forbidden.length) grant.rejectOIDCScope(forbidden.join(' '));
   const missingClaims = (details.prompt.details.missingOIDCClaims as string[] | undefined) ?? [];
