@@ -195,7 +195,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
         paths: [config.graphql.path, `${config.graphql.path}${CSRF_TOKEN_SUFFIX}`],
         chain: [
           ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
-          bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend), logger),
+          bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
           started.gate,
           started.middleware,
         ],

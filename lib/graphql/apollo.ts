@@ -7,6 +7,7 @@ import type { Middleware } from 'koa';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { createLimiter, type LimiterBackend } from '../core/limiter.js';
+import { noteStorageOutage } from '../core/outage-note.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields, findUnknownScopeMarks } from './authorization.js';
 import { DocumentCache } from './document-cache.js';
@@ -14,7 +15,6 @@ import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import { operationLimitsPlugin } from './plugins/operation-limits.js';
-import { logStorageOutage } from './storage-outage.js';
 
 /**
  * Final shape of every error Apollo sends: suggestions removed — including the variable-coercion messages
@@ -27,12 +27,13 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
 }
 
 /**
- * The request's Koa `ctx.state` on its GraphQL context: whether the document gate checked every operation (cost with
- * its variables included), the request id, whether an outage was logged. A property, not a WeakSet entry: Apollo
- * hands plugins a shallow copy of the context (one per operation of a batch), which keeps the reference.
+ * The request's Koa context on its GraphQL context: its `ctx.state` says whether the document gate checked every
+ * operation (cost with its variables included), and its Node request takes the note of a storage outage for the
+ * request log line. A property, not a WeakMap entry: Apollo hands plugins a shallow copy of the context (one per
+ * operation of a batch), which keeps the reference.
  */
-const REQUEST_STATE = Symbol('portcullis.requestState');
-const stateOf = (context: GraphqlContext) => (context as unknown as Record<symbol, Record<string | symbol, unknown> | undefined>)[REQUEST_STATE] ?? {};
+const KOA_CONTEXT = Symbol('portcullis.koaContext');
+const koaOf = (context: GraphqlContext) => (context as unknown as Record<symbol, { state: Record<string, unknown>; req: object } | undefined>)[KOA_CONTEXT];
 
 /** Runs one step of building the schema; what graphql-js or graphql-tools throws becomes a ConfigError at `path`. */
 function schemaStep(path: 'graphql.typeDefs' | 'graphql.resolvers', build: () => GraphQLSchema): GraphQLSchema {
@@ -117,8 +118,8 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
     ApolloServerPluginInlineTraceDisabled(),
     operationLimitsPlugin({
-      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => stateOf(context).graphqlDocumentsChecked === true,
-      onStorageOutage: (context, err) => logStorageOutage(deps.logger, stateOf(context), err),
+      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => koaOf(context)?.state.graphqlDocumentsChecked === true,
+      onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
     }),
     // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.
     ...(options.plugins as ApolloServerPlugin<GraphqlContext>[]),
@@ -141,7 +142,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
   const middleware = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       const context: GraphqlContext = { auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip };
-      (context as unknown as Record<symbol, unknown>)[REQUEST_STATE] = ctx.state;
+      (context as unknown as Record<symbol, unknown>)[KOA_CONTEXT] = ctx;
       return context;
     },
   }) as unknown as Middleware;

@@ -1,16 +1,17 @@
 import type { Context, Middleware, Next } from 'koa';
 import { authenticate, bearerToken, InvalidTokenError, type AuthInfo, type TokenVerification } from './auth-context.js';
-import type { Logger } from '../core/logger.js';
 import { sendGraphqlError } from './errors.js';
-import { logStorageOutage, sendStorageOutage, storageOutageOf } from './storage-outage.js';
+import { noteStorageOutage } from '../core/outage-note.js';
+import { sendStorageOutage, storageOutageOf } from './storage-outage.js';
 
 /**
  * Resolves the caller from `Authorization: Bearer` or `Authorization: DPoP` (RFC 6750, RFC 9449 §7) into
  * `ctx.state.auth` (`null` when anonymous). An invalid token or DPoP proof gets 401 with `WWW-Authenticate`
  * naming `invalid_token` or `invalid_dpop_proof`. When the storage does not answer (an opaque token's lookup, a
- * DPoP proof's `jti`), 503 `TEMPORARILY_UNAVAILABLE` with `Retry-After`, logged once at `warn` on `logger`.
+ * DPoP proof's `jti`), 503 `TEMPORARILY_UNAVAILABLE` with `Retry-After`; the request log line then says so at
+ * `warn` (lib/core/outage-note.ts).
  */
-export function bearerAuth(verification: TokenVerification, logger?: Logger): Middleware {
+export function bearerAuth(verification: TokenVerification): Middleware {
   // Anonymous requests (no Authorization header) pass without an async step; a presented token is verified.
   return function resolveBearer(ctx: Context, next: Next) {
     const header = ctx.get('Authorization') || undefined;
@@ -37,7 +38,7 @@ export function bearerAuth(verification: TokenVerification, logger?: Logger): Mi
     } catch (err) {
       const outage = storageOutageOf(err);
       if (outage) {
-        logStorageOutage(logger, ctx.state, outage);
+        noteStorageOutage(ctx.req, outage);
         return sendStorageOutage(ctx);
       }
       if (!(err instanceof InvalidTokenError)) throw err;

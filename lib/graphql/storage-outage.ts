@@ -2,7 +2,6 @@ import { HeaderMap } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { Context } from 'koa';
 import { StorageUnavailableError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
 import { GraphqlErrorCode, sendGraphqlError } from './errors.js';
 
 /**
@@ -23,22 +22,6 @@ export function storageOutageOf(err: unknown): StorageUnavailableError | undefin
   if (err instanceof StorageUnavailableError) return err;
   const cause = (err as { cause?: unknown } | null)?.cause;
   return cause instanceof StorageUnavailableError ? cause : undefined;
-}
-
-/** Marks a Koa request state whose outage has been logged (a batch meets it once per operation). */
-const LOGGED = Symbol('portcullis.storageOutageLogged');
-
-/**
- * Logs a storage outage met by one GraphQL request at `warn`, once per request, with its request id (`reqId`, as
- * the request log line) and the storage error's code and cause; never the token or the query.
- * @param state the request's Koa `ctx.state` (`requestId` set by the request log).
- */
-export function logStorageOutage(logger: Logger | undefined, state: Record<string | symbol, unknown>, err: StorageUnavailableError): void {
-  if (state[LOGGED]) return;
-  state[LOGGED] = true;
-  // Not under `err`: pino's error serializer would add an empty stack; the cause (ioredis) is named in words only.
-  const cause = (err.cause as { message?: unknown } | undefined)?.message;
-  logger?.warn({ reqId: state.requestId, outage: { code: err.code, message: err.message, ...(typeof cause === 'string' ? { cause } : {}) } }, 'graphql: storage unavailable, answered 503');
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
-import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
+import { PortcullisError, StorageUnavailableError, type OAuthErrorCode } from '../core/errors.js';
+import { noteStorageOutage } from '../core/outage-note.js';
 import { setPageSecurityHeaders } from './security-headers.js';
 import { errorPage } from './pages.js';
 import { uiOf } from '../ui/ui.js';
@@ -65,6 +66,8 @@ export async function handleErrors(ctx: Context, next: Next): Promise<void> {
     const headers = status === 503 ? { 'Retry-After': '5', ...(err instanceof PortcullisError ? err.headers : {}) } : undefined;
     const error = status === 503 ? 'temporarily_unavailable' : status < 500 ? 'invalid_request' : 'server_error';
     const description = expose ? (e.error_description ?? e.message ?? 'request refused') : 'The server could not complete the request.';
+    const outage = err instanceof StorageUnavailableError ? err : (err as { cause?: unknown } | null)?.cause;
+    if (outage instanceof StorageUnavailableError) noteStorageOutage(ctx.req, outage);
     writeError(ctx, status, error, description, { headers });
     if (!expose) ctx.app.emit('error', err, ctx);
   }

@@ -3,6 +3,7 @@ import { SCOPE_CLAIMS } from '../../config/defaults.js';
 import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
 import { ConfigError, StorageUnavailableError } from '../core/errors.js';
+import { noteStorageOutage } from '../core/outage-note.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
 import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
@@ -191,11 +192,13 @@ const renderError: Configuration['renderError'] = async (ctx, out) => {
  * (our `provider.use` steps, e.g. rate limits) answers 503 `temporarily_unavailable` like the routes do, not a
  * bare Koa error.
  */
-async function answerStorageOutages(ctx: { status: number; body: unknown; set(k: string, v: string): void }, next: () => Promise<void>) {
+async function answerStorageOutages(ctx: { req: object; status: number; body: unknown; set(k: string, v: string): void }, next: () => Promise<void>) {
   try {
     await next();
   } catch (err) {
     if (!(err instanceof StorageUnavailableError || err instanceof ProviderStorageOutage)) throw err;
+    const outage = err instanceof ProviderStorageOutage ? err.cause : err;
+    if (outage instanceof StorageUnavailableError) noteStorageOutage(ctx.req, outage);
     writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': '5' }, page: false });
   }
 }

@@ -1,6 +1,7 @@
-import { errors, type Configuration } from 'oidc-provider';
+import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { Adapter, AdapterFactory } from '../core/storage.js';
 import { StorageUnavailableError } from '../core/errors.js';
+import { noteStorageOutage } from '../core/outage-note.js';
 
 /**
  * A storage outage as oidc-provider's own `temporarily_unavailable` error (RFC 6749 §4.1.2.1, §5.2), so its route
@@ -19,8 +20,13 @@ export class ProviderStorageOutage extends errors.TemporarilyUnavailable {
   }
 }
 
+/** `err` thrown on, a storage outage as a {@link ProviderStorageOutage}, noted on the request for its log line. */
 function translate(err: unknown): never {
-  throw err instanceof StorageUnavailableError ? new ProviderStorageOutage(err) : err;
+  if (!(err instanceof StorageUnavailableError)) throw err;
+  // oidc-provider's own context of the request being served (its AsyncLocalStorage), when there is one.
+  const req = (Provider as unknown as { ctx?: { req?: object } }).ctx?.req;
+  if (req) noteStorageOutage(req, err);
+  throw new ProviderStorageOutage(err);
 }
 
 /** `fn` with a {@link StorageUnavailableError} it throws or rejects with turned into a {@link ProviderStorageOutage}; sync stays sync. */

@@ -154,6 +154,9 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
   });
 
   describe('GraphQL while Redis is down: 503 TEMPORARILY_UNAVAILABLE with Retry-After for every caller, one warning', () => {
+    let accessToken = '';
+    /** A login page opened before the outage (its interaction is in Redis), and its browser. */
+    let loginPage: { browser: TestBrowser; url: string };
     let rp: RelyingParty;
     const token: Record<'opaque' | 'jwt' | 'dpop', string> = { opaque: '', jwt: '', dpop: '' };
     let dpopKeys: Awaited<ReturnType<typeof oidc.randomDPoPKeyPair>>;
@@ -165,6 +168,10 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     beforeAll(async () => {
       rp = await relyingParty(srv.issuer);
       token.opaque = (await signIn(srv.issuer, rp)).tokens.access_token;
+      accessToken = token.opaque;
+      const browser = new TestBrowser(srv.issuer);
+      loginPage = { browser, url: (await browser.go(String((await startAuthorization(rp)).url))).url };
+      expect(loginPage.url).toContain('/interaction/');
       // resource=<graphql url>: an RFC 9068 JWT access token, verified at /graphql without a storage lookup.
       token.jwt = (await signIn(srv.issuer, rp, { params: { resource: srv.graphqlUrl } })).tokens.access_token;
       dpopKeys = await oidc.randomDPoPKeyPair('ES256');
@@ -201,9 +208,28 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
         errors: (Array.isArray(body) ? [1, 2] : [1]).map(() => ({ message: 'storage is unavailable; try again later', extensions: { code: 'TEMPORARILY_UNAVAILABLE' } })),
       });
       expect(res.text).not.toMatch(/at .*\.(js|ts):\d+|stack|INTERNAL_SERVER_ERROR/i);
-      // Logged once at warn with the request id; nothing at error level (no 500 "request failed").
+      // Logged once at warn (the request line) with the request id; nothing at error level (no 500 "request failed").
       const lines = logLines.filter((l) => l.reqId === reqId && (l.level as number) >= 40);
-      expect(lines).toEqual([expect.objectContaining({ level: 40, reqId, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE' }), msg: expect.stringMatching(/storage/) })]);
+      expect(lines).toEqual([expect.objectContaining({ level: 40, reqId, msg: 'request', status: 503, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE' }) })]);
+    });
+
+    // The other endpoints: each 503 is logged once, at warn, on its request line with the outage's code and words.
+    test.each<[string, () => Promise<{ url: string; init?: RequestInit }>]>([
+      ['the token endpoint', async () => ({ url: `${srv.issuer}/token`, init: { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: 'demo-web', client_secret: 'demo-web-secret' }) } })],
+      ['the userinfo endpoint', async () => ({ url: `${srv.issuer}/userinfo`, init: { headers: { authorization: `Bearer ${accessToken}` } } })],
+      ['the authorization endpoint (error page)', async () => ({ url: String((await startAuthorization(rp)).url), init: { headers: { accept: 'text/html' }, redirect: 'manual' } })],
+      ['the introspection endpoint', async () => ({ url: `${srv.issuer}/token/introspection`, init: { method: 'POST', body: new URLSearchParams({ token: accessToken, client_id: 'demo-web', client_secret: 'demo-web-secret' }) } })],
+      ['the login page (our interaction route)', async () => ({ url: loginPage.url })],
+    ])('%s: 503, its request line at warn with the outage', async (name, request) => {
+      const { url, init = {} } = await request();
+      const reqId = `outage-${randomUUID()}`;
+      const headers = { ...init.headers as Record<string, string>, 'x-request-id': reqId };
+      const res = url === loginPage.url ? await loginPage.browser.request(url, { headers }) : await get(url, { ...init, headers });
+      const lines = logLines.filter((l) => l.reqId === reqId);
+      expect({ name, status: res.status, lines }).toEqual({
+        name, status: 503,
+        lines: [expect.objectContaining({ level: 40, msg: 'request', status: 503, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE', message: expect.stringMatching(/unavailable/) }) })],
+      });
     });
 
     test('an operation that needs no storage (no root field to count) is still answered', async () => {

@@ -61,7 +61,7 @@ export interface OperationLimitsOptions {
   documents?: DocumentCache;
   /** Whether the document gate checked this request's operations, cost included (see `documentGate`). */
   gateChecked?: (context: GraphqlContext) => boolean;
-  /** Called when the limiter's storage does not answer, before the operation is refused with 503 (to log it). */
+  /** Called when the limiter's storage does not answer, before the operation is refused with 503 (noted for the request log line). */
   onStorageOutage?: (context: GraphqlContext, err: StorageUnavailableError) => void;
 }
 
