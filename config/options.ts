@@ -174,7 +174,7 @@ const graphqlSchema = Type.Object({
       security: 'off: the schema stays private; refused on the parsed document (`INTROSPECTION_DISABLED`), however spaced, commented, aliased or hidden in a fragment, in every transport',
       see: 'GraphQL spec §4',
     }),
-    requiredScope: optional(Type.String({ minLength: 1 }), { description: 'With introspection on, only tokens carrying this scope may introspect (decided per request)' }),
+    requiredScope: optional(Type.String({ minLength: 1 }), { description: 'With introspection on, only tokens carrying this scope may introspect (decided per request); a scope this server does not have (standard or `scopes`) is a start-up warning' }),
   }),
   transports: section('Transports beyond POST application/json (SPEC area B rule 4)', {
     get: withDefault(Type.Boolean(), false, {

@@ -62,12 +62,16 @@ export function buildSchema(config: Pick<ResolvedGraphqlOptions, 'typeDefs' | 'r
 
 /**
  * One start-up warning naming each `@requiresScopes` mark (`Type.field` or `Type`) whose scope the server does not
- * know. A warning, not a `ConfigError`: the field fails closed (nothing leaks), one schema may serve deployments that
+ * know, and one for an `introspection.requiredScope` (introspection on) the server does not know. A warning, not a `ConfigError`: the field fails closed (nothing leaks), one schema may serve deployments that
  * configure different scopes (one without the admin scope locks those fields on purpose), and an existing
  * deployment with such a mark keeps starting after an upgrade.
  */
-function warnUnknownScopeMarks(schema: GraphQLSchema, deps: ApolloDeps): void {
+function warnUnknownScopeMarks(schema: GraphQLSchema, options: ResolvedGraphqlOptions, deps: ApolloDeps): void {
   if (!deps.knownScopes) return;
+  const introspectionScope = options.introspection.enabled ? options.introspection.requiredScope : undefined;
+  if (introspectionScope !== undefined && !deps.knownScopes.includes(introspectionScope)) {
+    deps.logger?.warn({ scope: introspectionScope }, `graphql: introspection.requiredScope "${introspectionScope}" is a scope this server does not have (add it to config \`scopes\`), so no token can introspect`);
+  }
   const unknown = findUnknownScopeMarks(schema, deps.knownScopes);
   if (!unknown.length) return;
   const list = unknown.map((m) => `${m.at} needs "${m.scope}"`).join(', ');
@@ -109,7 +113,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
       deps.logger?.warn({ fields: exposed }, `graphql: ${message}`);
     }
   }
-  warnUnknownScopeMarks(schema, deps);
+  warnUnknownScopeMarks(schema, options, deps);
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
   // Parsed, validated and measured once, by the gate; Apollo takes the documents from here (its documentStore).
   const documents = new DocumentCache();

@@ -102,14 +102,14 @@ describe('the private-field check counts as protected what is enforced', () => {
 
 describe('a mark naming a scope the server does not have is a start-up warning', () => {
   /** Starts a server with `schema` and the `catalog:admin` scope configured; returns the warnings about marks. */
-  async function warningsFor(schema: string): Promise<Array<{ marks?: unknown; msg: string }>> {
+  async function warningsFor(schema: string, graphql: Record<string, unknown> = {}, about = '@requiresScopes'): Promise<Array<{ marks?: unknown; msg: string }>> {
     const warnings: Array<{ marks?: unknown; msg: string }> = [];
     const logger = { warn: (o: { marks?: unknown }, msg?: string) => warnings.push({ marks: o?.marks, msg: String(msg ?? o) }), info() {}, error() {}, debug() {}, child() { return logger; } };
     await (await createServer({
       issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] },
-      scopes: { 'catalog:admin': { description: 'Manage the catalog' } }, graphql: { typeDefs: schema },
+      scopes: { 'catalog:admin': { description: 'Manage the catalog' } }, graphql: { typeDefs: schema, ...graphql },
     })).close();
-    return warnings.filter((w) => w.msg.includes('@requiresScopes'));
+    return warnings.filter((w) => w.msg.includes(about));
   }
 
   test.each([
@@ -128,5 +128,28 @@ describe('a mark naming a scope the server does not have is a start-up warning',
     ['a standard OpenID Connect scope', 'type Query { mail: String @requiresScopes(scopes: ["email"]) }'],
   ])('%s gives no warning', async (_row, schema) => {
     expect(await warningsFor(schema)).toEqual([]);
+  });
+});
+
+describe('introspection.requiredScope naming a scope the server does not have is a start-up warning', () => {
+  const schema = 'type Query { hello: String }';
+  /** Warnings about introspection's scope for these introspection options. */
+  async function warningsFor(introspection: Record<string, unknown>) {
+    const warnings: string[] = [];
+    const logger = { warn: (_o: unknown, msg?: string) => warnings.push(String(msg)), info() {}, error() {}, debug() {}, child() { return logger; } };
+    await (await createServer({
+      issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] },
+      scopes: { 'catalog:admin': { description: 'Manage the catalog' } }, graphql: { typeDefs: schema, introspection },
+    })).close();
+    return warnings.filter((w) => w.includes('introspection.requiredScope'));
+  }
+
+  test.each<[string, Record<string, unknown>, string[]]>([
+    ['an unknown scope, introspection on', { enabled: true, requiredScope: 'schema:read' }, ['graphql: introspection.requiredScope "schema:read" is a scope this server does not have (add it to config `scopes`), so no token can introspect']],
+    ['a configured scope', { enabled: true, requiredScope: 'catalog:admin' }, []],
+    ['a standard OpenID Connect scope', { enabled: true, requiredScope: 'profile' }, []],
+    ['an unknown scope with introspection off (nothing to introspect)', { enabled: false, requiredScope: 'schema:read' }, []],
+  ])('%s', async (_row, introspection, expected) => {
+    expect(await warningsFor(introspection)).toEqual(expected);
   });
 });
