@@ -6,7 +6,7 @@ import { MemoryStorage } from '../../adapters/memory.js';
 import { RedisStorage } from '../../adapters/redis.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { hashRecoveryCode } from '../../lib/accounts/mfa/totp.js';
-import type { AccountStore, PortcullisConfig, Storage } from '../../lib/index.js';
+import { StorageUnavailableError, type AccountStore, type PortcullisConfig, type Storage } from '../../lib/index.js';
 import { TestBrowser, type Page } from '../helpers/browser.js';
 import { relyingParty, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
@@ -295,5 +295,31 @@ describe.each(kinds)('concurrent second-factor changes, %s', (_name, kindOf, run
     expect(await signInWith(first.recovery[1]!)).toBe('refused');
     expect(await signInWith(await totp(first.secret, 1))).toBe('refused');
     expect(await signInWith(second.recovery[0]!)).toBe('passed');
+  });
+
+  test.each([
+    ['a recovery code', (f: { recovery: string[] }) => f.recovery[0]!],
+    ['a TOTP code', (f: { secret: string }) => totp(f.secret, 1)],
+  ])('the store failing while %s is spent: 503 page, nothing spent, and the same code works on the retry', async (_what, codeOf) => {
+    if (!runs) return;
+    const factors = await enrol(new TestBrowser(srv.issuer));
+    const code = await codeOf(factors as never);
+    // The store's write of the spent code fails once (its atomic change, or the set of a store without one).
+    const store = factorStore() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const method = srv.server.accounts.updateSecondFactor ? 'updateSecondFactor' : 'setSecondFactor';
+    const own = Object.getOwnPropertyDescriptor(store, method);
+    const write = store[method]!;
+    store[method] = async function failOnce(this: unknown) {
+      if (own) Object.defineProperty(store, method, own);
+      else delete store[method];
+      throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later');
+    };
+    const { browser, page } = await atCodePrompt();
+    const failed = await browser.submit(page, { code });
+    expect(failed.status).toBe(503);
+    expect(store[method]).toBe(own ? own.value : write);
+    // Not spent: the stored codes are as enrolled, and the same code, sent again from the prompt, passes at once.
+    expect((await srv.server.accounts.getSecondFactor!('alice'))!.recoveryCodes!.filter((c) => c.usedAt)).toHaveLength(0);
+    expect(outcome(await browser.submit(page, { code }))).toBe('passed');
   });
 });

@@ -151,14 +151,14 @@ export class SecondFactors {
       const step = secret ? await verifyTotp(secret, digits, stored.totp.lastUsedStep) : undefined;
       if (step === undefined || !(await this.#claim(accountId, `totp:${step}`))) return { kind: 'wrong' };
       // Still the enrolment the code was checked against, and no later step accepted meanwhile.
-      return this.#spend(accountId, 'totp', (now) => (now?.totp?.secret === sealed && (now.totp.lastUsedStep ?? -1) < step
+      return this.#spend(accountId, 'totp', `totp:${step}`, (now) => (now?.totp?.secret === sealed && (now.totp.lastUsedStep ?? -1) < step
         ? { ...now, totp: { ...now.totp, lastUsedStep: step } } : undefined));
     }
     if (looksLikeRecoveryCode(code)) {
       const hash = hashRecoveryCode(code);
       const unused = (value: StoredSecondFactor | undefined) => value?.recoveryCodes?.find((c) => !c.usedAt && sameHash(c.hash, hash));
       if (!unused(stored) || !(await this.#claim(accountId, `recovery:${hash}`))) return { kind: 'wrong' };
-      return this.#spend(accountId, 'recovery', (now) => {
+      return this.#spend(accountId, 'recovery', `recovery:${hash}`, (now) => {
         const entry = unused(now);
         return entry ? { ...now, recoveryCodes: now!.recoveryCodes!.map((c) => (c === entry ? { ...c, usedAt: Date.now() } : c)) } : undefined;
       });
@@ -169,14 +169,22 @@ export class SecondFactors {
   /**
    * Records a code as used with an atomic change: `spend` answers the stored value with the code spent, or
    * `undefined` when it can no longer be (already spent, factor removed or replaced), and the code is refused.
+   * When the change itself fails (the store throws, e.g. `StorageUnavailableError` 503), nothing was spent: the
+   * code's claim (`claimed`, see {@link #claim}) is given back, so the same code works on the user's retry rather
+   * than being refused for the claim's 120 s; the error is thrown on.
    */
-  async #spend(accountId: string, method: 'totp' | 'recovery', spend: (now: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<FactorCheck> {
+  async #spend(accountId: string, method: 'totp' | 'recovery', claimed: string, spend: (now: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<FactorCheck> {
     let spent: StoredSecondFactor | undefined;
-    await this.#store.update(accountId, (now) => {
-      // The store may call this more than once; the last call is the one written.
-      spent = spend(now);
-      return spent ?? now;
-    });
+    try {
+      await this.#store.update(accountId, (now) => {
+        // The store may call this more than once; the last call is the one written.
+        spent = spend(now);
+        return spent ?? now;
+      });
+    } catch (err) {
+      await this.#usedOnce.reset(`${accountId}:${claimed}`).catch(() => { /* the backend is down too: the claim expires */ });
+      throw err;
+    }
     if (!spent) return { kind: 'wrong' };
     await this.#perAccount.reset(accountId);
     return { kind: 'ok', method, recoveryCodesLeft: spent.recoveryCodes?.filter((c) => !c.usedAt).length ?? 0 };
