@@ -72,11 +72,12 @@ export interface AccountHomeDeps {
 
 
 /**
- * The browser's provider session (the `_session` cookie oidc-provider sets, signed with the same cookie keys),
+ * The browser's provider session (the session cookie oidc-provider sets, `cookieName('session')`: `_session`, or
+ * `__Host-portcullis.session` on an https issuer at a host's root; signed with the same cookie keys),
  * and its account, or `undefined` when the browser is not signed in.
  */
 async function signedIn(ctx: Context, deps: AccountHomeDeps): Promise<SignedIn | undefined> {
-  const id = new Cookies(ctx.req, ctx.res, { keys: [...deps.cookieKeys] }).get('_session', { signed: true });
+  const id = new Cookies(ctx.req, ctx.res, { keys: [...deps.cookieKeys] }).get(deps.provider.cookieName('session'), { signed: true });
   if (!id) return undefined;
   const session = await deps.provider.Session.find(id) as unknown as { accountId?: string; loginTs?: number; acr?: string; jti: string; uid: string } | undefined;
   if (!session?.accountId) return undefined;

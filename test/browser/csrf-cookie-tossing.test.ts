@@ -37,6 +37,15 @@ function evilSite(target: string) {
         ],
       }).end('planted');
     }
+    if (url.pathname === '/plant-session') {
+      // The attacker's own signed-in session (value and signature) as the victim's, under each name it could have.
+      const [value, sig] = [url.searchParams.get('value') ?? '', url.searchParams.get('sig') ?? ''];
+      const cookies = ['_session', '__Host-portcullis.session'].flatMap((name) => [
+        `${name}=${value}; Domain=example.test; Path=/; Secure; SameSite=None`,
+        `${name}.sig=${sig}; Domain=example.test; Path=/; Secure; SameSite=None`,
+      ]);
+      return res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': cookies }).end('planted');
+    }
     const token = url.searchParams.get('token') ?? '';
     res.writeHead(200, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><form id="f" method="post" action="${target}/account/sessions/others">
 <input type="hidden" name="csrf" value="${token}"></form><script>document.getElementById('f').submit()</script>`);
@@ -115,5 +124,21 @@ browserSuite('a CSRF cookie planted by a sibling host (Chromium, https)', () => 
     expect(await page.textContent('h1')).toBe('Done');
     await otherDevice.goto(`${issuer}/account`);
     expect(await otherDevice.textContent('h1')).toBe('Sign in');
+  });
+
+  test('a session cookie planted by the sibling host does not sign the victim in to the attacker\'s account (login CSRF)', async () => {
+    const attacker = await (await context()).newPage();
+    await signIn(attacker, issuer, ADMIN);
+    const held = await attacker.context().cookies(`${issuer}/account`);
+    const session = held.find((c) => /session$/.test(c.name))!;
+    const sig = held.find((c) => c.name === `${session.name}.sig`)!;
+    // On this https issuer at the host's root the session cookie carries the __Host- prefix.
+    expect([session.name, session.secure, session.path, session.domain]).toEqual(['__Host-portcullis.session', true, '/', 'id.example.test']);
+
+    const victim = await (await context()).newPage();
+    await victim.goto(`${evil}/plant-session?value=${session.value}&sig=${sig.value}`);
+    await victim.goto(`${issuer}/account`);
+    expect(await victim.textContent('h1')).toBe('Sign in');
+    expect(await victim.content()).not.toContain(ADMIN.email);
   });
 });

@@ -1,3 +1,4 @@
+import { sessionCookieName } from '../../lib/oidc/provider.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { browse, oidc, relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -117,5 +118,23 @@ describe('RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', () => {
     expect(page.status).toBe(400);
     expect(page.redirectedTo).toBeUndefined();
     expect(page.dom.querySelector('#error')?.text).toBe('invalid_request');
+  });
+});
+
+describe('the browser session cookie\'s name (RFC 6265bis §4.1.3.2 __Host- prefix where a cookie can have it)', () => {
+  test.each([
+    ['an https issuer at the host root', 'https://id.example.com', '__Host-portcullis.session'],
+    ['an https issuer at the host root with a port', 'https://id.example.com:8443', '__Host-portcullis.session'],
+    ['an https issuer with a path (cookies are Path=/auth: no prefix allowed)', 'https://example.com/auth', '_session'],
+    ['a plain-http development issuer (not Secure: no prefix allowed)', 'http://localhost:3000', '_session'],
+  ])('%s', (_row, issuer, name) => {
+    expect(sessionCookieName(issuer)).toBe(name);
+  });
+
+  test('a plain-http issuer signs in with _session (the name the browser keeps is the one the server reads)', async () => {
+    const browser = new TestBrowser(srv.issuer);
+    await signIn(srv.issuer, rp, { browser });
+    expect((await browser.jar.getCookies(`${srv.issuer}/`)).map((c) => c.key)).toEqual(expect.arrayContaining(['_session', '_session.sig']));
+    expect((await authorizeAgain(browser)).askedForPassword).toBe(false);
   });
 });
