@@ -6,14 +6,16 @@
  * - `portcullis cookie-key`: a random secret for `keys.cookies` / `PORTCULLIS_COOKIE_KEYS`;
  * - `portcullis start --config <file>`: runs a server from a configuration file (or `PORTCULLIS_CONFIG`) and the
  *   environment (see {@link startCommand});
- * - `portcullis doctor [--config <file>] [--url <issuer>]`: checks a configuration and a deployment; exit status
- *   1 when a problem is found (see {@link diagnose}).
+ * - `portcullis doctor [--config <file>] [--url <issuer>]`: checks a configuration (the file with the environment
+ *   variables `start` applies on top, so the one `start` would run) and a deployment; exit status 1 when a problem
+ *   is found (see {@link diagnose}).
  *
  * Exit status 2 for a usage mistake.
  */
 import { generateCookieKey } from '../oidc/keys.js';
 import { readConfigFile } from './config-file.js';
 import { diagnose, formatFindings } from './doctor.js';
+import { settingsFromEnvironment } from './environment.js';
 import { UsageError, parseOptions, type CommandIo } from './io.js';
 import { keysCommand } from './keys.js';
 import { startCommand } from './start.js';
@@ -27,7 +29,8 @@ export const USAGE = `usage:
                         run a server from a configuration file (or PORTCULLIS_CONFIG=FILE) and the
                         environment; without PORT it listens on the port of an http://localhost issuer
   portcullis doctor [--config FILE.json|FILE.js] [--url https://id.example.com]
-                        check a configuration and a running deployment; exit 1 on a problem`;
+                        check a configuration (with the environment variables start applies) and a
+                        running deployment; exit 1 on a problem`;
 
 /** Runs one command line; resolves to the exit status. */
 export async function run(argv: string[], io: CommandIo): Promise<number> {
@@ -45,7 +48,8 @@ export async function run(argv: string[], io: CommandIo): Promise<number> {
       case 'doctor': {
         const opts = parseOptions(rest, ['--config', '--url']);
         if (!opts.config && !opts.url) throw new UsageError('doctor needs --config, --url or both');
-        const config = typeof opts.config === 'string' ? await readConfigFile(opts.config) : undefined;
+        // The configuration `portcullis start` would run: the file with the same environment variables on top.
+        const config = typeof opts.config === 'string' ? settingsFromEnvironment(process.env, { file: await readConfigFile(opts.config) }).config : undefined;
         const findings = await diagnose({ config, url: typeof opts.url === 'string' ? opts.url : undefined });
         io.stdout(`${formatFindings(findings)}\n`);
         return findings.some((f) => f.level === 'problem') ? 1 : 0;

@@ -95,6 +95,23 @@ describe('configuration checks', () => {
     expect(run.code).toBe(0);
   });
 
+  // `start` puts the PORTCULLIS_* variables (and REDIS_URL) over the file: doctor checks that same configuration.
+  test('the environment variables start applies are checked with the file', async () => {
+    const keys = join(dir, 'env-jwks.json');
+    writeFileSync(keys, JSON.stringify(await generateSigningKeys()));
+    const file = configFile('env.json', { issuer: 'http://id.example.com' });
+    const env = {
+      NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example.com', PORTCULLIS_PROXY: 'true', PORTCULLIS_SIGNING_KEYS: keys,
+      PORTCULLIS_COOKIE_KEYS: generateCookieKey(), PORTCULLIS_MFA_KEY: generateCookieKey(), PORTCULLIS_STORAGE: 'memory',
+    };
+    const run = await doctor(['--config', file], env);
+    expect(run.ids).toEqual(['warning:memory-storage']);
+    expect(run.stdout).toMatch(/✓ \[config-valid\] the configuration loads with NODE_ENV=production/);
+    expect(run.code).toBe(0);
+    // Without them, the file alone: an http issuer, no keys, no storage type.
+    expect((await doctor(['--config', file], { NODE_ENV: 'production' })).ids).toEqual(expect.arrayContaining(['problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral']));
+  });
+
   test.each([
     [['--bogus'], /unknown argument --bogus/],
     [[], /doctor needs --config, --url or both/],
