@@ -156,7 +156,7 @@ const graphqlLimits = {
     type: 'object',
     propertyNames: { pattern: '^[_A-Za-z][_0-9A-Za-z]*\\.[_A-Za-z][_0-9A-Za-z]*$' },
     additionalProperties: { type: 'number', minimum: 0 },
-  }), {}, { description: 'Per-field costs by schema coordinate, e.g. `{ "Query.products": 5 }`' }),
+  }), {}, { description: 'Per-field costs by schema coordinate, e.g. `{ "Query.products": 5 }`. A cost on an interface field also prices that field of every implementation, and a cost on an object field also prices it on the interfaces the object implements, so it holds however a query selects the field (the highest entry wins)' }),
   defaultListSize: withDefault(Type.Integer({ minimum: 0 }), 10, { description: 'Assumed length of a list field without a `first`/`last`/`limit` argument' }),
 };
 

@@ -5,6 +5,7 @@ import {
 } from 'graphql';
 import { limitError } from './limit-error.js';
 import { fragmentsOf } from './fragments.js';
+import { effectiveFieldCosts } from './field-costs.js';
 import { DEFAULTS } from '../../../config/defaults.js';
 
 /** How {@link operationCost} weighs a query. */
@@ -61,12 +62,13 @@ export function coerceVariables(schema: GraphQLSchema, operation: OperationDefin
 }
 
 /**
- * The cost of one operation: each field costs its `fieldCosts` entry (or `defaultFieldCost`) plus the cost of
- * its children, times the list size for list fields: the `first`/`last`/`limit` argument as the executor will
- * see it (see {@link coerceVariables}; literals in fragments, variables in nested fields and the schema's
- * argument defaults included), else `defaultListSize`. Fragments are followed and their cost memoised.
- * `@skip`/`@include` are ignored (counted as executed). Unknown fields cost the default (validation refuses
- * them anyway).
+ * The cost of one operation: each field costs its `fieldCosts` entry (or `defaultFieldCost`; an entry on an
+ * interface field or on an implementation's field applies through the other coordinates too, see
+ * {@link effectiveFieldCosts}) plus the cost of its children, times the list size for list fields: the
+ * `first`/`last`/`limit` argument as the executor will see it (see {@link coerceVariables}; literals in fragments,
+ * variables in nested fields and the schema's argument defaults included), else `defaultListSize`. Fragments are
+ * followed and their cost memoised. `@skip`/`@include` are ignored (counted as executed). Unknown fields cost the
+ * default (validation refuses them anyway).
  *
  * @param variables the operation's coerced variable values ({@link coerceVariables}), not the raw request
  *   input: a variable absent here counts as unbounded (`defaultListSize`).
@@ -75,7 +77,8 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
   variables: Readonly<Record<string, unknown>> = {}, options: CostOptions = {}): number {
   const defaults = DEFAULTS.graphql.limits;
   const defaultFieldCost = options.defaultFieldCost ?? defaults.defaultFieldCost;
-  const fieldCosts = options.fieldCosts ?? defaults.fieldCosts;
+  // A cost given on an interface field or an implementation's field holds however the query selects the field.
+  const fieldCosts = effectiveFieldCosts(schema, options.fieldCosts ?? defaults.fieldCosts);
   const defaultListSize = options.defaultListSize ?? defaults.defaultListSize;
   const sizeArgs = options.listSizeArguments ?? ['first', 'last', 'limit'];
   const fragments = fragmentsOf(document as { definitions: readonly { kind: string }[] });
@@ -109,7 +112,7 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
   function fieldCost(field: FieldNode, parent: GraphQLNamedType | undefined): number {
     const name = field.name.value;
     const coordinate = `${parent?.name ?? '?'}.${name}`;
-    const own = fieldCosts[coordinate] ?? (name === '__typename' ? 0 : defaultFieldCost);
+    const own = fieldCosts.get(coordinate) ?? (name === '__typename' ? 0 : defaultFieldCost);
     const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
     const type = def?.type;
     const childType = type ? getNamedType(type) : undefined;
