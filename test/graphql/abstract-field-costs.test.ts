@@ -6,13 +6,17 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  * given on an interface field prices every implementation's field. Found by an outside-style review: with
  * `{ "Pdf.render": 100 }`, `{ reports(first: 100) { render } }` was measured as `Report.render` (cost 1 each, 200 in
  * all) and ran 100 renders; with `{ "Report.render": 100 }`, `{ pdfs(first: 100) { render } }` did the same.
+ * Likewise a list size selected through an interface is the one the implementation's resolver gets (its own
+ * argument defaults, an optional size argument only it has), not the interface's default.
  */
 
 const typeDefs = /* GraphQL */ `
-  interface Report { id: ID! render: String! }
-  interface Paged implements Report { id: ID! render: String! pages: Int! }
-  type Pdf implements Report & Paged { id: ID! render: String! pages: Int! }
-  type Csv implements Report { id: ID! render: String! }
+  type Version { id: ID! }
+  interface Report { id: ID! render: String! versions(first: Int = 1): [Version!]! }
+  interface Paged implements Report { id: ID! render: String! pages: Int! versions(first: Int = 1): [Version!]! }
+  "An implementation may give an argument another default, or add an optional one: the executor passes those."
+  type Pdf implements Report & Paged { id: ID! render: String! pages: Int! versions(first: Int, limit: Int = 1000): [Version!]! }
+  type Csv implements Report { id: ID! render: String! versions(first: Int = 1000): [Version!]! }
   union Item = Pdf | Csv
   type Query {
     reports(first: Int): [Report!]!
@@ -27,10 +31,16 @@ const list = <T>(make: (i: number) => T) => (_: unknown, { first }: { first?: nu
 const pdf = (i: number) => ({ kind: 'Pdf', id: `p${i}`, pages: 1 });
 const any = (i: number) => (i % 2 ? { kind: 'Csv', id: `c${i}` } : pdf(i));
 const render = () => { renders++; return 'rendered'; };
+let versions = 0;
+const versionList = (_: unknown, args: { first?: number | null; limit?: number }) => {
+  const n = args.first ?? args.limit ?? 10;
+  versions += n;
+  return Array.from({ length: n }, (_v, i) => ({ id: `v${i}` }));
+};
 const resolvers = {
   Query: { reports: list(any), paged: list(pdf), items: list(any), pdfs: list(pdf) },
-  Pdf: { render },
-  Csv: { render },
+  Pdf: { render, versions: versionList },
+  Csv: { render, versions: versionList },
   Report: { __resolveType: (o: { kind: string }) => o.kind },
   Paged: { __resolveType: (o: { kind: string }) => o.kind },
   Item: { __resolveType: (o: { kind: string }) => o.kind },
@@ -63,6 +73,22 @@ const rows: Array<[string, () => RunningServer, string]> = [
   ['interface price, another interface of the implementation', () => onInterface, '{ reports(first: 100) { ... on Paged { render } } }'],
   ['interface price, the interface itself (as before)', () => onInterface, '{ reports(first: 100) { render } }'],
 ];
+
+// The interfaces say 1 version; Csv's default is 1000, Pdf (the only Paged) adds `limit` = 1000: 10 × (1 + 2 × 1000).
+const sizeRows: Array<[string, string]> = [
+  ["an implementation's own default list size, through the interface", '{ reports(first: 10) { versions { id } } }'],
+  ["an implementation's own default list size, through a fragment on the interface", '{ items(first: 10) { ... on Report { versions { id } } } }'],
+  ['an argument only the implementation has (its default), through the interface', '{ paged(first: 10) { versions { id } } }'],
+];
+
+describe('a list size holds through interfaces: the arguments the implementation gets', () => {
+  test.each(sizeRows)('%s: 400 MAX_COST_EXCEEDED, nothing resolved', async (_name, query) => {
+    versions = 0;
+    const res = await post(onObject, query);
+    expect(res).toEqual({ status: 400, body: { errors: [expect.objectContaining({ message: 'The query costs more than the limit of 5000.', extensions: { code: 'MAX_COST_EXCEEDED', limit: 5000 } })] } });
+    expect(versions).toBe(0);
+  });
+});
 
 describe('a field cost holds through interfaces, implementations and unions', () => {
   test.each(rows)('%s: 400 MAX_COST_EXCEEDED, nothing rendered', async (_name, srv, query) => {

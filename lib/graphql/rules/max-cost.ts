@@ -118,8 +118,23 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
     const childType = type ? getNamedType(type) : undefined;
     const children = setCost(field.selectionSet, childType && (isObjectType(childType) || isInterfaceType(childType) || isAbstractType(childType)) ? childType : undefined);
     const isList = type ? isListType(getNullableType(type)) : false;
-    const multiplier = isList ? listSize(argumentValues(def, field, variables), sizeArgs) ?? defaultListSize : 1;
+    const multiplier = isList ? listSizeOf(field, parent!, def!) : 1;
     return (own + children) * multiplier;
+  }
+
+  /**
+   * The list size of `field` as its resolver will get it. Selected on an interface, the executor passes the
+   * arguments of the runtime object's field, which may give an argument another default or add an optional one
+   * (`first: Int = 1000` where the interface says `= 1`): the largest size among the implementations counts.
+   */
+  function listSizeOf(field: FieldNode, parent: GraphQLNamedType, def: GraphQLField<unknown, unknown>): number {
+    let size = listSize(argumentValues(def, field, variables), sizeArgs) ?? defaultListSize;
+    if (!isInterfaceType(parent)) return size;
+    for (const object of schema.getPossibleTypes(parent)) {
+      const own = object.getFields()[field.name.value];
+      if (own) size = Math.max(size, listSize(argumentValues(own, field, variables), sizeArgs) ?? defaultListSize);
+    }
+    return size;
   }
 
   const root = operation.operation === 'mutation' ? schema.getMutationType()
