@@ -203,7 +203,7 @@ const graphqlSchema = Type.Object({
   }),
   limits: section('Limits of the GraphQL endpoint; each violation is a 400 naming the limit', graphqlLimits),
   rateLimit: withDefault(Type.Union([Type.Unsafe<false>({ const: false }), limitSpec]), { points: 600, durationSeconds: 60 }, {
-    description: 'Budget of executed root fields (each alias counts, weighted by its field cost; `__schema`/`__type` weigh like a list field, `defaultFieldCost × defaultListSize` = 10, unless listed in `fieldCosts`) per token subject + client, or per IP when anonymous; `false` turns it off. Over it `429 RATE_LIMITED` with `Retry-After`',
+    description: 'Budget of executed root fields (each alias counts, weighted by its field cost; `__schema`/`__type` weigh like a list field, `defaultFieldCost × defaultListSize` = 10, unless listed in `fieldCosts`) and of aliased fields below the root (each `defaultFieldCost`, at least 1: an alias there is another call with arguments of the caller\'s choosing) per token subject + client, or per IP when anonymous; `false` turns it off. Over it `429 RATE_LIMITED` with `Retry-After`',
     security: 'closes alias brute force (one request, many operations)',
   }),
   privateFieldCheck: withDefault(oneOf(['warn', 'refuse', 'off'] as const), 'warn', {

@@ -89,6 +89,27 @@ describe('rate limit on executed operations', () => {
     expect((await graphql(srv.graphqlUrl, aliases(15), { token })).status).toBe(429);
   });
 
+  // An alias below the root is another call with arguments of the caller's choosing: 14 of them under one root field
+  // spend 15 points, so a second such request exceeds the budget of 20 (before, each spent 1: 20 requests, 280 calls).
+  const fourteen = (field = 'related(first: 1) { id }') => Array.from({ length: 14 }, (_, i) => `a${i}: ${field}`).join(' ');
+  test.each([
+    ['aliases of a nested field', `{ product(id: 1) { ${fourteen()} } }`],
+    ['aliases in a fragment spread below the root', `{ product(id: 1) { ...R } } fragment R on Product { ${fourteen()} }`],
+    ['aliases in an inline fragment below the root', `{ product(id: 1) { ... on Product { ${fourteen()} } } }`],
+    ['aliases two levels down', `{ products(first: 1) { related(first: 1) { ${fourteen()} } } }`],
+  ])('%s count: the second request is 429', async (_name, query) => {
+    const own = await startServer({ graphql: { ...catalogGraphql(), rateLimit: { points: 20, durationSeconds: 60 } } });
+    try {
+      const first = await graphql(own.graphqlUrl, query);
+      expect({ status: first.status, errors: first.body.errors }).toEqual({ status: 200, errors: undefined });
+      const second = await graphql(own.graphqlUrl, query);
+      expect({ status: second.status, errors: second.body.errors }).toEqual({
+        status: 429,
+        errors: [{ message: expect.stringMatching(/^Rate limit exceeded: this operation would spend 15 point\(s\)/), extensions: { code: 'RATE_LIMITED' } }],
+      });
+    } finally { await own.close(); }
+  });
+
   test('rateLimit: false turns it off', async () => {
     const off = await startServer({ graphql: { ...catalogGraphql(), rateLimit: false } });
     try {

@@ -13,17 +13,50 @@ import { storageOutageGraphqlError, storageOutageOf } from '../storage-outage.js
 import { DEFAULTS } from '../../../config/defaults.js';
 
 /**
+ * Aliased fields (not `__typename`) in `set` and every selection below it, fragments expanded (each spread counts
+ * the fragment's aliases again; memoised, cycles count 0).
+ */
+function aliasedFieldsIn(set: SelectionSetNode | undefined, fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  memo: Map<string, number>, visiting: Set<string>): number {
+  if (!set) return 0;
+  let n = 0;
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) n += (sel.alias && sel.name.value !== '__typename' ? 1 : 0) + aliasedFieldsIn(sel.selectionSet, fragments, memo, visiting);
+    else if (sel.kind === Kind.INLINE_FRAGMENT) n += aliasedFieldsIn(sel.selectionSet, fragments, memo, visiting);
+    else {
+      const name = sel.name.value;
+      const known = memo.get(name);
+      if (known !== undefined) { n += known; continue; }
+      const fragment = fragments.get(name);
+      if (!fragment || visiting.has(name)) continue;
+      visiting.add(name);
+      const c = aliasedFieldsIn(fragment.selectionSet, fragments, memo, visiting);
+      visiting.delete(name);
+      memo.set(name, c);
+      n += c;
+    }
+  }
+  return n;
+}
+
+/**
  * Points one operation spends: each root field selection (every alias separately, through fragments, memoised)
  * weighs its `fieldCosts` entry or `defaultFieldCost` (at least 1; `__typename` 0). Introspection (`__schema`,
  * `__type`) weighs like a list field without a size argument, `defaultFieldCost × defaultListSize` (10 with the
  * defaults), unless `fieldCosts` lists `Query.__schema` / `Query.__type`: one standard introspection query spends
  * 10 of the default 600 points a minute. A request with 100 aliases of one field spends 100.
+ *
+ * Each aliased field below the root spends `defaultFieldCost` too (at least 1): an alias there is another call of
+ * the field with arguments of the caller's choosing (`{ me { a1: checkCode(code: "0001") a2: … } }`), the
+ * brute force in one request that counting root fields alone let through at one point a request.
  */
 export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, rootType: string, options: CostOptions): number {
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
   const fieldCost = options.defaultFieldCost ?? DEFAULTS.graphql.limits.defaultFieldCost;
   const introspectionCost = fieldCost * (options.defaultListSize ?? DEFAULTS.graphql.limits.defaultListSize);
+  const aliasMemo = new Map<string, number>();
+  const aliasVisiting = new Set<string>();
   const weigh = (set: SelectionSetNode): number => {
     let n = 0;
     for (const sel of set.selections) {
@@ -32,6 +65,7 @@ export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: Reado
         if (name === '__typename') continue;
         const own = name === '__schema' || name === '__type' ? introspectionCost : fieldCost;
         n += Math.max(1, options.fieldCosts?.[`${rootType}.${name}`] ?? own);
+        n += Math.max(1, fieldCost) * aliasedFieldsIn(sel.selectionSet, fragments, aliasMemo, aliasVisiting);
       } else if (sel.kind === Kind.INLINE_FRAGMENT) n += weigh(sel.selectionSet);
       else {
         const name = sel.name.value;
@@ -122,7 +156,7 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
         throw storageOutageGraphqlError(outage);
       }
       if (!result.allowed) {
-        throw new GraphQLError(`Rate limit exceeded: this operation would run ${points} root field(s); retry in ${result.retryAfterSeconds} s.`, {
+        throw new GraphQLError(`Rate limit exceeded: this operation would spend ${points} point(s) (one per root field and per alias, weighted by field cost); retry in ${result.retryAfterSeconds} s.`, {
           extensions: {
             code: GraphqlErrorCode.RATE_LIMITED,
             http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
