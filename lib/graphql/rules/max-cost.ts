@@ -1,6 +1,6 @@
 import {
-  getArgumentValues, getNamedType, getVariableValues, getNullableType, isAbstractType, isListType, isObjectType, isInterfaceType, Kind,
-  type FieldNode, type GraphQLError, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
+  getArgumentValues, getNamedType, getVariableValues, getNullableType, GraphQLError, isAbstractType, isListType, isObjectType, isInterfaceType, Kind,
+  type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
   type SelectionSetNode, type ValidationContext, type ValidationRule,
 } from 'graphql';
 import { limitError } from './limit-error.js';
@@ -58,8 +58,16 @@ function argumentValues(def: GraphQLField<unknown, unknown> | undefined, field: 
  */
 export function coerceVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, inputs: Readonly<Record<string, unknown>> | null | undefined,
   maxErrors = 50): { coerced: Record<string, unknown>; errors?: undefined } | { errors: readonly GraphQLError[]; coerced?: undefined } {
-  return getVariableValues(schema, operation.variableDefinitions ?? [], (inputs ?? {}) as Record<string, unknown>, { maxErrors });
+  const result = getVariableValues(schema, operation.variableDefinitions ?? [], (inputs ?? {}) as Record<string, unknown>, { maxErrors });
+  // graphql-js hands back what coercion threw unexpectedly as it is: for a value nested a thousand levels deep in a
+  // recursive input type, V8's "Maximum call stack size exceeded" (a RangeError), an engine message for the client.
+  if (result.errors?.some((e) => !(e instanceof GraphQLError))) {
+    return { errors: result.errors.map((e) => (e instanceof GraphQLError ? e : new GraphQLError(TOO_DEEP, { originalError: e }))) };
+  }
+  return result;
 }
+
+const TOO_DEEP = 'The variable values are nested too deeply to be read: send input objects and lists nested a few levels deep.';
 
 /**
  * The cost of one operation: each field costs its `fieldCosts` entry (or `defaultFieldCost`; an entry on an
