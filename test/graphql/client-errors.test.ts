@@ -288,6 +288,8 @@ const costRows: Array<[string, () => RunningServer, unknown]> = [
   ["the schema's argument default (bulk(first: Int = 100000))", () => ops, { query: '{ bulk { id } }' }],
   ['a list size typed ID, as a string literal', () => ops, { query: '{ page(limit: "100000") { id } }' }],
   ['a list size typed ID, an Int variable coerced to "100000"', () => ops, { query: 'query($l: ID) { page(limit: $l) { id } }', variables: { l: 100000 } }],
+  ['a zero first beside a large last (the resolver reads last)', () => ops, { query: '{ messages(first: 0, last: 100000) { id } }' }],
+  ['a small first beside a large last, through variables', () => ops, { query: 'query($f: Int, $l: Int) { messages(first: $f, last: $l) { id } }', variables: { f: 1, l: 100000 } }],
 ];
 
 describe('cost uses the executor\'s values: defaults, coercion, fragments, nested fields', () => {
@@ -304,6 +306,7 @@ describe('what must keep working', () => {
     ['null over a default: the resolver gets null (the whole list)', () => catalog, { query: 'query($n: Int = 1) { products(first: $n) { id } }', variables: { n: null } }, { products: [{ id: 1 }, { id: 2 }, { id: 4 }] }],
     ['two operations and an operationName', () => catalog, { query: 'query A { products(first: 1) { id } } query B { __typename }', operationName: 'B' }, { __typename: 'Query' }],
     ['a mutation where the schema has one', () => ops, { query: 'mutation($p: ProductInput!) { addProduct(input: $p) { id name } }', variables: { p: { name: 'Lamp' } } }, { addProduct: { id: 99, name: 'Lamp' } }],
+    ['first and last both small', () => ops, { query: '{ messages(first: 1, last: 2) { id } }' }, { messages: [{ id: 1 }, { id: 2 }] }],
     ['extensions that are not a persisted query', () => catalog, { query: '{ __typename }', extensions: { tracing: false } }, { __typename: 'Query' }],
     ['a variable with a default where a value is required, omitted: the default', () => catalog, { query: 'query($t: Boolean = false, $id: Int = 2) { product(id: $id) { id name @include(if: $t) } }' }, { product: { id: 2 } }],
     ['the same, sent with values', () => catalog, { query: 'query($t: Boolean = false, $id: Int = 2) { product(id: $id) { id name @include(if: $t) } }', variables: { t: true, id: 1 } }, { product: { id: 1, name: 'Desk Lamp' } }],

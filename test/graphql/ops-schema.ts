@@ -24,6 +24,8 @@ export const opsTypeDefs = /* GraphQL */ `
     bulk(first: Int = 100000): [Product!]!
     "A list size typed ID: the executor passes the string \\"100000\\"."
     page(limit: ID): [Product!]!
+    "Two list sizes: the resolver reads last when it is given, else first."
+    messages(first: Int, last: Int): [Product!]!
     node(id: Int!): Node
     search(text: String!): [SearchResult!]!
     pageSize: Int
@@ -41,6 +43,7 @@ export const opsResolvers = {
     products: (_: unknown, { first }: { first?: number | null }) => Array.from({ length: Math.min(3, Math.max(0, first ?? 3)) }, (_v, i) => product(i + 1)),
     bulk: () => [product(1)],
     page: () => [product(1)],
+    messages: (_: unknown, { first, last }: { first?: number | null; last?: number | null }) => Array.from({ length: Math.min(3, Math.max(0, last ?? first ?? 3)) }, (_v, i) => product(i + 1)),
     node: (_: unknown, { id }: { id: number }) => ({ ...product(id), __typename: 'Product' }),
     search: () => [],
     pageSize: () => 3,

@@ -21,13 +21,16 @@ export interface CostOptions {
 }
 
 /**
- * The length a list-size argument asks for, read from the argument values the executor will pass to the
+ * The length the list-size arguments ask for, read from the argument values the executor will pass to the
  * resolver (graphql-js `getArgumentValues`: literals, variables, the schema's argument defaults, coercion).
  * A number (or a numeric string, for `ID`/custom scalars) is that length, rounded up; a list counts its items.
+ * When several are given, the largest counts: which one a resolver reads is its own business (`last` over
+ * `first`, `limit` over `first`), so `first: 0, last: 100000` is measured as 100000, not 0.
  * `null`, an absent argument and a negative number bound nothing (a resolver may read `-1` as "no limit" or
- * `slice(0, -1)`): `undefined`, so the caller assumes the default list size.
+ * `slice(0, -1)`): `undefined` when no argument gives a size, so the caller assumes the default list size.
  */
 function listSize(args: Readonly<Record<string, unknown>>, names: readonly string[]): number | undefined {
+  let size: number | undefined;
   for (const name of names) {
     const value = args[name];
     if (value === undefined || value === null) continue;
@@ -36,9 +39,9 @@ function listSize(args: Readonly<Record<string, unknown>>, names: readonly strin
         : typeof value === 'bigint' ? Number(value)
           : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
     if (Number.isNaN(n) || n < 0) continue;
-    return Math.ceil(n);
+    size = Math.max(size ?? 0, Math.ceil(n));
   }
-  return undefined;
+  return size;
 }
 
 /** The executor's argument values of `field` (`{}` when the document is not valid enough to compute them). */
