@@ -24,6 +24,7 @@ import type { LimiterBackend } from '../core/limiter.js';
 import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
 import { InitialAccessTokens } from './initial-access-tokens.js';
 import { resourceIndicators } from './resource-server.js';
+import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import {
   explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
@@ -184,9 +185,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     findAccount: accountFinder(accounts, scopes),
     loadExistingGrant: existingGrantLoader(accounts, consents, scopes),
     renderError,
-    clientBasedCORS(_ctx, origin, client) {
-      return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
-    },
+    clientBasedCORS: (_ctx, origin, client) => clientOriginAllowed(origin, client),
   };
 }
 
