@@ -57,10 +57,26 @@ function forwardedValue(header: string | string[] | undefined, hops: number): st
   return entries[Math.max(0, entries.length - hops)]!.trim() || undefined;
 }
 
-/** The host a request names: `X-Forwarded-Host` behind a trusted proxy, else `:authority`/`Host`. */
+/**
+ * The host a request names: `X-Forwarded-Host` behind a trusted proxy, else `:authority`/`Host` as sent. `Host` holds
+ * one value (RFC 9110 §7.2), not a list: `127.0.0.1:3000, evil.example` is malformed, never its first entry.
+ */
 function requestedHost(req: IncomingMessage, proxy: boolean, hops: number): string | undefined {
   const forwarded = proxy ? forwardedValue(req.headers['x-forwarded-host'], hops) : undefined;
-  return forwarded ?? firstValue(req.headers[':authority'] as string | undefined) ?? firstValue(req.headers.host);
+  return forwarded ?? ((req.headers[':authority'] as string | undefined) || req.headers.host || undefined);
+}
+
+/**
+ * Whether the request has more than one `Host` field line, which RFC 9110 §7.2 makes a bad request. Node keeps the
+ * first in `req.headers.host` and drops the others, so only the raw header list shows them.
+ */
+function repeatsHost(rawHeaders: readonly string[]): boolean {
+  let lines = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host' && ++lines > 1) return true;
+  }
+  return false;
 }
 
 /**
@@ -116,7 +132,7 @@ export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https i
  * - a request-target in absolute form (`GET http://host/path`) must name the issuer's origin;
  * - `Host` (or, with `proxy: true`, the proxies' entry of `X-Forwarded-Host`: `proxyHops` from the right) must
  *   be the issuer's host or one of `allowedHosts`, else `421 Misdirected Request` with `invalid_request`; a
- *   malformed Host gets `400 invalid_request`;
+ *   malformed Host (a list of values too) or more than one Host line gets `400 invalid_request`;
  * - with an https issuer in production, a request that arrives over plain http (TLS socket, or with
  *   `proxy: true` the proxies' entry of `X-Forwarded-Proto`) gets `400 invalid_request` naming `proxy` as the fix;
  * - with an https issuer, `Strict-Transport-Security` is set on every response;
@@ -148,6 +164,7 @@ export function issuerHostGuard(options: IssuerHostOptions) {
       ctx.originalUrl = `${original.pathname}${original.search}`;
       ctx.request.originalUrl = ctx.originalUrl;
     }
+    if (repeatsHost(ctx.req.rawHeaders)) return refuse(ctx, 400, 'invalid_request', 'The request has more than one Host header.');
     const raw = requestedHost(ctx.req, options.proxy, hops);
     if (raw === undefined || !exact.has(raw)) {
       const host = raw === undefined ? undefined : normalizeHost(raw, issuer.protocol);

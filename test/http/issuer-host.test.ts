@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { exportJWK, SignJWT, type JWK } from 'jose';
 import { createServer, type PortcullisServer } from '../../lib/index.js';
 import { generateCookieKey, generateSigningKeys } from '../../lib/oidc/keys.js';
@@ -11,6 +12,24 @@ import { freePort, startServer, type RunningServer } from '../helpers/server.js'
  * Every URL the server emits or compares derives from the configured issuer, never from `Host` or
  * `X-Forwarded-*` (cache/link poisoning, RFC 9449 §11.1 DPoP htu); other hosts get 421.
  */
+
+/** One HTTP/1.1 request written as raw lines (Node's client cannot send a header line twice); the answer's status and body. */
+function requestLines(base: string, requestLine: string, fields: string[], body = ''): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.end([`${requestLine} HTTP/1.1`, ...fields, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'));
+    });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const head = text.slice(0, text.indexOf('\r\n\r\n'));
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: text.slice(head.length + 4) });
+    });
+  });
+}
 
 // Rows are padded to four members: jest passes `done` to a test function that takes more parameters than its row.
 const OWN_PATHS: Array<[string, string, Record<string, string> | undefined, string | undefined]> = ([
@@ -59,10 +78,29 @@ describe('Host header: development server on http://127.0.0.1:PORT', () => {
     ['userinfo in Host', 'a@127.0.0.1'],
     ['a path in Host', '127.0.0.1/x'],
     ['a space in Host', '127.0.0.1 evil.example'],
+    // RFC 9110 §7.2: Host is one value, not a list; the issuer first in a list is not the Host.
+    ['a list, the issuer first', '127.0.0.1,evil.example'],
+    ['a list with a space, the issuer first', '127.0.0.1, evil.example'],
+    ['the issuer twice as a list', '127.0.0.1,127.0.0.1'],
+    ['the issuer and an empty entry', '127.0.0.1,'],
   ])('a malformed Host (%s) → 400 invalid_request', async (_name, value) => {
-    const res = await rawRequest(srv.issuer, '/.well-known/openid-configuration', { headers: { host: value.replace('127.0.0.1', host), accept: 'application/json' } });
+    const res = await rawRequest(srv.issuer, '/.well-known/openid-configuration', { headers: { host: value.replaceAll('127.0.0.1', host), accept: 'application/json' } });
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ error: 'invalid_request', error_description: 'The Host header is malformed.' });
+  });
+
+  // RFC 9110 §7.2: more than one Host line is a bad request (Node keeps the first in req.headers.host).
+  test.each([
+    ['the issuer, then another host', (h: string) => [h, 'evil.example']],
+    ['another host, then the issuer', (h: string) => ['evil.example', h]],
+    ['the issuer twice', (h: string) => [h, h]],
+  ])('two Host lines (%s) → 400 invalid_request', async (_name, lines) => {
+    for (const [method, path, headers, body] of OWN_PATHS) {
+      const fields = [...lines(host).map((h) => `Host: ${h}`), 'Accept: application/json', ...Object.entries(headers ?? {}).map(([k, v]) => `${k}: ${v}`)];
+      const res = await requestLines(srv.issuer, `${method} ${path}`, fields, body);
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_request', error_description: 'The request has more than one Host header.' });
+    }
   });
 
   test('an absolute-form request-target naming another origin → 421, even with the right Host', async () => {
