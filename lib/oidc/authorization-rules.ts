@@ -3,6 +3,7 @@ import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { requestSlot } from '../core/request-slot.js';
 import { overriding, watchReads, type AdapterFactory } from '../core/storage.js';
 import { writeError } from '../http/error-handler.js';
+import { refuseResourceNotHeld } from './exchange-resource.js';
 
 /**
  * Rules of the authorization server that oidc-provider does not enforce itself, each as a small piece that
@@ -87,7 +88,7 @@ interface ProviderRequestContext {
   req: object;
   oidc?: {
     route?: string;
-    params?: { grant_type?: unknown; code?: unknown; refresh_token?: unknown };
+    params?: { grant_type?: unknown; code?: unknown; refresh_token?: unknown; resource?: unknown };
     body?: Record<string, unknown>;
   };
 }
@@ -96,7 +97,7 @@ interface ProviderRequestContext {
  * The approved scope of the code being exchanged in this request, kept from oidc-provider's read of it until its
  * consume (both only for the request's own `code`, see {@link exchangeOf}).
  */
-const exchangedCode = requestSlot<{ scope: unknown; consuming?: true }>('portcullis.exchangedCode');
+const exchangedCode = requestSlot<{ scope: unknown; resource: unknown; consuming?: true }>('portcullis.exchangedCode');
 
 /** The current request context when it is an authorization code exchange of the code `id`. */
 function exchangeOf(id: string): ProviderRequestContext | undefined {
@@ -107,6 +108,9 @@ function exchangeOf(id: string): ProviderRequestContext | undefined {
 
 /** Marks a refresh-token request that reached the consume of its own refresh token (every check passed). */
 const consumingRefreshToken = requestSlot<true>('portcullis.consumingRefreshToken');
+
+/** The `resource` of the refresh token being used in this request, kept from oidc-provider's read until its consume. */
+const refreshedResource = requestSlot<{ resource: unknown }>('portcullis.refreshedResource');
 
 /** The current request context when it is a refresh of the refresh token `id` (RFC 6749 §6). */
 function refreshOf(id: string): ProviderRequestContext | undefined {
@@ -153,11 +157,18 @@ export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactor
   return (model) => {
     const adapter = factory(model);
     if (model === 'RefreshToken') {
-      return overriding(adapter, {
-        consume(id) {
-          // oidc-provider rotates a refresh token only after every check of the refresh passed (see revokeOnCodeReplay).
+      const reads = watchReads(adapter, (token, id) => {
+        const ctx = token && refreshOf(id);
+        if (ctx) refreshedResource.set(ctx.req, { resource: token.resource });
+      });
+      return overriding(reads, {
+        async consume(id) {
+          // oidc-provider rotates a refresh token after its checks of the refresh, but before the resource check.
           const ctx = refreshOf(id);
-          if (ctx) consumingRefreshToken.set(ctx.req, true);
+          if (ctx) {
+            refuseResourceNotHeld(ctx.oidc?.params?.resource, refreshedResource.get(ctx.req)?.resource);
+            consumingRefreshToken.set(ctx.req, true);
+          }
           return adapter.consume(id);
         },
       });
@@ -165,7 +176,7 @@ export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactor
     if (model !== 'AuthorizationCode') return adapter;
     const reads = watchReads(adapter, (code, id) => {
       const ctx = code && exchangeOf(id);
-      if (ctx) exchangedCode.set(ctx.req, { scope: code.scope });
+      if (ctx) exchangedCode.set(ctx.req, { scope: code.scope, resource: code.resource });
     });
     return overriding(reads, {
       async consume(id) {
@@ -173,6 +184,7 @@ export function codeExchangeScopeAdapter(factory: AdapterFactory): AdapterFactor
         const read = ctx && exchangedCode.get(ctx.req);
         if (read) {
           refuseScopeBeyondApproval(ctx!, read.scope);
+          refuseResourceNotHeld(ctx!.oidc?.params?.resource, read.resource);
           // oidc-provider consumes only after every check of the exchange passed (see revokeOnCodeReplay).
           read.consuming = true;
         }
