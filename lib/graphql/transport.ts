@@ -179,7 +179,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
       const { status, message } = err as { status?: number; message?: string };
       if (status === 413) sendGraphqlError(ctx, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${GRAPHQL_BODY_LIMIT}.`);
       else if (status === 415) sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'This Content-Encoding is not supported: send the body as is, or compressed once with gzip, deflate or br.');
-      else if (message === PROTOTYPE_KEY) sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The request body holds a "__proto__" or "constructor": {"prototype": …} member, which is refused.');
+      else if (message === PROTOTYPE_KEY) sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The request body holds a "__proto__" member, which is refused.');
       else sendGraphqlError(ctx, 400, 'BAD_REQUEST', transport === 'json' ? 'The request body is not valid JSON.' : 'The request body is not a valid form.');
       return false;
     }
