@@ -36,6 +36,8 @@ export interface AccountFlowDeps {
   ui?: UiSettings;
   /** The second factors the e-mail change asks for, as the login counts them (absent with `mfa.enabled: false`). */
   secondFactors?: AccountServices['secondFactors'];
+  /** TOTP and passkeys, which a reset confirming an unconfirmed address removes (absent: none can exist). */
+  signInMethods?: AccountServices['signInMethods'];
 }
 
 /** What the login page needs from the account flows. */
@@ -66,7 +68,7 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
   const mail = new AccountMail({
     mailer, tokens, issuer: config.issuer, verificationTtl: selfService.verificationTtl, resetTtl: selfService.resetTtl, logger, ui,
   });
-  const services: AccountServices = { accounts, tokens, mail, limits, sessions, logger, passwordMinLength: selfService.passwordMinLength, secondFactors: deps.secondFactors };
+  const services: AccountServices = { accounts, tokens, mail, limits, sessions, logger, passwordMinLength: selfService.passwordMinLength, secondFactors: deps.secondFactors, signInMethods: deps.signInMethods };
   const signupOn = Boolean(selfService.signup && mailer);
   const actionDeps: AccountActionDeps = { services, csrf: new CsrfGuard(deps.csrfSecret), signupOn };
 

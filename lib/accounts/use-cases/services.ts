@@ -28,6 +28,12 @@ export interface AccountServices {
    * and `passkeys` only with `passkeys.secondFactor`. Absent: passwords only (the e-mail change asks for nothing more).
    */
   secondFactors?: { factors: Pick<SecondFactors, 'status' | 'check'>; passkeys?: Pick<PasskeyService, 'list'> };
+  /**
+   * Every sign-in method an account can hold besides its password: TOTP with recovery codes (`mfa.enabled`) and
+   * passkeys (`passkeys.enabled`, whether or not they count as a second factor). A password reset that confirms an
+   * unconfirmed address removes them (reset-password.ts). Absent parts: nothing of that kind to remove.
+   */
+  signInMethods?: { factors?: Pick<SecondFactors, 'status' | 'remove'>; passkeys?: Pick<PasskeyService, 'list' | 'remove'> };
 }
 
 /** What to fix in a form, as a message key and its values (shown in the visitor's language). */
