@@ -42,6 +42,26 @@ export const PROVIDER_EXACT_PATHS: ReadonlySet<string> = new Set(
 );
 
 /**
+ * The methods each served endpoint answers at its exact path, as oidc-provider registers its routes
+ * (`lib/helpers/initialize_app.js`; a GET route also answers HEAD, and the CORS-enabled endpoints answer the
+ * `OPTIONS` preflight). The POST forms of the authorization and logout endpoints exist only with oidc-provider's
+ * `enableHttpPostMethods`, which stays off (the session cookies are `SameSite=Lax`). Another method gets
+ * `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) instead of Koa's plain-text 404.
+ */
+export const ENDPOINT_METHODS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  [PROVIDER_ROUTES.authorization, ['GET', 'HEAD']],
+  [PROVIDER_ROUTES.token, ['POST', 'OPTIONS']],
+  [PROVIDER_ROUTES.userinfo, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+  [PROVIDER_ROUTES.registration, ['POST']],
+  [PROVIDER_ROUTES.jwks, ['GET', 'HEAD', 'OPTIONS']],
+  [PROVIDER_ROUTES.end_session, ['GET', 'HEAD']],
+  [PROVIDER_ROUTES.revocation, ['POST', 'OPTIONS']],
+  [PROVIDER_ROUTES.introspection, ['POST', 'OPTIONS']],
+  [PROVIDER_ROUTES.pushed_authorization_request, ['POST', 'OPTIONS']],
+  ...DISCOVERY_PATHS.map((path): [string, string[]] => [path, ['GET', 'HEAD', 'OPTIONS']]),
+].map(([path, methods]) => [path as string, new Set(methods as string[])]));
+
+/**
  * oidc-provider's router matches a path case-insensitively and with one trailing slash (its `lib/helpers/router.js`):
  * `/token/`, `/Token/Revocation` or `/.well-known/OPENID-configuration` would reach its endpoint without the
  * pre-middleware and rules Portcullis keys on the exact path (client-authentication limits, single-use initial

@@ -27,7 +27,7 @@ import compose from 'koa-compose';
  */
 
 import {
-  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, PROVIDER_SEGMENTS,
+  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, ENDPOINT_METHODS, firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, PROVIDER_SEGMENTS,
 } from './paths.js';
 
 export {
@@ -221,7 +221,8 @@ export interface ProviderPreMiddleware {
    * On the endpoints of features Portcullis leaves off ({@link UNSERVED_ENDPOINTS}; userinfo too in OAuth-only mode)
    * and on sub-paths of provider endpoints: oidc-provider may have no route there and would answer Koa's plain-text
    * 404; this answers our JSON 404 instead. It acts only on a 404 without a body, so an endpoint oidc-provider does
-   * serve is never changed. Not on the served endpoints' exact paths (userinfo, token, …): no extra step there.
+   * serve is never changed. Not on the served endpoints' exact paths (userinfo, token, …): no extra step there,
+   * but for registration, which may be off; a method such a path does not answer gets 405 ({@link ENDPOINT_METHODS}).
    */
   answerUnservedEndpoint?: Middleware;
 }
@@ -248,12 +249,18 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   if (mw.answerUnservedEndpoint) {
     for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])]) table.set(path, [mw.answerUnservedEndpoint]);
   }
+  // Registration may be off (`registration.enabled`): then oidc-provider has no route there.
+  if (mw.answerUnservedEndpoint) table.get(PROVIDER_ROUTES.registration)!.push(mw.answerUnservedEndpoint);
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
   const resumePrefix = `${PROVIDER_ROUTES.authorization}/`;
   const { answerUnservedEndpoint } = mw;
   const resumeChain = [mw.pageHeaders, mw.afterSignIn].filter((m): m is Middleware => m !== undefined);
   const onResume = resumeChain.length ? compose(resumeChain) : undefined;
+  // Userinfo is unserved in OAuth-only mode: its 404, not a 405, whatever the method.
+  const methods = new Map([...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)));
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
+    const allowed = methods.get(ctx.path);
+    if (allowed && !allowed.has(ctx.method)) return methodNotAllowed(ctx, allowed);
     const chain = composed.get(ctx.path);
     if (chain) return chain(ctx, next);
     if (onResume && ctx.path.startsWith(resumePrefix)) return onResume(ctx, next);
@@ -261,6 +268,19 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
     if (answerUnservedEndpoint && !PROVIDER_EXACT_PATHS.has(ctx.path)) return answerUnservedEndpoint(ctx, next);
     return next();
   };
+}
+
+/**
+ * `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) for a method the endpoint at `ctx.path` does not answer: the
+ * JSON body of `writeError` (lib/http/error-handler.ts, which this module cannot import: it reaches the route table
+ * through the page helpers), since these endpoints answer machines.
+ */
+function methodNotAllowed(ctx: Context, allowed: ReadonlySet<string>): void {
+  const list = [...allowed].join(', ');
+  ctx.status = 405;
+  ctx.set('Allow', list);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'invalid_request', error_description: `${ctx.method} is not allowed at this endpoint: use ${list}.` };
 }
 
 /** Answer when a host app mounted the middleware under a path that is not the issuer's. */

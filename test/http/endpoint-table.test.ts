@@ -39,3 +39,36 @@ test.each(listedMethods())('%s %s is served', async (method, path) => {
   });
   expect([404, 405]).not.toContain(res.status);
 });
+
+// Any other method gets 405 invalid_request with Allow (RFC 9110 §15.5.6), not Koa's plain-text 404 that reads as
+// "no such endpoint" (found by the newcomer review: GET /token answered `Not Found`).
+test.each([
+  ['GET', '/token', 'POST, OPTIONS'],
+  ['DELETE', '/token', 'POST, OPTIONS'],
+  ['GET', '/token/introspection', 'POST, OPTIONS'],
+  ['GET', '/registration', 'POST'],
+  ['GET', '/request', 'POST, OPTIONS'],
+  ['PUT', '/userinfo', 'GET, HEAD, POST, OPTIONS'],
+  ['POST', '/session/end', 'GET, HEAD'],
+  ['POST', '/authorization', 'GET, HEAD'],
+])('%s %s: 405 with Allow: %s and a JSON error', async (method, path, allow) => {
+  const res = await fetch(`${srv.issuer}${path}`, { method, redirect: 'manual' });
+  expect([res.status, res.headers.get('allow'), res.headers.get('content-type'), await res.json()]).toEqual([
+    405, allow, 'application/json; charset=utf-8', { error: 'invalid_request', error_description: `${method} is not allowed at this endpoint: use ${allow}.` },
+  ]);
+});
+
+test.each([['HEAD', '/.well-known/openid-configuration', 200], ['OPTIONS', '/token', 204]])('%s %s is still answered (%i)', async (method, path, status) => {
+  const res = await fetch(`${srv.issuer}${path}`, { method, headers: method === 'OPTIONS' ? { origin: 'https://app.example', 'access-control-request-method': 'POST' } : {} });
+  expect(res.status).toBe(status);
+});
+
+test('with registration off, POST /registration answers the JSON 404 of an endpoint that is off', async () => {
+  const off = await startServer({ registration: { enabled: false, initialAccessToken: undefined } as never });
+  try {
+    const res = await fetch(`${off.issuer}/registration`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":["https://rp.example/cb"]}' });
+    expect([res.status, await res.json()]).toEqual([404, { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+  } finally {
+    await off.close();
+  }
+});

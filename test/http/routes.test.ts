@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import { pino } from 'pino';
 import { providerPreMiddleware, routeTable, type ProviderPreMiddleware, type RouteParts } from '../../lib/http/routes.js';
+import { ENDPOINT_METHODS } from '../../lib/http/paths.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -106,7 +107,7 @@ describe('providerPreMiddleware', () => {
     ['/token', ['answerStorageOutages', 'endpointRateLimits', 'revokeOnCodeReplay']],
     ['/token/introspection', ['answerStorageOutages', 'endpointRateLimits']],
     ['/token/revocation', ['answerStorageOutages', 'endpointRateLimits']],
-    ['/registration', ['answerStorageOutages', 'endpointRateLimits', 'settleInitialAccessToken']],
+    ['/registration', ['answerStorageOutages', 'endpointRateLimits', 'settleInitialAccessToken', 'answerUnservedEndpoint']],
     ['/authorization', ['offlineAccessPrompt', 'explainPlainTokenResponseType']],
     ['/userinfo', []],
     ['/device/auth', ['answerUnservedEndpoint']],
@@ -121,8 +122,28 @@ describe('providerPreMiddleware', () => {
     ['/.well-known/something', ['answerUnservedEndpoint']],
   ])('%s runs %j', async (path, expected) => {
     seen.length = 0;
-    await rawRequest(srv.base, path);
+    // Each endpoint by a method it answers (ENDPOINT_METHODS): POST where it takes no GET.
+    const method = ENDPOINT_METHODS.get(path)?.has('GET') === false ? 'POST' : 'GET';
+    await rawRequest(srv.base, path, { method });
     expect(seen).toEqual(expected);
+  });
+
+  // A method the endpoint does not answer: 405 with Allow before any of the endpoint's steps (RFC 9110 §15.5.6).
+  test.each([
+    ['GET', '/token', 'POST, OPTIONS'],
+    ['GET', '/token/introspection', 'POST, OPTIONS'],
+    ['GET', '/token/revocation', 'POST, OPTIONS'],
+    ['PUT', '/registration', 'POST'],
+    ['GET', '/request', 'POST, OPTIONS'],
+    ['POST', '/authorization', 'GET, HEAD'],
+    ['POST', '/session/end', 'GET, HEAD'],
+    ['DELETE', '/userinfo', 'GET, HEAD, POST, OPTIONS'],
+    ['POST', '/.well-known/jwks.json', 'GET, HEAD, OPTIONS'],
+    ['PUT', '/.well-known/openid-configuration', 'GET, HEAD, OPTIONS'],
+  ])('%s %s: 405 invalid_request, Allow: %s, no step run', async (method, path, allow) => {
+    seen.length = 0;
+    const res = await rawRequest(srv.base, path, { method });
+    expect([res.status, res.headers.allow, res.json(), seen]).toEqual([405, allow, { error: 'invalid_request', error_description: `${method} is not allowed at this endpoint: use ${allow}.` }, []]);
   });
 });
 
