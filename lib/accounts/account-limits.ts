@@ -1,4 +1,5 @@
 import type { AccountLimitsConfig } from '../../config/types.js';
+import { ipLimitKey } from '../core/client-key.js';
 import { canonicalEmail } from '../core/email-address.js';
 import { createLimiter, type LimitResult, type LimiterBackend, memoryLimiterBackend } from '../core/limiter.js';
 
@@ -14,7 +15,8 @@ function addressKey(email: string): string {
 /**
  * The rate limits of the login form and of the account mail (rate-limiter-flexible through `createLimiter`).
  * Keys are the canonical e-mail address (`canonicalEmail`; whether or not an account has it, so the limit itself
- * reveals nothing) and the client IP (`ctx.ip`, which honours `proxy`).
+ * reveals nothing) and the client IP (`ctx.ip`, which honours `proxy`; an IPv6 address counts by its /56 network,
+ * `ipLimitKey`).
  */
 export class AccountLimits {
   readonly #loginAccount;
@@ -34,14 +36,14 @@ export class AccountLimits {
    * counted too). A refused answer carries `retryAfterSeconds` for `Retry-After`.
    */
   async loginAttempt(ip: string, email: string): Promise<LimitResult> {
-    const byIp = await this.#loginIp.consume(ip);
+    const byIp = await this.#loginIp.consume(ipLimitKey(ip));
     if (!byIp.allowed) return byIp;
     return this.#loginAccount.consume(addressKey(email));
   }
 
   /** Counts one sign-in attempt from `ip` that names no address (a passkey); the per-IP login limit applies. */
   async loginAttemptFromIp(ip: string): Promise<LimitResult> {
-    return this.#loginIp.consume(ip);
+    return this.#loginIp.consume(ipLimitKey(ip));
   }
 
   /** A successful login clears the account's counter (OWASP Authentication Cheat Sheet). */
@@ -51,7 +53,7 @@ export class AccountLimits {
 
   /** Counts one sign-up, resend or reset request from `ip`; with `email`, one mail to that address as well. */
   async mailRequest(ip: string, email?: string): Promise<LimitResult> {
-    const byIp = await this.#mailIp.consume(ip);
+    const byIp = await this.#mailIp.consume(ipLimitKey(ip));
     if (!byIp.allowed || email === undefined) return byIp;
     return this.#mailAddress.consume(addressKey(email));
   }

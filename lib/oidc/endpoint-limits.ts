@@ -1,4 +1,5 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { ipLimitKey } from '../core/client-key.js';
 import { writeError } from '../http/error-handler.js';
 import { createLimiter, type LimiterBackend, type LimitSpec } from '../core/limiter.js';
 
@@ -37,24 +38,26 @@ export function endpointRateLimits(limits: EndpointLimits, backend: LimiterBacke
   const clientAuthPaths = new Set(paths.clientAuth);
   return async function rateLimitClientAuthAndRegistration(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
     if (ctx.method !== 'POST') return next();
+    // An IPv6 client counts by its /56 network (lib/core/client-key.ts).
+    const client = ipLimitKey(ctx.ip);
     if (ctx.path === paths.registration) {
-      const result = await registrations.consume(ctx.ip);
+      const result = await registrations.consume(client);
       if (!result.allowed) return tooMany(ctx, result.retryAfterSeconds, 'registration attempts');
       return next();
     }
     if (!clientAuthPaths.has(ctx.path)) return next();
-    const until = blockedUntil.get(ctx.ip);
+    const until = blockedUntil.get(client);
     if (until !== undefined) {
       const left = until - Date.now();
       if (left > 0) return tooMany(ctx, Math.ceil(left / 1000), 'failed client authentications');
-      blockedUntil.delete(ctx.ip);
+      blockedUntil.delete(client);
     }
     await next();
     if (ctx.status === 401 && (ctx.body as { error?: string } | undefined)?.error === 'invalid_client') {
-      const spent = await failures.consume(ctx.ip);
+      const spent = await failures.consume(client);
       if (!spent.allowed || spent.remaining <= 0) {
         if (blockedUntil.size >= MAX_BLOCKED_ADDRESSES) blockedUntil.delete(blockedUntil.keys().next().value!);
-        blockedUntil.set(ctx.ip, Date.now() + spent.retryAfterSeconds * 1000);
+        blockedUntil.set(client, Date.now() + spent.retryAfterSeconds * 1000);
       }
     }
   };

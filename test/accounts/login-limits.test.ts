@@ -84,6 +84,28 @@ describe('login rate limits', () => {
     expect((await from('192.0.2.2, 198.51.100.3')).status).toBe(429);
   });
 
+  // IPv6: one counter per /56 (one subscriber's networks), so the addresses of one's own network do not reset it.
+  test.each([
+    ['another address of the same /64', '2001:db8:0:1::1', '2001:db8:0:1::2', 429],
+    ['another /64 of the same /56', '2001:db8:0:1::1', '2001:db8:0:ff:abcd::9', 429],
+    ['a privacy address written in full', '2001:db8:0:1::1', '2001:0db8:0000:0001:8f2a:11ff:fe3c:0001', 429],
+    ['another /56', '2001:db8:0:1::1', '2001:db8:0:100::1', 401],
+    ['an IPv4-mapped address and its IPv4 form', '::ffff:198.51.100.7', '198.51.100.7', 429],
+    ['two IPv4 addresses', '198.51.100.7', '198.51.100.8', 401],
+  ])('with proxy: true, %s (%s, then %s): the second gets %i', async (_name, first, second, status) => {
+    await start({ proxy: true, accountLimits: { loginPerIp: { points: 1, durationSeconds: 600 } } });
+    const from = async (ip: string) => {
+      const { browser, page } = await loginPage();
+      const form = page.dom.querySelector('form')!;
+      const body = new URLSearchParams({ csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!, email: 'x@example.com', password: 'wrong-password' });
+      return browser.request(new URL(form.getAttribute('action')!, srv.issuer).href, {
+        method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+      });
+    };
+    expect((await from(first)).status).toBe(401);
+    expect((await from(second)).status).toBe(status);
+  });
+
   test.each([
     ['points below 1', { loginPerIp: { points: 0, durationSeconds: 60 } }, 'accountLimits.loginPerIp.points'],
     ['a missing duration', { loginPerAccount: { points: 5 } }, 'accountLimits.loginPerAccount.durationSeconds'],

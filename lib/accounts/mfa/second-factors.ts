@@ -1,4 +1,5 @@
 import { createLimiter, memoryLimiterBackend, type Limiter, type LimiterBackend } from '../../core/limiter.js';
+import { ipLimitKey } from '../../core/client-key.js';
 import type { LimitConfig } from '../../../config/types.js';
 import type { Account, AccountStore, StoredSecondFactor } from '../../core/account-store.js';
 import { factorStore, type FactorStore } from './factor-store.js';
@@ -103,7 +104,7 @@ export class SecondFactors {
   }
 
   async #limit(accountId: string, ip: string): Promise<FactorCheck | undefined> {
-    const byIp = await this.#perIp.consume(ip);
+    const byIp = await this.#perIp.consume(ipLimitKey(ip));
     if (!byIp.allowed) return { kind: 'rate-limited', retryAfterSeconds: byIp.retryAfterSeconds };
     const byAccount = await this.#perAccount.consume(accountId);
     if (!byAccount.allowed) return { kind: 'rate-limited', retryAfterSeconds: byAccount.retryAfterSeconds };

@@ -1,4 +1,5 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
+import { ipLimitKey } from '../../core/client-key.js';
 import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { StorageUnavailableError } from '../../core/errors.js';
 import type { Limiter, LimitResult } from '../../core/limiter.js';
@@ -143,7 +144,7 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       if (!options.limiter) return;
       if (points === 0) return;
       const { auth, ip } = rc.contextValue;
-      const key = auth ? `sub:${auth.sub}|client:${auth.client_id}` : `ip:${ip ?? 'unknown'}`;
+      const key = auth ? `sub:${auth.sub}|client:${auth.client_id}` : `ip:${ip === undefined ? 'unknown' : ipLimitKey(ip)}`;
       let result: LimitResult;
       try {
         result = await options.limiter.consume(key, points);
