@@ -20,6 +20,13 @@ const DISPLAYED_URIS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri', 'init
 const DANGEROUS_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:', 'ftp:', 'ws:', 'wss:']);
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/**
+ * Characters a client name shown to users must not hold: controls (Unicode Cc) and the bidirectional formatting
+ * characters (Unicode Bidi_Control: LRM, RLM, ALM, the embeddings, overrides and isolates), with which a registered
+ * name could reorder itself and the consent page's words around it ("Trojan Source", CVE-2021-42574).
+ */
+const UNSAFE_DISPLAY_CHARACTERS = /[\p{Cc}\p{Bidi_Control}]/u;
+
 const uri = { type: 'string', minLength: 1, maxLength: 2048 };
 const uriList = { type: 'array', minItems: 1, maxItems: 50, items: uri };
 
@@ -232,6 +239,9 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
         const e = validate.errors![0]!;
         const detail = e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: string[] }).allowedValues.join(', ')}` : e.message;
         refuse(`${key}${e.instancePath.replace(/\//g, '.')} ${detail}`);
+      }
+      if (key === 'client_name' && UNSAFE_DISPLAY_CHARACTERS.test(value as string)) {
+        refuse('client_name must not hold control or bidirectional formatting characters (such as U+202E): they would change how the consent page reads');
       }
       const native = metadata.application_type === 'native';
       if (key === 'redirect_uris' || key === 'post_logout_redirect_uris') {

@@ -104,6 +104,11 @@ describe('dynamic client registration (RFC 7591, OIDC Registration)', () => {
     ['enc without alg', () => ({ userinfo_encrypted_response_enc: 'A128GCM' }), 'invalid_client_metadata', 'requires userinfo_encrypted_response_alg'],
     ['logo_uri javascript:', () => ({ logo_uri: 'javascript:alert(1)' }), 'invalid_client_metadata', 'logo_uri'],
     ['client_name of the wrong type', () => ({ client_name: { en: 'x' } }), 'invalid_client_metadata', 'client_name'],
+    // Shown on the consent page: a right-to-left override makes "Acme\u202Emoc.elgoog" read "Acme google.com".
+    ...['\u202E', '\u202D', '\u2066', '\u2067', '\u2068', '\u2069', '\u200F', '\u061C', '\n', '\u0007'].map((c): [string, () => object, string, string] => [
+      `client_name with U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`, () => ({ client_name: `Acme${c}moc.elgoog` }), 'invalid_client_metadata',
+      'client_name must not hold control or bidirectional formatting characters (such as U+202E): they would change how the consent page reads',
+    ]),
   ])('refused: %s', async (_name, extra, error, description) => {
     const before = canary.connections;
     const res = await register(srv.issuer, { ...WEB_CLIENT, ...extra() });
@@ -117,6 +122,7 @@ describe('dynamic client registration (RFC 7591, OIDC Registration)', () => {
     ['loopback http for a web client in development', { redirect_uris: ['http://localhost:8080/callback'] }],
     ['loopback IP http for a native client', { application_type: 'native', redirect_uris: ['http://127.0.0.1/cb'] }],
     ['reverse-domain scheme for a native client', { application_type: 'native', redirect_uris: ['com.example.app:/oauth2redirect'] }],
+    ['a client_name in other scripts', { client_name: 'متجر Acme 株式会社 Ünïcødé' }],
     ['encrypted userinfo with the client\'s keys by value', {
       userinfo_encrypted_response_alg: 'RSA-OAEP', userinfo_encrypted_response_enc: 'A256GCM',
       jwks: { keys: [{ kty: 'EC', crv: 'P-256', use: 'enc', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] },
