@@ -117,12 +117,12 @@ describe('redirect_uri in the query string', () => {
 
 describe('the authorization endpoint answers GET only', () => {
   // oidc-provider's enableHttpPostMethods is off: a form POST (OIDC Core §3.1.2.1 allows it) is not processed.
-  test('a form POST with a bad redirect_uri is a 404, nothing delivered', async () => {
+  test('a form POST with a bad redirect_uri is a 405 (Allow: GET, HEAD), nothing delivered', async () => {
     const browser = new TestBrowser(srv.issuer);
     const page = await browser.go(`${srv.issuer}/authorization`, {
       method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: query(authorizationParams(APP.id, 'query', 'https://attacker.example/cb')),
     });
-    expect(page.status).toBe(404);
+    expect([page.status, page.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     expect(page.redirectedTo).toBeUndefined();
     expect(delivered(page)).toBeUndefined();
   });
