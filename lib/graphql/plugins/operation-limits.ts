@@ -1,6 +1,6 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { ipLimitKey } from '../../core/client-key.js';
-import { getOperationAST, GraphQLError, Kind, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { getOperationAST, GraphQLError, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { StorageUnavailableError } from '../../core/errors.js';
 import type { Limiter, LimitResult } from '../../core/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
@@ -8,7 +8,7 @@ import { GraphqlErrorCode } from '../errors.js';
 import { usesIntrospection, withoutIntrospection } from '../introspection.js';
 import { limitError } from '../rules/limit-error.js';
 import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
-import { fragmentsOf } from '../rules/fragments.js';
+import { fragmentsOf, sumOverFields } from '../rules/fragments.js';
 import type { DocumentCache } from '../document-cache.js';
 import { storageOutageGraphqlError, storageOutageOf } from '../storage-outage.js';
 import { DEFAULTS } from '../../../config/defaults.js';
@@ -19,25 +19,9 @@ import { DEFAULTS } from '../../../config/defaults.js';
  */
 function aliasedFieldsIn(set: SelectionSetNode | undefined, fragments: ReadonlyMap<string, FragmentDefinitionNode>,
   memo: Map<string, number>, visiting: Set<string>): number {
-  if (!set) return 0;
-  let n = 0;
-  for (const sel of set.selections) {
-    if (sel.kind === Kind.FIELD) n += (sel.alias && sel.name.value !== '__typename' ? 1 : 0) + aliasedFieldsIn(sel.selectionSet, fragments, memo, visiting);
-    else if (sel.kind === Kind.INLINE_FRAGMENT) n += aliasedFieldsIn(sel.selectionSet, fragments, memo, visiting);
-    else {
-      const name = sel.name.value;
-      const known = memo.get(name);
-      if (known !== undefined) { n += known; continue; }
-      const fragment = fragments.get(name);
-      if (!fragment || visiting.has(name)) continue;
-      visiting.add(name);
-      const c = aliasedFieldsIn(fragment.selectionSet, fragments, memo, visiting);
-      visiting.delete(name);
-      memo.set(name, c);
-      n += c;
-    }
-  }
-  return n;
+  const aliased = (field: FieldNode): number => (field.alias && field.name.value !== '__typename' ? 1 : 0)
+    + sumOverFields(field.selectionSet, fragments, aliased, memo, visiting);
+  return sumOverFields(set, fragments, aliased, memo, visiting);
 }
 
 /**

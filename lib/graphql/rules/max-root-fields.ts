@@ -1,6 +1,6 @@
-import { Kind, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { limitError } from './limit-error.js';
-import { fragmentsOf } from './fragments.js';
+import { fragmentsOf, sumOverFields } from './fragments.js';
 
 /**
  * Counts the fields selected at the top of `set`, through inline fragments and fragment spreads. Fragment
@@ -8,24 +8,7 @@ import { fragmentsOf } from './fragments.js';
  */
 export function countRootFields(set: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>,
   memo = new Map<string, number>(), visiting = new Set<string>()): number {
-  let n = 0;
-  for (const sel of set.selections) {
-    if (sel.kind === Kind.FIELD) n++;
-    else if (sel.kind === Kind.INLINE_FRAGMENT) n += countRootFields(sel.selectionSet, fragments, memo, visiting);
-    else {
-      const name = sel.name.value;
-      const known = memo.get(name);
-      if (known !== undefined) { n += known; continue; }
-      const fragment = fragments.get(name);
-      if (!fragment || visiting.has(name)) continue;
-      visiting.add(name);
-      const c = countRootFields(fragment.selectionSet, fragments, memo, visiting);
-      visiting.delete(name);
-      memo.set(name, c);
-      n += c;
-    }
-  }
-  return n;
+  return sumOverFields(set, fragments, () => 1, memo, visiting);
 }
 
 /**
