@@ -25,6 +25,16 @@ async function attempt(email: string, password: string) {
   return browser.submit(page, { email, password });
 }
 
+/** A wrong-password login whose proxy says it came from `ip` (`X-Forwarded-For`; the server runs with `proxy: true`). */
+async function fromIp(ip: string) {
+  const { browser, page } = await loginPage();
+  const form = page.dom.querySelector('form')!;
+  const body = new URLSearchParams({ csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!, email: 'x@example.com', password: 'wrong-password' });
+  return browser.request(new URL(form.getAttribute('action')!, srv.issuer).href, {
+    method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+  });
+}
+
 describe('login rate limits', () => {
   test('per account: after the limit even the right password gets 429 with Retry-After; other accounts are unaffected', async () => {
     await start({ accountLimits: { loginPerAccount: { points: 3, durationSeconds: 600 } } });
@@ -68,20 +78,12 @@ describe('login rate limits', () => {
 
   test('with proxy: true the limit follows X-Forwarded-For, so one client cannot exhaust another', async () => {
     await start({ proxy: true, accountLimits: { loginPerIp: { points: 1, durationSeconds: 600 } } });
-    const from = async (ip: string) => {
-      const { browser, page } = await loginPage();
-      const form = page.dom.querySelector('form')!;
-      const body = new URLSearchParams({ csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!, email: 'x@example.com', password: 'wrong-password' });
-      return browser.request(new URL(form.getAttribute('action')!, srv.issuer).href, {
-        method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
-      });
-    };
-    expect((await from('198.51.100.1')).status).toBe(401);
-    expect((await from('198.51.100.1')).status).toBe(429);
-    expect((await from('198.51.100.2')).status).toBe(401);
+    expect((await fromIp('198.51.100.1')).status).toBe(401);
+    expect((await fromIp('198.51.100.1')).status).toBe(429);
+    expect((await fromIp('198.51.100.2')).status).toBe(401);
     // The entry the proxy appended counts, not those the client wrote before it (proxyHops: 1).
-    expect((await from('192.0.2.1, 198.51.100.3')).status).toBe(401);
-    expect((await from('192.0.2.2, 198.51.100.3')).status).toBe(429);
+    expect((await fromIp('192.0.2.1, 198.51.100.3')).status).toBe(401);
+    expect((await fromIp('192.0.2.2, 198.51.100.3')).status).toBe(429);
   });
 
   // IPv6: one counter per /56 (one subscriber's networks), so the addresses of one's own network do not reset it.
@@ -94,16 +96,8 @@ describe('login rate limits', () => {
     ['two IPv4 addresses', '198.51.100.7', '198.51.100.8', 401],
   ])('with proxy: true, %s (%s, then %s): the second gets %i', async (_name, first, second, status) => {
     await start({ proxy: true, accountLimits: { loginPerIp: { points: 1, durationSeconds: 600 } } });
-    const from = async (ip: string) => {
-      const { browser, page } = await loginPage();
-      const form = page.dom.querySelector('form')!;
-      const body = new URLSearchParams({ csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!, email: 'x@example.com', password: 'wrong-password' });
-      return browser.request(new URL(form.getAttribute('action')!, srv.issuer).href, {
-        method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
-      });
-    };
-    expect((await from(first)).status).toBe(401);
-    expect((await from(second)).status).toBe(status);
+    expect((await fromIp(first)).status).toBe(401);
+    expect((await fromIp(second)).status).toBe(status);
   });
 
   test.each([
