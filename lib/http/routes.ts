@@ -207,6 +207,8 @@ export interface ProviderPreMiddleware {
   explainPlainTokenResponseType: Middleware;
   /** A replayed or raced code or refresh token revokes its grant (RFC 6749 §4.1.2, RFC 9700 §4.14.2). */
   revokeOnCodeReplay: Middleware;
+  /** Introspection of a JWT (ID token, JWT access token) answers `{ active: false }`, not a 400 (RFC 7662 §2.2). */
+  inactiveStructuredTokens?: Middleware;
   /** OAuth-only mode: no openid-configuration, no OpenID members in RFC 8414 metadata. */
   oauthOnlyDiscovery?: Middleware;
   /** After a sign-in completes (`/authorization/:uid`, oidc-provider's resume route), e.g. recording the device. */
@@ -244,6 +246,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
     [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits, mw.settleInitialAccessToken]],
     [PROVIDER_ROUTES.authorization, [...(mw.pageHeaders ? [mw.pageHeaders] : []), mw.offlineAccessPrompt, mw.explainPlainTokenResponseType]],
   ]);
+  if (mw.inactiveStructuredTokens) table.get(PROVIDER_ROUTES.introspection)!.push(mw.inactiveStructuredTokens);
   if (mw.pageHeaders) for (const path of [PROVIDER_ROUTES.end_session, `${PROVIDER_ROUTES.end_session}/confirm`]) table.set(path, [mw.pageHeaders]);
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
   if (mw.answerUnservedEndpoint) {

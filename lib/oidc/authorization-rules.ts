@@ -274,3 +274,19 @@ export function revokeOnCodeReplay(provider: Provider, tokenPath: string) {
     ]);
   };
 }
+
+/**
+ * RFC 7662 §2.2: a token the caller may not introspect, or one this server does not know, is answered
+ * `{ "active": false }` ("MUST"). oidc-provider instead answers any token with a JWT header (ID tokens, the GraphQL
+ * API's JWT access tokens, anything shaped like one) `400 unsupported_token_type`, an error RFC 7662 does not
+ * define (it is RFC 7009's, for revocation). A relying party then cannot tell such a token from an outage:
+ * `verifyAccessTokenForUser` failed with `ERR_INTROSPECTION_FAILED` (the example answers 503) when a browser posted
+ * an ID token instead of an access token. Only reached after client authentication succeeded (oidc-provider
+ * authenticates the client first), so the answer reveals nothing to anyone else.
+ */
+export async function inactiveStructuredTokens(ctx: KoaContextWithOIDC, next: Next): Promise<void> {
+  await next();
+  if (ctx.status !== 400 || (ctx.body as { error?: unknown } | undefined)?.error !== 'unsupported_token_type') return;
+  ctx.status = 200;
+  ctx.body = { active: false };
+}

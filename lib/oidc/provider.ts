@@ -28,7 +28,7 @@ import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import {
   explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
-  refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay,
+  refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens,
 } from './authorization-rules.js';
 
 export interface ProviderDeps {
@@ -278,6 +278,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
     explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
+    inactiveStructuredTokens: inactiveStructuredTokens as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
     afterSignIn: deps.afterSignIn,
     pageHeaders: providerPageHeaders as never,

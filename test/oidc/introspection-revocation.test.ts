@@ -38,3 +38,46 @@ describe('token introspection (RFC 7662) and revocation (RFC 7009)', () => {
     expect(body.error_description).toEqual(expect.any(String));
   });
 });
+
+/**
+ * RFC 7662 §2.2: a token the caller may not introspect is `{ "active": false }`. oidc-provider answered every token
+ * with a JWT header `400 unsupported_token_type`, so `verifyAccessTokenForUser` took an ID token posted in place of
+ * an access token for an outage (`ERR_INTROSPECTION_FAILED`, the example's 503).
+ */
+describe('introspection of JWTs (ID tokens, JWT access tokens) answers inactive, never an error', () => {
+  let tokens: { id_token?: string; access_token: string };
+  let apiToken: string;
+  beforeAll(async () => {
+    const rp = await relyingParty(srv.issuer);
+    ({ tokens } = await signIn(srv.issuer, rp, { params: { scope: 'openid email' } }));
+    apiToken = (await signIn(srv.issuer, rp, { params: { scope: 'openid email', resource: srv.graphqlUrl } })).tokens.access_token;
+  });
+  const rows: Array<[string, () => string]> = [
+    ['the caller\'s own ID token', () => tokens.id_token!],
+    ['the caller\'s own JWT access token for the GraphQL API', () => apiToken],
+    ['an unsigned JWT', () => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.'],
+    ['a JWT header with garbage after it', () => 'eyJhbGciOiJSUzI1NiJ9.x.y'],
+  ];
+
+  test.each(rows)('%s: 200 {"active":false}', async (_name, token) => {
+    const res = await post('/token/introspection', { token: token(), ...demoAuth });
+    expect({ status: res.status, body: await res.json(), cacheControl: res.headers.get('cache-control') }).toEqual({ status: 200, body: { active: false }, cacheControl: 'no-store' });
+  });
+
+  test.each(rows)('%s with a wrong client secret: still 401 invalid_client', async (_name, token) => {
+    const res = await post('/token/introspection', { token: token(), client_id: 'demo-web', client_secret: 'wrong-secret-000' });
+    expect({ status: res.status, error: (await res.json() as { error: string }).error }).toEqual({ status: 401, error: 'invalid_client' });
+  });
+
+  test('the relying-party check refuses a posted ID token as inactive, not as an introspection failure', async () => {
+    const { verifyAccessTokenForUser } = await import('../../lib/rp/index.js');
+    await expect(verifyAccessTokenForUser({
+      issuer: srv.issuer, clientId: demoAuth.client_id, clientSecret: demoAuth.client_secret, accessToken: tokens.id_token!, claimed: { sub: 'alice' },
+    })).rejects.toMatchObject({ code: 'ERR_TOKEN_INACTIVE' });
+  });
+
+  test('revocation keeps RFC 7009\'s answer for a JWT: 400 unsupported_token_type', async () => {
+    const res = await post('/token/revocation', { token: tokens.id_token!, ...demoAuth });
+    expect({ status: res.status, error: (await res.json() as { error: string }).error }).toEqual({ status: 400, error: 'unsupported_token_type' });
+  });
+});
