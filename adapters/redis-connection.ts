@@ -83,6 +83,22 @@ function isConnectionError(err: unknown): boolean {
 }
 
 /**
+ * An ioredis client for `url`. ioredis parses the URL in its constructor and throws a bare `TypeError: Invalid URL`
+ * (its `input` property holding the whole URL, password included) or `URIError` (a bad `%` escape in the user or
+ * password); both become a ConfigError at `storage.url` naming the redacted URL, without the original as `cause`.
+ *
+ * @throws {ConfigError} `storage.url` when ioredis cannot read the URL.
+ */
+function clientFromUrl(url: string, commandTimeoutMs: number | undefined): Redis {
+  try {
+    return new Redis(url, failFastRedisOptions(commandTimeoutMs));
+  } catch (err) {
+    const why = err instanceof URIError ? 'a malformed % escape in its user name or password' : 'not a URL (a bad host or a port above 65535?)';
+    throw new ConfigError('storage.url', `cannot read ${redactRedisUrl(url)}: ${why}; write it as redis://[:password@]host:port[/db] or rediss://…, percent-encoding special characters`);
+  }
+}
+
+/**
  * The connection half of {@link RedisStorage}: the ioredis client, start-up (first connection, database check),
  * outage mapping (503, never 500), `EVALSHA` with fallback, and closing. The adapters and the account store run
  * their commands through it.
@@ -98,7 +114,7 @@ export class RedisConnection {
 
   constructor(options: RedisStorageOptions) {
     if (!options.client === !options.url) throw new PortcullisError('ERR_INVALID_ARGUMENT', 'RedisStorage needs exactly one of `client` or `url`');
-    this.client = options.client ?? new Redis(options.url!, failFastRedisOptions(options.commandTimeoutMs));
+    this.client = options.client ?? clientFromUrl(options.url!, options.commandTimeoutMs);
     this.#ownsClient = !options.client;
     this.#url = options.url;
     this.keyPrefix = options.keyPrefix ?? DEFAULTS.storage.keyPrefix;
