@@ -93,7 +93,7 @@ function clientFromUrl(url: string, commandTimeoutMs: number | undefined): Redis
   try {
     return new Redis(url, failFastRedisOptions(commandTimeoutMs));
   } catch (err) {
-    const why = err instanceof URIError ? 'a malformed % escape in its user name or password' : 'not a URL (a bad host or a port above 65535?)';
+    const why = (err as Error).name === 'URIError' ? 'a malformed % escape in its user name or password' : 'not a URL (a bad host or a port above 65535?)';
     throw new ConfigError('storage.url', `cannot read ${redactRedisUrl(url)}: ${why}; write it as redis://[:password@]host:port[/db] or rediss://…, percent-encoding special characters`);
   }
 }

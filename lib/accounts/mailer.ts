@@ -6,6 +6,7 @@ import type { Mailer } from '../core/mailer.js';
 import type { MailConfig } from '../../config/types.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULTS } from '../../config/defaults.js';
+import { ConfigError } from '../core/errors.js';
 
 /**
  * Builds the mailer (nodemailer). With `mail.smtp` set, messages go over SMTP (a `smtp://`/`smtps://` URL or a
@@ -18,7 +19,7 @@ export function createMailer(mail: MailConfig, production: boolean, logger: Logg
   if (mail.mailer) return mail.mailer;
   const from = mail.from ?? DEFAULTS.mail.from;
   if (mail.smtp) {
-    const transport = nodemailer.createTransport(mail.smtp as never);
+    const transport = smtpTransport(mail.smtp);
     return {
       kind: 'smtp',
       async send(m) {
@@ -39,4 +40,26 @@ export function createMailer(mail: MailConfig, production: boolean, logger: Logg
       logger.info({ to: m.to, subject: m.subject, file, link: m.link }, 'development mailbox: message written');
     },
   };
+}
+
+/**
+ * nodemailer's SMTP transport for `mail.smtp`. nodemailer parses a URL in `createTransport` and throws a bare
+ * `TypeError: Invalid URL` (its `input` holding the URL, password included) or `URIError`: a URL that WHATWG
+ * `URL` refuses, and any error of nodemailer's, become a ConfigError at `mail.smtp` that repeats no part of the
+ * URL, without the original as `cause`.
+ *
+ * @throws {ConfigError} `mail.smtp` when nodemailer cannot read it.
+ */
+function smtpTransport(smtp: NonNullable<MailConfig['smtp']>): nodemailer.Transporter {
+  // Checked before nodemailer sees it: its url.parse prints a URL that WHATWG refuses, password and all, in a
+  // DEP0170 warning on stderr (and sends nothing to a port above 65535 or a host with a space).
+  if (typeof smtp === 'string' && !URL.canParse(smtp)) {
+    throw new ConfigError('mail.smtp', 'is not a URL (a bad host or a port above 65535?); write it as smtp://user:pass@host:587 or smtps://…, percent-encoding special characters (the URL is not repeated here: it may hold a password)');
+  }
+  try {
+    return nodemailer.createTransport(smtp as never);
+  } catch (err) {
+    const why = (err as Error).name === 'URIError' ? 'a malformed % escape in its user name or password' : `${(err as Error).name} (a bad host or port?)`;
+    throw new ConfigError('mail.smtp', `nodemailer cannot read it: ${why}; write it as smtp://user:pass@host:587 or smtps://…, percent-encoding special characters (the URL is not repeated here: it may hold a password)`);
+  }
 }
