@@ -36,7 +36,10 @@ function mergeValue(base: unknown, over: unknown): unknown {
   if (!isPlainObject(base) || !isPlainObject(over)) return cloneData(over);
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
-    if (value !== undefined) out[key] = mergeValue(base[key], value);
+    // A "__proto__" member of JSON.parse output stays an own member (assigning it would set the prototype instead,
+    // hiding it from the check that reports unknown options).
+    const merged = mergeValue(Object.hasOwn(base, key) ? base[key] : undefined, value);
+    if (value !== undefined) Object.defineProperty(out, key, { value: merged, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
