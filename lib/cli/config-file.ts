@@ -20,7 +20,9 @@ export async function readConfigFile(path: string): Promise<PortcullisConfig> {
       const mod = (await import(pathToFileURL(absolute).href)) as { default?: unknown };
       value = typeof mod.default === 'function' ? await (mod.default as () => unknown)() : mod.default;
     } catch (err) {
-      throw new ConfigError('--config', `cannot load ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).name}`, 'ERR_CONFIG_INVALID', { cause: err });
+      // The class or code only, never the message (it may quote a secret); a module may throw a non-Error.
+      const what = err instanceof Error ? (err as NodeJS.ErrnoException).code ?? err.name : `it threw ${err == null ? String(err) : `${/^[aeiou]/.test(typeof err) ? 'an' : 'a'} ${typeof err}`}, not an Error`;
+      throw new ConfigError('--config', `cannot load ${path}: ${what}`, 'ERR_CONFIG_INVALID', { cause: err });
     }
   } else {
     let text: string;
