@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { ConfigError } from './errors.js';
 
 export type { Logger };
 
@@ -108,9 +109,13 @@ function stdoutDestination(): BatchedDestination {
  * non-blocking SonicBoom destination): a log line never blocks a response. Lines are written in batches of
  * 16 Ki characters, and at least once a second when traffic is low; a `warn` or higher line is written at once
  * (with the lines before it); what is left is written at process exit.
- * Level from `LOG_LEVEL` (default `info`; `silent` under jest unless `LOG_LEVEL` is set).
+ * Level from `LOG_LEVEL` (default, also for an empty one: `info`; `silent` under jest unless `LOG_LEVEL` is set).
+ *
+ * @throws {ConfigError} `LOG_LEVEL` when it names no pino level.
  */
 export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {
-  const level = env.LOG_LEVEL ?? (env.JEST_WORKER_ID ? 'silent' : 'info');
+  const level = env.LOG_LEVEL || (env.JEST_WORKER_ID ? 'silent' : 'info');
+  const levels = [...Object.keys(pino.levels.values), 'silent'];
+  if (!levels.includes(level)) throw new ConfigError('LOG_LEVEL', `must be one of ${levels.join(', ')}, got ${JSON.stringify(level.slice(0, 40))}`);
   return pino({ name: 'portcullis', level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, level === 'silent' ? undefined : stdoutDestination());
 }
