@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, type JsonWebKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
@@ -66,6 +66,24 @@ function whyNotPrivateJwks(value: unknown): string {
 }
 
 /**
+ * Why a key set of the right shape cannot sign, or `undefined`: the first key that Node's `createPrivateKey` refuses
+ * (an RSA key without its CRT members `p`, `q`, `dp`, `dq`, `qi`, an EC point not on the curve, an unknown curve).
+ * oidc-provider refused such a key later with a plain Error ("jwks.keys[0].p configuration must be a non-empty
+ * string") or not at all. Names the index, kty and Node's error code only, never key material.
+ */
+function whyUnusable(jwks: PrivateJwks): string | undefined {
+  for (const [i, key] of jwks.keys.entries()) {
+    try {
+      createPrivateKey({ key: key as JsonWebKey, format: 'jwk' });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return `keys[${i}] (kty ${String(key.kty)}) is not a usable private key${code ? ` (${code})` : ''}: an RSA key needs n, e, d, p, q, dp, dq and qi, an EC or OKP key crv, x and d of that curve (\`npx portcullis keys\` makes a key set)`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Checks a `keys.signing` given as an object (not a string) and returns it: the same rule, and the same kind of
  * message, as {@link readSigningKeys} applies to a file or inline JSON.
  *
@@ -74,6 +92,8 @@ function whyNotPrivateJwks(value: unknown): string {
  */
 export function checkSigningKeys(value: unknown): PrivateJwks {
   if (!validateJwks(value)) throw new ConfigError('keys.signing', `the object given ${NOT_A_JWKS}: ${whyNotPrivateJwks(value)}`);
+  const unusable = whyUnusable(value as unknown as PrivateJwks);
+  if (unusable) throw new ConfigError('keys.signing', `the object given ${NOT_A_JWKS}: ${unusable}`);
   return value as unknown as PrivateJwks;
 }
 
@@ -112,6 +132,8 @@ export function readSigningKeys(value: string): PrivateJwks {
     throw new ConfigError('keys.signing', `${where} is ${jsonSyntaxErrorWithoutInput(err)}`);
   }
   if (!validateJwks(parsed)) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}: ${whyNotPrivateJwks(parsed)}`);
+  const unusable = whyUnusable(parsed as unknown as PrivateJwks);
+  if (unusable) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}: ${unusable}`);
   return parsed as unknown as PrivateJwks;
 }
 

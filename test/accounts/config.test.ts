@@ -1,5 +1,5 @@
 import { errorOf } from '../helpers/errors.js';
-import { ConfigError, loadConfig, type PortcullisConfig } from '../../lib/index.js';
+import { ConfigError, generateSigningKeys, loadConfig, type PortcullisConfig } from '../../lib/index.js';
 import { createMailer } from '../../lib/accounts/mailer.js';
 import { standaloneSettings } from '../../examples/standalone/config.js';
 import { TestBrowser } from '../helpers/browser.js';
@@ -39,9 +39,10 @@ describe('account options are validated', () => {
     expect(loadConfig(base, {}).accountLimits.loginPerAccount).toEqual({ points: 10, durationSeconds: 900 });
   });
 
-  test('production refuses sign-up without SMTP and says what to set', () => {
+  test('production refuses sign-up without SMTP and says what to set', async () => {
+    const signing = await generateSigningKeys(['ES256']);
     const err = errorOf(() => loadConfig({
-      issuer: 'https://id.example', storage: { type: 'memory' }, keys: { signing: { keys: [{ kty: 'EC', d: 'x' }] }, cookies: ['c'.repeat(32)] }, mfa: { encryptionKey: 'm'.repeat(32) }, selfService: { signup: true },
+      issuer: 'https://id.example', storage: { type: 'memory' }, keys: { signing, cookies: ['c'.repeat(32)] }, mfa: { encryptionKey: 'm'.repeat(32) }, selfService: { signup: true },
     }, { NODE_ENV: 'production' }));
     expect(err.code).toBe('ERR_CONFIG_INSECURE');
     expect(err.path).toBe('selfService.signup');

@@ -76,7 +76,8 @@ describe('production guards (NODE_ENV=production)', () => {
   });
 
   test('without cookie keys', async () => {
-    const err = errorOf(() => loadConfig({ issuer: 'https://id.example', keys: { signing: { keys: [{ kty: 'EC', d: 'x' }] } } }, prod));
+    const signing = await generateSigningKeys(['ES256']);
+    const err = errorOf(() => loadConfig({ issuer: 'https://id.example', keys: { signing } }, prod));
     expect(err.code).toBe('ERR_CONFIG_INSECURE');
     expect(err.path).toBe('keys.cookies');
   });

@@ -21,6 +21,10 @@ beforeAll(async () => {
   publicJwks = { keys: jwks.keys.map(({ d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...rest }) => rest) };
 });
 const privateMembers = () => jwks.keys.flatMap((k) => ['d', 'p', 'q', 'dp', 'dq', 'qi'].map((m) => k[m]).filter((v): v is string => typeof v === 'string'));
+const rsaKey = () => jwks.keys.find((k) => k.kty === 'RSA')!;
+const ecKey = () => jwks.keys.find((k) => k.kty === 'EC')!;
+const withoutMembers = (key: Record<string, unknown>, members: string[]) => Object.fromEntries(Object.entries(key).filter(([m]) => !members.includes(m)));
+const unusable = (i: number, kty: string, code: string) => `keys[${i}] (kty ${kty}) is not a usable private key (${code}): an RSA key needs n, e, d, p, q, dp, dq and qi, an EC or OKP key crv, x and d of that curve (\`npx portcullis keys\` makes a key set)`;
 const file = (content: unknown) => {
   const path = join(mkdtempSync(join(tmpdir(), 'portcullis-signing-')), 'jwks.json');
   writeFileSync(path, JSON.stringify(content));
@@ -36,6 +40,11 @@ test.each<[string, () => unknown, (value: unknown) => string]>([
   ['a public JWKS file', () => file(publicJwks), (path) => `the file ${String(path)} ${NOT_A_JWKS}: ${PUBLIC}`],
   ['a single JWK file', () => file(jwks.keys[0]), (path) => `the file ${String(path)} ${NOT_A_JWKS}: ${SINGLE}`],
   ['a symmetric key set as inline JSON', () => JSON.stringify({ keys: [{ kty: 'oct', k: 'abc' }] }), () => `the inline key set ${NOT_A_JWKS}: ${OCT}`],
+  // The right shape, but Node's createPrivateKey refuses the key (oidc-provider threw a plain Error, or nothing).
+  ['an RSA key without its CRT members, as an object', () => ({ keys: [withoutMembers(rsaKey(), ['p', 'q', 'dp', 'dq', 'qi'])] }), () => `the object given ${NOT_A_JWKS}: ${unusable(0, 'RSA', 'ERR_INVALID_ARG_TYPE')}`],
+  ['an RSA key without its CRT members, inline', () => JSON.stringify({ keys: [withoutMembers(rsaKey(), ['p', 'q', 'dp', 'dq', 'qi'])] }), () => `the inline key set ${NOT_A_JWKS}: ${unusable(0, 'RSA', 'ERR_INVALID_ARG_TYPE')}`],
+  ['an EC key whose x is another key\'s, second in a file', () => file({ keys: [rsaKey(), { ...ecKey(), x: ecKey().y }] }), (path) => `the file ${String(path)} ${NOT_A_JWKS}: ${unusable(1, 'EC', 'ERR_CRYPTO_INVALID_JWK')}`],
+  ['an EC key on an unknown curve', () => ({ keys: [{ ...ecKey(), crv: 'P-999' }] }), () => `the object given ${NOT_A_JWKS}: ${unusable(0, 'EC', 'ERR_INVALID_ARG_VALUE')}`],
 ])('keys.signing: %s is refused saying what is wrong', (_name, make, message) => {
   const value = make();
   const err = errorOf(() => loadConfig({ issuer, keys: { signing: value as PrivateJwks } }, {}));
