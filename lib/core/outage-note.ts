@@ -1,4 +1,4 @@
-import type { StorageUnavailableError } from './errors.js';
+import { StorageUnavailableError } from './errors.js';
 import { requestSlot } from './request-slot.js';
 
 /**
@@ -22,4 +22,15 @@ export function notedStorageOutage(req: object): { code: string; message: string
   if (!err) return undefined;
   const cause = (err.cause as { message?: unknown } | undefined)?.message;
   return { code: err.code, message: err.message, ...(typeof cause === 'string' ? { cause } : {}) };
+}
+
+/**
+ * The {@link StorageUnavailableError} behind `err`: itself, or the `cause` of an error wrapping it (oidc-provider's
+ * model methods and the provider boundary wrap it in their own `temporarily_unavailable`). `undefined` for anything
+ * else. The one place that answers "is this a storage outage?" for the HTTP, provider and GraphQL paths.
+ */
+export function storageOutageOf(err: unknown): StorageUnavailableError | undefined {
+  if (err instanceof StorageUnavailableError) return err;
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  return cause instanceof StorageUnavailableError ? cause : undefined;
 }

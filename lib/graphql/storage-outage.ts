@@ -1,7 +1,7 @@
 import { HeaderMap } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { Context } from 'koa';
-import { StorageUnavailableError } from '../core/errors.js';
+import type { StorageUnavailableError } from '../core/errors.js';
 import { GraphqlErrorCode, sendGraphqlError } from './errors.js';
 
 /**
@@ -13,16 +13,6 @@ export const STORAGE_OUTAGE_MESSAGE = 'storage is unavailable; try again later';
 
 /** `Retry-After` of the 503, seconds (as `StorageUnavailableError` and the OAuth endpoints). */
 const RETRY_AFTER_SECONDS = '5';
-
-/**
- * The {@link StorageUnavailableError} behind `err`: itself, or the `cause` of the error oidc-provider's model methods
- * throw for it (the provider boundary wraps it in its own `temporarily_unavailable`). `undefined` for anything else.
- */
-export function storageOutageOf(err: unknown): StorageUnavailableError | undefined {
-  if (err instanceof StorageUnavailableError) return err;
-  const cause = (err as { cause?: unknown } | null)?.cause;
-  return cause instanceof StorageUnavailableError ? cause : undefined;
-}
 
 /**
  * The outage as Apollo's answer, thrown from a plugin hook: a `GraphQLError` with `extensions.code`

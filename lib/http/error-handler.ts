@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
-import { PortcullisError, StorageUnavailableError, type OAuthErrorCode } from '../core/errors.js';
-import { noteStorageOutage } from '../core/outage-note.js';
+import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
+import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
+import { writeJsonError } from './json-error.js';
 import { setPageSecurityHeaders } from './security-headers.js';
 import { errorPage } from './pages.js';
 import { uiOf } from '../ui/ui.js';
@@ -24,15 +25,11 @@ export interface WriteErrorOptions {
  * @param description human-readable `error_description`; never a stack trace or a secret.
  */
 export function writeError(ctx: Context, status: number, error: OAuthErrorCode, description: string, options: WriteErrorOptions = {}): void {
+  if (options.page === false || ctx.accepts('json', 'html') !== 'html') return writeJsonError(ctx, status, error, description, options.headers);
   ctx.status = status;
   for (const [name, value] of Object.entries(options.headers ?? {})) ctx.set(name, value);
-  if (options.page !== false && ctx.accepts('json', 'html') === 'html') {
-    ctx.type = 'html';
-    ctx.body = errorPage(setPageSecurityHeaders(ctx), error, description, { ui: uiOf(ctx) });
-  } else {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { error, error_description: description };
-  }
+  ctx.type = 'html';
+  ctx.body = errorPage(setPageSecurityHeaders(ctx), error, description, { ui: uiOf(ctx) });
 }
 
 /**
@@ -66,8 +63,8 @@ export async function handleErrors(ctx: Context, next: Next): Promise<void> {
     const headers = status === 503 ? { 'Retry-After': '5', ...(err instanceof PortcullisError ? err.headers : {}) } : undefined;
     const error = status === 503 ? 'temporarily_unavailable' : status < 500 ? 'invalid_request' : 'server_error';
     const description = expose ? (e.error_description ?? e.message ?? 'request refused') : 'The server could not complete the request.';
-    const outage = err instanceof StorageUnavailableError ? err : (err as { cause?: unknown } | null)?.cause;
-    if (outage instanceof StorageUnavailableError) noteStorageOutage(ctx.req, outage);
+    const outage = storageOutageOf(err);
+    if (outage) noteStorageOutage(ctx.req, outage);
     writeError(ctx, status, error, description, { headers });
     if (!expose) ctx.app.emit('error', err, ctx);
   }

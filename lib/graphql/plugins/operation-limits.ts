@@ -10,7 +10,8 @@ import { limitError } from '../rules/limit-error.js';
 import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
 import { fragmentsOf, sumOverFields } from '../rules/fragments.js';
 import type { DocumentCache } from '../document-cache.js';
-import { storageOutageGraphqlError, storageOutageOf } from '../storage-outage.js';
+import { storageOutageOf } from '../../core/outage-note.js';
+import { storageOutageGraphqlError } from '../storage-outage.js';
 import { DEFAULTS } from '../../../config/defaults.js';
 
 /**
