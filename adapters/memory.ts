@@ -1,5 +1,6 @@
 import { errors } from 'oidc-provider';
 import { StorageUnavailableError } from '../lib/core/errors.js';
+import { jsonCopy } from '../lib/core/json-copy.js';
 import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { AccountSeed, AccountStore } from '../lib/core/account-store.js';
@@ -7,12 +8,14 @@ import { memoryLimiterBackend, type LimiterBackend } from '../lib/core/limiter.j
 import { MemoryAccountStore } from './memory-account-store.js';
 
 /**
- * Entries are kept as JSON text, exactly as the Redis adapter stores them: both adapters hand back the same plain
- * objects (undefined members dropped), each read is a fresh copy (a caller's later mutation never reaches the
- * store), and a write serialises once. The index members and `consumed` are kept beside the text.
+ * Entries are kept as the plain objects the Redis adapter would hand back after its JSON round trip (made by
+ * {@link jsonCopy}, which equals `JSON.parse(JSON.stringify(x))` without the text): both adapters return the same
+ * objects (undefined members dropped, dates as strings), each read is a fresh copy (a caller's later mutation never
+ * reaches the store), and so is each write (nor does a mutation of the object the caller upserted). The index members
+ * and `consumed` are kept beside the payload.
  */
 interface Entry {
-  json: string;
+  payload: AdapterPayload;
   uid?: string;
   userCode?: string;
   grantId?: string;
@@ -21,7 +24,7 @@ interface Entry {
 }
 
 function decode(entry: Entry): AdapterPayload {
-  const payload = JSON.parse(entry.json) as AdapterPayload;
+  const payload = jsonCopy(entry.payload);
   if (entry.consumed !== undefined) payload.consumed = entry.consumed;
   return payload;
 }
@@ -145,7 +148,7 @@ export class MemoryStorage implements Storage {
     const expiresAt = expiresIn ? Date.now() + expiresIn * 1000 : Infinity;
     const { consumed, ...rest } = payload;
     this.#entries.set(key, {
-      json: JSON.stringify(rest), uid: payload.uid, userCode: payload.userCode, grantId: payload.grantId,
+      payload: jsonCopy(rest), uid: payload.uid, userCode: payload.userCode, grantId: payload.grantId,
       consumed, expiresAt,
     });
     const model = key.slice(0, key.indexOf(':'));

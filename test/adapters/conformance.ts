@@ -22,6 +22,18 @@ export function adapterConformance(name: string, make: () => Promise<Storage>): 
       expect(await a.find('nope')).toBeUndefined();
     });
 
+    test('what is stored is what JSON keeps: no later mutation of the upserted object, dates as strings, undefined left out', async () => {
+      const a = storage.adapter('Grant');
+      const payload = { jti: 'g1', accountId: 'alice', openid: { scope: 'openid' }, resources: { 'https://api.example': 'read' } as Record<string, string>, at: new Date(0), gone: undefined };
+      await a.upsert('g1', payload, 60);
+      payload.openid.scope = 'openid email';
+      payload.resources['https://other.example'] = 'write';
+      const found = await a.find('g1');
+      expect(found).toStrictEqual({ jti: 'g1', accountId: 'alice', openid: { scope: 'openid' }, resources: { 'https://api.example': 'read' }, at: '1970-01-01T00:00:00.000Z' });
+      (found!.openid as { scope: string }).scope = 'changed';
+      expect(((await a.find('g1'))!.openid as { scope: string }).scope).toBe('openid');
+    });
+
     test('models are separate namespaces', async () => {
       await storage.adapter('AccessToken').upsert('same', { kind: 'at' }, 60);
       await storage.adapter('RefreshToken').upsert('same', { kind: 'rt' }, 60);
