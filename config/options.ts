@@ -41,7 +41,7 @@ export interface OptionMeta {
 }
 
 /** Keywords of {@link OptionMeta} that are not JSON Schema: registered with ajv as annotations. */
-export const OPTION_KEYWORDS = ['unit', 'security', 'see', 'defaultText'] as const;
+export const OPTION_KEYWORDS = ['unit', 'security', 'see', 'defaultText', 'errorMessages'] as const;
 
 /** Marks a property that always has a value once the configuration is resolved. */
 export const DefaultKind = Symbol.for('portcullis.defaultKind');
@@ -174,7 +174,7 @@ const graphqlSchema = Type.Object({
       security: 'off: the schema stays private; refused on the parsed document (`INTROSPECTION_DISABLED`), however spaced, commented, aliased or hidden in a fragment, in every transport',
       see: 'GraphQL spec §4',
     }),
-    requiredScope: optional(Type.String({ minLength: 1 }), { description: 'With introspection on, only tokens carrying this scope may introspect (decided per request); a scope this server does not have (standard or `scopes`) is a start-up warning' }),
+    requiredScope: optional(Type.String({ minLength: 1 }), { description: 'With introspection on, only tokens carrying this scope may introspect (decided per request; others get `INTROSPECTION_DISABLED`, `401` without a token and `403 insufficient_scope` with one, the scope named in `WWW-Authenticate`); a scope this server does not have (standard or `scopes`) is a start-up warning' }),
   }),
   transports: section('Transports beyond POST application/json (SPEC area B rule 4)', {
     get: withDefault(Type.Boolean(), false, {
@@ -225,7 +225,15 @@ const graphqlSchema = Type.Object({
 
 /** The schema of `PortcullisConfig`, the configuration of `createServer`. Unknown keys are rejected. */
 export const ConfigSchema = Type.Object({
-  issuer: required(Type.String({ format: 'uri', pattern: '^https?://', not: { pattern: '[?#]' } }), {
+  issuer: required(Type.String({
+    format: 'uri', pattern: '^https?://', not: { pattern: '[?#]' },
+    // What the configuration error says for each failed keyword (lib/config/schema-errors.ts), instead of ajv's words.
+    errorMessages: {
+      format: 'must be an absolute URL such as https://id.example.com',
+      pattern: 'must start with https:// (or http:// in development)',
+      not: 'must have no query ("?") or fragment ("#") (OpenID Connect Discovery 1.0 §3, RFC 8414 §2)',
+    },
+  }), {
     defaultText: '(required)',
     description: 'Issuer identifier; absolute http(s) URL without query, fragment or trailing `/` (`https://host`, not `https://host/`: tokens carry it as written and relying parties compare it exactly). Endpoints, pages and cookies hang off it: with a path (`https://host/auth`) everything is served under `/auth`, plus RFC 8414\'s `/.well-known/oauth-authorization-server/auth`',
     security: 'https required in production',
@@ -334,7 +342,7 @@ export const ConfigSchema = Type.Object({
     security: 'too high and a client picks its own IP for every per-IP limit, and its own protocol and host past the plain-http and host checks; too low and every client shares the IP of a proxy, and the protocol read is that of the link between two proxies',
   }),
   allowedHosts: withDefault(Type.Array(Type.String({ minLength: 1, maxLength: 261 }), { maxItems: 50, uniqueItems: true }), [], {
-    description: '`host[:port]` values accepted in `Host` besides the issuer\'s; other hosts get `421`. Health endpoints answer under any host',
+    description: '`host[:port]` values accepted in `Host` besides the issuer\'s, written as a `Host` header carries them (`id.example.com`, `id.example.com:8443`, `[::1]:3000`; a scheme, path or wildcard is refused at start-up); other hosts get `421`. Health endpoints answer under any host',
     security: 'emitted URLs still name the issuer, so discovery and links can never be poisoned through `Host`',
     see: 'RFC 9110 §7.4',
   }),

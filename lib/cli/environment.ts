@@ -66,7 +66,8 @@ export function loopbackIssuerHost(issuer: string): string | undefined {
  */
 export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?: Partial<PortcullisConfig>; file?: Partial<PortcullisConfig> } = {}): ServerSettings {
   const portSet = env.PORT !== undefined && env.PORT !== '';
-  let port = portSet ? Number(env.PORT) : 3000;
+  // Decimal digits only: Number() would also read "0x10" as 16, "1e3" as 1000 and " 80" as 80.
+  let port = portSet ? (/^\d{1,5}$/.test(env.PORT!) ? Number(env.PORT) : NaN) : 3000;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('PORT', `must be a TCP port number, got ${JSON.stringify(env.PORT)}`);
   const config = mergeConfig<PortcullisConfig>({ issuer: `http://localhost:${port}` }, layers.base ?? {}, layers.file ?? {});
   if (env.PORTCULLIS_ISSUER) config.issuer = env.PORTCULLIS_ISSUER;

@@ -8,6 +8,7 @@ import { relyingPartyFor } from '../accounts/passkeys/relying-party.js';
 import { STORAGE_METHODS } from '../core/storage.js';
 import { LOGGER_METHODS } from '../core/logger.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
+import { isHostAndPort } from '../core/host-syntax.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { checkSigningKeys, readSigningKeys } from '../oidc/keys.js';
 import { cloneData, isPlainObject } from './merge.js';
@@ -134,7 +135,13 @@ function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
  * a trailing `/`.
  */
 function checkIssuerPath(issuer: string): void {
-  const url = new URL(issuer);
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    // ajv's "uri" format does not check what the WHATWG parser does (a port over 65535, a malformed host).
+    throw new ConfigError('issuer', `is not a URL Node can parse (check the host and that the port is 1–65535): ${JSON.stringify(issuer.slice(0, 120))}`);
+  }
   // The URL parser resolves dot segments and percent-encodes: compare with what was written.
   const written = /^[a-z]+:\/\/[^/]*(\/.*)?$/i.exec(issuer)?.[1] ?? '';
   if (url.username || url.password) throw new ConfigError('issuer', 'must not carry user information (user:password@)');
@@ -223,6 +230,9 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     const isPublic = client.token_endpoint_auth_method === 'none';
     if (isPublic && client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'a public client (token_endpoint_auth_method "none") has no secret');
     if (!isPublic && !client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'is required for a confidential client (or set token_endpoint_auth_method to "none")');
+  });
+  config.allowedHosts.forEach((host, i) => {
+    if (!isHostAndPort(host)) throw new ConfigError(`allowedHosts[${i}]`, `must be a host name or address with an optional port, as a Host header carries it (e.g. "id.example.com" or "id.example.com:8443"; no scheme, path or wildcard), got ${JSON.stringify(host.slice(0, 80))}`);
   });
   const insecure = config.production ? insecureProductionSettings(config) : [];
   const problems = [...insecure, ...clientPolicyViolations(config)];

@@ -18,7 +18,9 @@ function describe(error: ErrorObject): ConfigProblem {
   if (error.keyword === 'required') {
     return { path: dottedPath(error.instancePath, String((error.params as { missingProperty: string }).missingProperty)), message: 'is required' };
   }
-  let expected = error.message ?? 'is invalid';
+  // An option's own words for this keyword (`errorMessages` in config/options.ts), else ajv's.
+  const own = (error.parentSchema as { errorMessages?: Record<string, string> } | undefined)?.errorMessages?.[error.keyword];
+  let expected = own ?? error.message ?? 'is invalid';
   if (error.keyword === 'enum') {
     expected = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }

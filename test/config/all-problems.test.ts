@@ -22,7 +22,7 @@ test.each<[string, Record<string, unknown>, ConfigProblem[]]>([
     { path: 'storage.type', message: 'must be one of "memory", "redis", "custom"' },
   ]],
   ['two rules broken by one value: one problem, both messages', { issuer: 'x' }, [
-    { path: 'issuer', message: 'must match pattern "^https?://"; must match format "uri"' },
+    { path: 'issuer', message: 'must start with https:// (or http:// in development); must be an absolute URL such as https://id.example.com' },
   ]],
   ['a value of none of the accepted types', { issuer, keys: { signing: 42 }, graphql: { typeDefs: 5 } }, [
     { path: 'keys.signing', message: 'must be a string or an object' },
