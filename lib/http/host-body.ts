@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
+import { refuseLargeBody } from './body-limit.js';
 import { writeError } from './error-handler.js';
 
 /** The request as a host app's body parser may have left it (`@koa/bodyparser` with `patchNode`, Express). */
@@ -49,7 +50,7 @@ export function adoptHostBody(limitBytes: number, replayStream = false): Middlew
     const request = ctx.request as Context['request'] & { body?: unknown; rawBody?: unknown };
     const raw = typeof request.rawBody === 'string' ? request.rawBody : typeof req.rawBody === 'string' ? req.rawBody : undefined;
     if (raw !== undefined && Buffer.byteLength(raw) > limitBytes) {
-      return writeError(ctx, 413, 'invalid_request', 'request body too large', { page: false });
+      return refuseLargeBody(ctx, limitBytes);
     }
     const parsed = request.body ?? req.body;
     if (raw === undefined && (parsed === undefined || parsed === null)) {

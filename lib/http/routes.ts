@@ -1,5 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
+import { limitProviderBody } from './body-limit.js';
+import { writeJsonError } from './json-error.js';
 
 /**
  * The route table: every path Portcullis serves, and for each the ordered, named middleware that runs for it.
@@ -205,6 +207,8 @@ export interface ProviderPreMiddleware {
   offlineAccessPrompt: Middleware;
   /** Plain `response_type=token`: a description pointing to code + PKCE. */
   explainPlainTokenResponseType: Middleware;
+  /** Errors oidc-provider sends without `error_description` get one (authorization and PAR endpoints). */
+  describeErrors?: Middleware;
   /** A replayed or raced code or refresh token revokes its grant (RFC 6749 §4.1.2, RFC 9700 §4.14.2). */
   revokeOnCodeReplay: Middleware;
   /** Introspection of a JWT (ID token, JWT access token) answers `{ active: false }`, not a 400 (RFC 7662 §2.2). */
@@ -246,6 +250,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
     [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits, mw.settleInitialAccessToken]],
     [PROVIDER_ROUTES.authorization, [...(mw.pageHeaders ? [mw.pageHeaders] : []), mw.offlineAccessPrompt, mw.explainPlainTokenResponseType]],
   ]);
+  if (mw.describeErrors) for (const path of [PROVIDER_ROUTES.authorization, PROVIDER_ROUTES.pushed_authorization_request]) table.get(path)!.push(mw.describeErrors);
   if (mw.inactiveStructuredTokens) table.get(PROVIDER_ROUTES.introspection)!.push(mw.inactiveStructuredTokens);
   if (mw.pageHeaders) for (const path of [PROVIDER_ROUTES.end_session, `${PROVIDER_ROUTES.end_session}/confirm`]) table.set(path, [mw.pageHeaders]);
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
@@ -257,6 +262,8 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
   const resumePrefix = `${PROVIDER_ROUTES.authorization}/`;
   const { answerUnservedEndpoint } = mw;
+  // Every lane to oidc-provider passes here (standalone, host app, behind a host parser): one 413 for all.
+  const limitBody = limitProviderBody(BODY_LIMITS.provider);
   const resumeChain = [mw.pageHeaders, mw.afterSignIn].filter((m): m is Middleware => m !== undefined);
   const onResume = resumeChain.length ? compose(resumeChain) : undefined;
   // Userinfo is unserved in OAuth-only mode: its 404, not a 405, whatever the method.
@@ -264,26 +271,23 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
     const allowed = methods.get(ctx.path);
     if (allowed && !allowed.has(ctx.method)) return methodNotAllowed(ctx, allowed);
+    const hasBody = ctx.req.headers['content-length'] !== undefined || ctx.req.headers['transfer-encoding'] !== undefined;
+    return hasBody ? limitBody(ctx, () => byPath(ctx, next)) : byPath(ctx, next);
+  };
+  function byPath(ctx: Context, next: Next) {
     const chain = composed.get(ctx.path);
     if (chain) return chain(ctx, next);
     if (onResume && ctx.path.startsWith(resumePrefix)) return onResume(ctx, next);
     // A sub-path (`/token/x`, `/.well-known/x`, RFC 7592's `/registration/:id`): oidc-provider may have no route.
     if (answerUnservedEndpoint && !PROVIDER_EXACT_PATHS.has(ctx.path)) return answerUnservedEndpoint(ctx, next);
     return next();
-  };
+  }
 }
 
-/**
- * `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) for a method the endpoint at `ctx.path` does not answer: the
- * JSON body of `writeError` (lib/http/error-handler.ts, which this module cannot import: it reaches the route table
- * through the page helpers), since these endpoints answer machines.
- */
+/** `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) for a method the endpoint at `ctx.path` does not answer (JSON: machines call these endpoints). */
 function methodNotAllowed(ctx: Context, allowed: ReadonlySet<string>): void {
   const list = [...allowed].join(', ');
-  ctx.status = 405;
-  ctx.set('Allow', list);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error: 'invalid_request', error_description: `${ctx.method} is not allowed at this endpoint: use ${list}.` };
+  writeJsonError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this endpoint: use ${list}.`, { Allow: list });
 }
 
 /** Answer when a host app mounted the middleware under a path that is not the issuer's. */
