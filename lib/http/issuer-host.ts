@@ -1,13 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
+import { isHostAndPort } from '../core/host-syntax.js';
 import { writeError as refuse } from './error-handler.js';
 
 /** `Strict-Transport-Security` sent with every response when the issuer is https (RFC 6797 §6.1): one year. */
 export const HSTS_VALUE = 'max-age=31536000';
 
-// A Host header is `host[:port]` (RFC 9110 §7.2): a reg-name or IPv4 address, or a bracketed IPv6 literal.
-// Userinfo, paths and whitespace are malformed, not another spelling of a host.
-const HOST_SYNTAX = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 
 /** How requests are tied to the configured issuer (see {@link issuerHostGuard}). */
 export interface IssuerHostOptions {
@@ -28,7 +26,7 @@ export interface IssuerHostOptions {
 
 /** `host[:port]` as the issuer's scheme spells it (default port dropped, lower case), or undefined if malformed. */
 function normalizeHost(value: string, protocol: string): string | undefined {
-  if (!HOST_SYNTAX.test(value)) return undefined;
+  if (!isHostAndPort(value)) return undefined;
   try {
     return new URL(`${protocol}//${value}`).host.replace(/\.(?=$|:)/, '');
   } catch {
@@ -155,6 +153,8 @@ export function issuerHostGuard(options: IssuerHostOptions) {
     if (!target.startsWith('/')) {
       // Absolute-form request-target (RFC 9112 §3.2.2): Koa and oidc-provider would build URLs from it.
       const absolute = URL.canParse(target) ? new URL(target) : undefined;
+      // RFC 9110 §4.2.4: user information in an http(s) URI is an error (it disguises the authority), as in Host.
+      if (absolute && (absolute.username || absolute.password)) return refuse(ctx, 400, 'invalid_request', 'The request-target is malformed: it names user information.');
       if (!absolute || absolute.origin !== issuer.origin) {
         return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.origin}.`);
       }

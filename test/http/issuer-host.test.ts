@@ -108,6 +108,20 @@ describe('Host header: development server on http://127.0.0.1:PORT', () => {
     expect(res.status).toBe(421);
   });
 
+  // RFC 9110 §4.2.4: user information in the target's authority is an error, as it is in Host (400 above). Before,
+  // `GET http://x@issuer/...` was served as if it named the issuer.
+  test.each([
+    ['a user name', (o: URL) => `http://x@${o.host}`],
+    ['a user name and password', (o: URL) => `http://x:y@${o.host}`],
+    ['an empty user name and a password', (o: URL) => `http://:y@${o.host}`],
+    ['the issuer host as user name, another host after it', (o: URL) => `http://${o.host}@evil.example`],
+  ])('an absolute-form request-target with %s → 400 invalid_request', async (_name, origin) => {
+    for (const path of ['/.well-known/openid-configuration', '/token', '/interaction/abc', '/graphql']) {
+      const res = await rawRequest(srv.issuer, origin(new URL(srv.issuer)) + path, { method: path === '/.well-known/openid-configuration' ? 'GET' : 'POST', headers: { host, accept: 'application/json' } });
+      expect([path, res.status, res.json()]).toEqual([path, 400, { error: 'invalid_request', error_description: 'The request-target is malformed: it names user information.' }]);
+    }
+  });
+
   test('an absolute-form request-target naming the issuer is served with issuer URLs', async () => {
     const res = await rawRequest(srv.issuer, `${srv.issuer}/.well-known/openid-configuration`, { headers: { host } });
     expect(res.status).toBe(200);
