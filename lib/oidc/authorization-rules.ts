@@ -26,7 +26,7 @@ function isPlainTokenRequest(ctx: KoaContextWithOIDC): boolean {
 }
 
 /** The CSP source (`'sha256-…'`, CSP3 §2.3.1) of the first inline script of `html`. */
-function scriptHashSource(html: string): string {
+export function scriptHashSource(html: string): string {
   const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
   return `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
 }

@@ -3,7 +3,7 @@ import { SCOPE_CLAIMS } from '../../config/defaults.js';
 import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
 import { ConfigError, StorageUnavailableError } from '../core/errors.js';
-import { noteStorageOutage } from '../core/outage-note.js';
+import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
 import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
@@ -18,7 +18,7 @@ import { ACR_VALUES } from '../accounts/mfa/policy.js';
 import { interactionPolicyOf } from './login-hint.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
 import { HOME_PATHS } from '../accounts/paths.js';
-import { createGuardedFetch } from '../http/guarded-fetch.js';
+import { clientKeysFetch } from './client-jwks.js';
 import { endpointRateLimits } from './endpoint-limits.js';
 import type { LimiterBackend } from '../core/limiter.js';
 import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
@@ -27,9 +27,9 @@ import { resourceIndicators } from './resource-server.js';
 import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import {
-  explainPlainTokenResponseType, isPlainTokenRefusal, oauthOnlyDiscovery, PLAIN_TOKEN_DESCRIPTION,
-  refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens,
+  explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens,
 } from './authorization-rules.js';
+import { describeUndescribedErrors, errorPageDescription } from './error-descriptions.js';
 
 export interface ProviderDeps {
   config: ResolvedConfig;
@@ -175,7 +175,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     },
     extraParams: { [OFFLINE_MARKER]: config.openid ? null : refuseOpenidScope },
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
-    fetch: createGuardedFetch(config.outboundFetch) as Configuration['fetch'],
+    fetch: clientKeysFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
       // oidc-provider's prompts, plus the login_hint check (login-hint.ts) and, with mfa on, the step-up check
       // of the MFA policy (lib/accounts/mfa/policy.ts).
@@ -191,16 +191,15 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
 
 /**
  * oidc-provider's `renderError`: errors that cannot go back to a validated redirect_uri (RFC 6749 §4.1.2.1) get a
- * page, never a redirect. An unknown client at the authorization endpoint is a bad request of the browser, not
- * HTTP authentication (400, not 401).
+ * page (with a description, also where oidc-provider has none), never a redirect. An unknown client at the
+ * authorization endpoint is a bad request of the browser, not HTTP authentication (400, not 401).
  */
 const renderError: Configuration['renderError'] = async (ctx, out) => {
   if (ctx.status === 401 && ['authorization', 'resume'].includes(ctx.oidc?.route ?? '')) ctx.status = 400;
   const nonce = setPageSecurityHeaders(ctx as never);
   ctx.type = 'html';
-  const description = isPlainTokenRefusal(ctx, out.error) ? PLAIN_TOKEN_DESCRIPTION : out.error_description;
   const ui = useUiLocales(ctx as never, (ctx.oidc?.params as { ui_locales?: unknown } | undefined)?.ui_locales);
-  ctx.body = errorPage(nonce, String(out.error), description ? String(description) : undefined, { ui });
+  ctx.body = errorPage(nonce, String(out.error), errorPageDescription(ctx, out), { ui });
 };
 
 /**
@@ -213,8 +212,8 @@ async function answerStorageOutages(ctx: { req: object; status: number; body: un
     await next();
   } catch (err) {
     if (!(err instanceof StorageUnavailableError || err instanceof ProviderStorageOutage)) throw err;
-    const outage = err instanceof ProviderStorageOutage ? err.cause : err;
-    if (outage instanceof StorageUnavailableError) noteStorageOutage(ctx.req, outage);
+    const outage = storageOutageOf(err);
+    if (outage) noteStorageOutage(ctx.req, outage);
     writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': '5' }, page: false });
   }
 }
@@ -277,6 +276,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     settleInitialAccessToken: initialAccessTokens.settle(PROVIDER_ROUTES.registration) as never,
     offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
     explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,
+    describeErrors: describeUndescribedErrors as never,
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     inactiveStructuredTokens: inactiveStructuredTokens as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,

@@ -1,6 +1,8 @@
 import { Ajv } from 'ajv';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { checkOutboundUrl, OutboundFetchError } from '../http/guarded-fetch.js';
+import { unusableClientKey } from './client-jwks.js';
+import { redirectUriFormProblem } from './redirect-uri-form.js';
 
 /**
  * Key-management algorithms accepted for encrypted responses (RFC 7518 §4.1, OIDC Registration §2).
@@ -92,9 +94,10 @@ function isStringList(value: unknown): value is string[] {
 
 /**
  * Checks of the registration request as a whole, where oidc-provider would otherwise drop or rewrite a member
- * the client sent: server-assigned members, metadata of features that are off, repeated values, and
- * `grant_types` that do not match `response_types` (oidc-provider adds or removes `authorization_code` and
- * `implicit` to make them match; RFC 7591 §2.1 lets the server refuse instead, which is what we do).
+ * the client sent: server-assigned members, inline `jwks` keys that cannot be used (see `unusableClientKey`),
+ * metadata of features that are off, repeated values, and `grant_types` that do not match `response_types`
+ * (oidc-provider adds or removes `authorization_code` and `implicit` to make them match; RFC 7591 §2.1 lets the
+ * server refuse instead, which is what we do).
  */
 function checkRequest(route: string, body: Record<string, unknown>): void {
   if (route === 'registration') {
@@ -102,6 +105,8 @@ function checkRequest(route: string, body: Record<string, unknown>): void {
       if (body[key] !== undefined) refuse(`${key} is assigned by the server and must not be sent at registration (RFC 7591 §3.2.1)`);
     }
   }
+  const keyProblem = unusableClientKey(body.jwks);
+  if (keyProblem) refuse(keyProblem);
   for (const [key, feature] of Object.entries(UNSUPPORTED_METADATA)) {
     if (!isOff(body[key])) refuse(`${key} is not supported: this server does not offer ${feature}`);
   }
@@ -185,7 +190,8 @@ function refuse(description: string): never {
 
 /**
  * Checks one redirect URI of a dynamically registered client (RFC 7591 §2, RFC 8252 §7, RFC 9700 §2.1):
- * only characters RFC 3986 allows (it is stored and compared as sent); absolute; no fragment, userinfo or wildcard; https, or plain http on a loopback host for native clients and,
+ * only characters RFC 3986 allows (it is stored and compared as sent); absolute; no fragment, userinfo or wildcard;
+ * a host right after `//` and no dot-segments (see `redirectUriFormProblem`); https, or plain http on a loopback host for native clients and,
  * outside production, for web clients; private-use schemes (`com.example.app:/cb`) for native clients only;
  * never `javascript:`, `data:` and similar.
  */
@@ -198,6 +204,8 @@ function checkRedirectUri(member: string, value: string, native: boolean, produc
   if (value.includes('*')) refuse(`${where} must not contain a wildcard`);
   if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) refuse(`${where} must not contain userinfo (user@host)`);
   if (DANGEROUS_SCHEMES.has(url.protocol)) refuse(`${where} uses the forbidden scheme ${url.protocol.slice(0, -1)}`);
+  const formProblem = redirectUriFormProblem(value, url);
+  if (formProblem) refuse(`${where} ${formProblem}`);
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:') {
     if (!LOOPBACK_HOSTS.has(url.hostname)) refuse(`${where} must use https (plain http is only for loopback hosts)`);

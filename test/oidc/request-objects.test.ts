@@ -102,7 +102,7 @@ describe('request_uri by reference is not supported and nothing is fetched', () 
 
   test('with a valid client and redirect_uri the error goes to the client, without a code', async () => {
     const page = await new TestBrowser(srv.issuer).go(authorize({ ...inner(), request_uri: canaryUrl }));
-    expect(delivered(page)).toEqual({ mode: 'query', target: WEB.uri, params: { error: 'request_uri_not_supported', state: 'inner-state', iss: srv.issuer } });
+    expect(delivered(page)).toEqual({ mode: 'query', target: WEB.uri, params: { error: 'request_uri_not_supported', error_description: expect.stringMatching(/^request_uri by reference is not supported/), state: 'inner-state', iss: srv.issuer } });
   });
 
   test('a request_uri sent to the PAR endpoint is refused', async () => {

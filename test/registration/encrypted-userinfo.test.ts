@@ -22,10 +22,11 @@ afterAll(async () => {
 });
 
 /** Registers a client whose userinfo responses are signed then encrypted to its RSA key; signs alice in. */
-async function encryptedUserinfo(alg: string, enc: string) {
+async function encryptedUserinfo(alg: string, enc: string, served?: (jwk: Record<string, unknown>) => Record<string, unknown>) {
   const { publicKey, privateKey } = await generateKeyPair('RSA-OAEP-256', { extractable: true });
   const kid = `rp-enc-${published.length}`;
-  published.push({ ...await exportJWK(publicKey), use: 'enc', kid });
+  const jwk = { ...await exportJWK(publicKey), use: 'enc', kid };
+  published.push(served ? served(jwk) : jwk);
   const reg = await register(srv.issuer, {
     redirect_uris: ['http://localhost:8080/callback'],
     jwks_uri: `${jwksServer.origin}/jwks/${kid}`,
@@ -53,5 +54,21 @@ describe('encrypted userinfo responses (OIDC Core §5.3.2, Registration §2)', (
     const { payload } = await jwtVerify(jws, createRemoteJWKSet(new URL(`${srv.issuer}/.well-known/jwks.json`)), { issuer: srv.issuer, audience: clientId });
     expect(payload).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
     expect(jwksServer.requests).toBeGreaterThan(0);
+  });
+});
+
+describe('a jwks_uri serving keys Node cannot use (inline jwks are refused at registration; these arrive later)', () => {
+  // Each row: the published key, spoiled after registration-time shape checks would pass. Before the fix each
+  // answered 500 server_error at /userinfo (oidc-provider checks only the members' shape).
+  test.each([
+    ['an RSA modulus of one byte', (k: Record<string, unknown>) => ({ ...k, n: 'AQ' })],
+    ['an RSA key without a modulus that Node can read', (k: Record<string, unknown>) => ({ ...k, n: 'x' })],
+    ['a 1024-bit RSA key', (k: Record<string, unknown>) => ({ ...k, n: (k.n as string).slice(0, 171) })],
+  ])('%s: /userinfo answers 400 invalid_client_metadata, not a 500', async (_name, spoil) => {
+    const { res } = await encryptedUserinfo('RSA-OAEP-256', 'A128GCM', spoil);
+    expect(res.status).toBe(400);
+    const body = await res.json() as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_client_metadata');
+    expect(body.error_description).toMatch(/no suitable encryption key found|encryption key/);
   });
 });
