@@ -26,14 +26,18 @@ export interface GraphqlContext {
 }
 
 /**
- * A token was presented but is not valid here (RFC 6750 §3.1 `invalid_token`, RFC 9449 §7.1 `invalid_dpop_proof`):
- * `code` `ERR_ACCESS_TOKEN_INVALID` or `ERR_DPOP_PROOF_INVALID`, status 401; `cause` is the jose or DPoP error.
+ * A token was presented but is not usable here, as RFC 6750 §3.1 and RFC 9449 §7.1 sort it (`error`):
+ * - `invalid_token` (401): unknown, expired, revoked, for another audience, wrongly bound;
+ * - `invalid_dpop_proof` (401): the DPoP proof of a bound token;
+ * - `invalid_request` (400): a malformed `Authorization: Bearer`/`DPoP` header, or a token in the URL query;
+ * - `null` (401): another authentication scheme (`Basic`, …), which §3.1 answers without an error code.
+ * `code` is `ERR_DPOP_PROOF_INVALID` for a proof, else `ERR_ACCESS_TOKEN_INVALID`; `cause` is the jose or DPoP error.
  */
 export class InvalidTokenError extends PortcullisError {
   declare readonly code: 'ERR_ACCESS_TOKEN_INVALID' | 'ERR_DPOP_PROOF_INVALID';
 
-  constructor(message: string, readonly error: 'invalid_token' | 'invalid_dpop_proof' = 'invalid_token', options?: ErrorOptions) {
-    super(error === 'invalid_dpop_proof' ? 'ERR_DPOP_PROOF_INVALID' : 'ERR_ACCESS_TOKEN_INVALID', message, { ...options, status: 401 });
+  constructor(message: string, readonly error: 'invalid_token' | 'invalid_dpop_proof' | 'invalid_request' | null = 'invalid_token', options?: ErrorOptions) {
+    super(error === 'invalid_dpop_proof' ? 'ERR_DPOP_PROOF_INVALID' : 'ERR_ACCESS_TOKEN_INVALID', message, { ...options, status: error === 'invalid_request' ? 400 : 401 });
   }
 }
 
@@ -47,13 +51,18 @@ export interface PresentedToken {
  * Extracts the token of an `Authorization: Bearer` (RFC 6750 §2.1) or `Authorization: DPoP` (RFC 9449 §7.1)
  * header. `undefined` when absent.
  *
- * @throws {InvalidTokenError} for any other shape.
+ * @throws {InvalidTokenError} `invalid_request` (400) for a Bearer or DPoP header that is not `<scheme> <token68>`
+ *   (no token, two tokens, a list of credentials, characters outside token68), as oidc-provider answers it at
+ *   userinfo; `null` (401, no error code: RFC 6750 §3.1) for another scheme.
  */
 export function bearerToken(header: string | undefined): PresentedToken | undefined {
   if (!header) return undefined;
   const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (!match) throw new InvalidTokenError('the Authorization header is not a Bearer or DPoP token');
-  return { scheme: match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
+  if (match) return { scheme: match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
+  if (/^(Bearer|DPoP)(\s|$)/i.test(header)) {
+    throw new InvalidTokenError('the Authorization header must be the scheme Bearer or DPoP, a space and one token of base64url characters', 'invalid_request');
+  }
+  throw new InvalidTokenError('this endpoint takes access tokens in the Bearer or DPoP scheme only', null);
 }
 
 /** How access tokens are verified at the GraphQL endpoint. */

@@ -2,18 +2,25 @@ import type { Context, Middleware, Next } from 'koa';
 import { authenticate, bearerToken, InvalidTokenError, type AuthInfo, type TokenVerification } from './auth-context.js';
 import { sendGraphqlError } from './errors.js';
 import { noteStorageOutage } from '../core/outage-note.js';
-import { sendStorageOutage, storageOutageOf } from './storage-outage.js';
+import { storageOutageOf } from '../core/outage-note.js';
+import { sendStorageOutage } from './storage-outage.js';
 
 /**
  * Resolves the caller from `Authorization: Bearer` or `Authorization: DPoP` (RFC 6750, RFC 9449 §7) into
  * `ctx.state.auth` (`null` when anonymous). An invalid token or DPoP proof gets 401 with `WWW-Authenticate`
- * naming `invalid_token` or `invalid_dpop_proof`. When the storage does not answer (an opaque token's lookup, a
+ * naming `invalid_token` or `invalid_dpop_proof`; a malformed Bearer/DPoP header or an `access_token` in the URL
+ * query 400 `invalid_request`; another scheme (`Basic`) 401 with a bare `Bearer` challenge (RFC 6750 §3.1). When the storage does not answer (an opaque token's lookup, a
  * DPoP proof's `jti`), 503 `TEMPORARILY_UNAVAILABLE` with `Retry-After`; the request log line then says so at
  * `warn` (lib/core/outage-note.ts).
  */
 export function bearerAuth(verification: TokenVerification): Middleware {
   // Anonymous requests (no Authorization header) pass without an async step; a presented token is verified.
   return function resolveBearer(ctx: Context, next: Next) {
+    // RFC 6750 §2.3 is optional and discouraged (URLs land in logs, caches and Referer): refused, as oidc-provider
+    // refuses it at userinfo, rather than ignored, which would run the request anonymously in silence.
+    if (ctx.querystring !== '' && new URLSearchParams(ctx.querystring).has('access_token')) {
+      return refuse(ctx, new InvalidTokenError('access tokens are not accepted in the URL query: send them in the Authorization header', 'invalid_request'), 'Bearer');
+    }
     const header = ctx.get('Authorization') || undefined;
     if (header === undefined) {
       ctx.state.auth = null;
@@ -42,11 +49,27 @@ export function bearerAuth(verification: TokenVerification): Middleware {
         return sendStorageOutage(ctx);
       }
       if (!(err instanceof InvalidTokenError)) throw err;
-      const challenge = err.error === 'invalid_dpop_proof' ? 'DPoP' : scheme;
-      ctx.set('WWW-Authenticate', `${challenge} error="${err.error}", error_description="${err.message}"${challenge === 'DPoP' ? ', algs="ES256 EdDSA PS256 RS256"' : ''}`);
-      return sendGraphqlError(ctx, 401, 'UNAUTHENTICATED', `Invalid access token: ${err.message}.`);
+      return refuse(ctx, err, scheme);
     }
     ctx.state.auth = auth;
     return next();
   }
+}
+
+/** Characters RFC 6750 §3 leaves out of `error_description` (a quoted-string of %x20-21 / %x23-5B / %x5D-7E). */
+const NOT_IN_DESCRIPTION = /[^\x20\x21\x23-\x5b\x5d-\x7e]/g;
+
+/**
+ * Answers a refused token with its RFC 6750 §3 challenge: `400 BAD_REQUEST` for `invalid_request`, else
+ * `401 UNAUTHENTICATED`; a challenge without error attributes when no Bearer or DPoP credentials were sent (§3.1).
+ */
+function refuse(ctx: Context, err: InvalidTokenError, scheme: 'Bearer' | 'DPoP'): void {
+  const challenge = err.error === 'invalid_dpop_proof' ? 'DPoP' : scheme;
+  const params = [
+    ...(err.error === null ? [] : [`error="${err.error}"`, `error_description="${err.message.replace(NOT_IN_DESCRIPTION, "'")}"`]),
+    ...(challenge === 'DPoP' ? ['algs="ES256 EdDSA PS256 RS256"'] : []),
+  ];
+  ctx.set('WWW-Authenticate', params.length ? `${challenge} ${params.join(', ')}` : challenge);
+  if (err.status === 400) return sendGraphqlError(ctx, 400, 'BAD_REQUEST', `Malformed access token request: ${err.message}.`);
+  return sendGraphqlError(ctx, 401, 'UNAUTHENTICATED', `${err.error === null ? 'No usable access token' : 'Invalid access token'}: ${err.message}.`);
 }

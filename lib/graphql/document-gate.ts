@@ -66,6 +66,26 @@ export function mayIntrospect(options: ResolvedGraphqlOptions['introspection'], 
   return options.requiredScope === undefined || (auth?.scopes.includes(options.requiredScope) ?? false);
 }
 
+/** A scope RFC 6750 §3 can quote in `WWW-Authenticate` (scope-token characters). */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * Refuses introspection with `INTROSPECTION_DISABLED`: `400` when it is off for everyone; when it needs
+ * `requiredScope`, the resource-server answers of RFC 6750 §3 with the scope in `WWW-Authenticate` — `401` without a
+ * token (no error code, §3.1) and `403 insufficient_scope` for a token without the scope — so a client learns that a
+ * token, and which scope, would help.
+ */
+function refuseIntrospection(ctx: Context, introspection: ResolvedGraphqlOptions['introspection'], auth: AuthInfo | null): void {
+  const scope = introspection.requiredScope;
+  if (!introspection.enabled || scope === undefined) return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', 'Introspection is disabled on this endpoint.');
+  const quoted = SCOPE_TOKEN.test(scope) ? `scope="${scope}"` : undefined;
+  const description = 'error_description="introspection needs a token with the scope named"';
+  ctx.set('WWW-Authenticate', auth === null
+    ? `Bearer${quoted ? ` ${quoted}` : ''}`
+    : ['Bearer error="insufficient_scope"', description, ...(quoted ? [quoted] : [])].join(', '));
+  return sendGraphqlError(ctx, auth === null ? 401 : 403, 'INTROSPECTION_DISABLED', `Introspection needs an access token with scope ${scope}.`);
+}
+
 /**
  * The rules every document must pass before it runs: graphql-js's `specifiedRules` plus operation-type existence,
  * as one rule ({@link parallelRules}: the same errors, in the same order, without graphql-js preparing every
@@ -91,7 +111,8 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  * 3. parsing with graphql-js `maxTokens` (400 `MAX_TOKENS_EXCEEDED`; other syntax errors 400
  *    `GRAPHQL_PARSE_FAILED`);
  * 4. introspection (`__schema`, `__type` on the parsed document, any spelling) for this caller (400
- *    `INTROSPECTION_DISABLED`); when allowed, legacy `__Directive` members are stripped;
+ *    `INTROSPECTION_DISABLED`; with `requiredScope`, 401 without a token and 403 `insufficient_scope` for a token
+ *    without it); when allowed, legacy `__Directive` members are stripped;
  * 5. the limit rules alone, so a document that breaks limits gets one error per broken limit and is not
  *    validated further (400 `MAX_…_EXCEEDED` with `extensions.limit`); introspection subtrees are exempt from
  *    depth, distinct fields and cost only;
@@ -191,9 +212,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
         introspects = INTROSPECTION_TEXT.test(item.query) && usesIntrospection(document);
       }
       if (introspects && !mayIntrospect(options.introspection, ctx.state.auth as AuthInfo | null)) {
-        return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', options.introspection.enabled
-          ? `Introspection needs an access token with scope ${options.introspection.requiredScope}.`
-          : 'Introspection is disabled on this endpoint.');
+        return refuseIntrospection(ctx, options.introspection, ctx.state.auth as AuthInfo | null);
       }
       if (ctx.method === 'GET') {
         // GET never changes state (no CSRF preflight protects it): only queries, whatever the schema has.

@@ -57,7 +57,7 @@ describe('introspection limited to a scope', () => {
     expect((await graphql(srv.graphqlUrl, probe, { token: alice })).body.errors?.[0]?.extensions?.code).toBe('INTROSPECTION_DISABLED');
     expect((await graphql(srv.graphqlUrl, probe, { token: admin })).body).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
     // The same document again, anonymous: the decision is per request, not cached with the document.
-    expect((await graphql(srv.graphqlUrl, probe)).status).toBe(400);
+    expect((await graphql(srv.graphqlUrl, probe)).status).toBe(401); // statuses: introspection-scope.test.ts
   });
 });
 
