@@ -7,5 +7,9 @@ export default {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
+  // Two test files at a time. Jest's default on a 2-core machine (CI's) is one worker (cores - 1), and most files
+  // wait on real servers, browsers and timers rather than compute: the whole suite took 383 s with two workers
+  // against 604-795 s with one on the CI machine, with the same 2868 passes.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/helpers/skipped-reporter.cjs'],
 };

@@ -19,8 +19,8 @@ export interface ReadmeCommand {
 }
 
 /**
- * Runs `commands` (a README `sh` block, as written) with bash from the project directory, with only `PORT` and
- * `HOST` added around it, after moving `files` (paths it or `prepare` will write, e.g. jwks.json) out of the way
+ * Runs `commands` (a README `sh` block, as written) with bash from the project directory, with only `PORT`, `HOST`
+ * and npm's `ignore-scripts` (no rebuild of dist/ by `prestart`) added around it, after moving `files` (paths it or `prepare` will write, e.g. jwks.json) out of the way
  * and then calling `prepare`; resolves once it printed "Portcullis listening" or "failed to start", exited, or
  * 150 s passed.
  */
@@ -30,7 +30,11 @@ export async function runReadmeCommand(commands: string, files: readonly string[
   prepare?.();
   const port = await freePort();
   let output = '';
-  const child = spawn('bash', ['-c', commands], { cwd: ROOT, detached: true, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // npm's pre-scripts are off: `npm test` has just built dist/, and a README `npm start` would rebuild it (`prestart`),
+  // rewriting every file of dist/ while test files in the other jest worker run it (a clean-clone CI run failed
+  // test/cli/start.test.ts once so: "does not provide an export named 'createMailer'"). `npm start` itself still runs.
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: '', npm_config_ignore_scripts: 'true' };
+  const child = spawn('bash', ['-c', commands], { cwd: ROOT, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
   child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
   const deadline = Date.now() + 150_000;
