@@ -209,6 +209,10 @@ const graphqlSchema = Type.Object({
   privateFieldCheck: withDefault(oneOf(['warn', 'refuse', 'off'] as const), 'warn', {
     description: 'Start-up check for fields named like e-mail, password, token, secret, user/account id without `@requiresScopes` or `@public(reason:)`: `warn` logs, `refuse` stops the server, `off` skips it',
   }),
+  exposeResolverErrors: withDefault(Type.Boolean(), false, {
+    description: 'Send clients the message of an error a resolver throws that is not a `GraphQLError` (a `TypeError`, a database driver\'s error). Off: such an error answers `Unexpected error.` with `extensions.code` `INTERNAL_SERVER_ERROR` (its `path` kept, its field `null`) and is logged at `error` with the request id; a `GraphQLError` thrown on purpose keeps its message and extensions either way',
+    security: 'messages of unexpected errors (hosts, file paths, SQL text) reach every client',
+  }),
   plugins: withDefault(Type.Unsafe<ApolloServerPlugin<BaseContext>[]>({ type: 'array', items: { type: 'object' } }), [], {
     description: 'Extra Apollo Server plugins (tracing, metrics, audit logs), run after Portcullis\' own; their hooks see `contextValue.auth`',
     security: 'runs inside the request: a plugin can read tokens\' claims and change responses',

@@ -15,6 +15,7 @@ import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import { operationLimitsPlugin } from './plugins/operation-limits.js';
+import { maskUnexpectedError, resolverErrorLog } from './resolver-errors.js';
 
 /**
  * Final shape of every error Apollo sends: suggestions removed — including the variable-coercion messages
@@ -95,7 +96,8 @@ export interface ApolloDeps {
  * Starts Apollo Server for the host's schema with secure settings: introspection per {@link documentGate}, no
  * landing page, no stack traces, no suggestions, no APQ, batching only when configured, CSRF prevention on
  * unless an opt-in transport is enabled (the transport guard then protects them), parse-time token limit,
- * cost and rate limits per operation.
+ * cost and rate limits per operation, and unexpected resolver errors masked and logged (lib/graphql/resolver-errors.ts)
+ * unless `exposeResolverErrors`.
  *
  * @throws {ConfigError} `graphql.typeDefs` when `privateFieldCheck: 'refuse'` finds private-looking fields, and
  *   what {@link buildSchema} throws.
@@ -125,6 +127,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
       schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => koaOf(context)?.state.graphqlDocumentsChecked === true,
       onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
     }),
+    resolverErrorLog(deps.logger, (context) => koaOf(context)?.state.requestId as string | undefined),
     // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.
     ...(options.plugins as ApolloServerPlugin<GraphqlContext>[]),
   ];
@@ -139,7 +142,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     allowBatchedHttpRequests: options.maxBatchSize > 0,
     parseOptions: { maxTokens: options.limits.maxTokens },
     documentStore: documents,
-    formatError: formatGraphqlError,
+    formatError: (formatted, error) => maskUnexpectedError(formatGraphqlError(formatted), error, options.exposeResolverErrors),
     plugins,
   });
   await apollo.start();

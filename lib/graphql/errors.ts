@@ -10,8 +10,8 @@ import type { GraphQLError } from 'graphql';
  *   (the OAuth endpoints answer the same outage 503 `temporarily_unavailable`);
  * - the limits of `rules/` (400, with `extensions.limit`): `MAX_DEPTH_EXCEEDED` … `QUERY_TOO_LARGE`;
  * - during execution: `FORBIDDEN` (a field beyond the token's scopes, its value `null`), `RATE_LIMITED` (429 with
- *   `Retry-After`), and Apollo's own `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (its message
- *   is the resolver's; no stack trace).
+ *   `Retry-After`), and Apollo's own `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (message
+ *   `Unexpected error.` unless `graphql.exposeResolverErrors`, lib/graphql/resolver-errors.ts; no stack trace).
  */
 export const GraphqlErrorCode = {
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
