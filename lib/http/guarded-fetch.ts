@@ -91,7 +91,7 @@ function normalizedOrigins(origins: readonly string[]): Set<string> {
 }
 
 /**
- * Checks a URL before any connection: absolute, no credentials, https (unless its origin is allow-listed), and
+ * Checks a URL before any connection: absolute, no credentials, not port 0, https (unless its origin is allow-listed), and
  * a host that is neither a non-public IP literal (in any spelling: the WHATWG URL parser turns `2130706433`,
  * `0x7f.1` and `0177.0.0.1` into `127.0.0.1`) nor a `localhost` name. Host names are judged again, by their
  * resolved addresses, when connecting.
@@ -107,6 +107,8 @@ export function checkOutboundUrl(input: string | URL, allowedOrigins: readonly s
     throw new OutboundFetchError('ERR_OUTBOUND_URL', 'is not an absolute URL');
   }
   if (url.username || url.password) throw new OutboundFetchError('ERR_OUTBOUND_URL', 'must not contain credentials');
+  // Port 0 (RFC 6335 §6: reserved) is never a destination; connecting to it only fails later, with a less clear error.
+  if (url.port === '0') throw new OutboundFetchError('ERR_OUTBOUND_URL', 'names port 0, which is not a destination: no server listens on it (RFC 6335 §6 reserves it)');
   if (normalizedOrigins(allowedOrigins).has(url.origin)) return url;
   if (url.protocol !== 'https:') throw new OutboundFetchError('ERR_OUTBOUND_SCHEME', `must use https (got ${url.protocol.replace(':', '')})`);
   const host = url.hostname.toLowerCase();

@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { checkOutboundUrl, OutboundFetchError } from '../http/guarded-fetch.js';
 import { unusableClientKey } from './client-jwks.js';
-import { redirectUriFormProblem } from './redirect-uri-form.js';
+import { PORT_ZERO, redirectUriFormProblem } from './redirect-uri-form.js';
 
 /**
  * Key-management algorithms accepted for encrypted responses (RFC 7518 §4.1, OIDC Registration §2).
@@ -267,6 +267,7 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
         const url = URL.canParse(value as string) ? new URL(value as string) : undefined;
         if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) refuse(`${key} must be an absolute http(s) URL`);
         if (url.username || url.password) refuse(`${key} must not contain credentials`);
+        if (url.port === '0') refuse(`${key} names ${PORT_ZERO}`);
       } else if (key === 'userinfo_encrypted_response_alg' && metadata.userinfo_signed_response_alg === undefined) {
         metadata.userinfo_signed_response_alg = 'RS256';
       } else if (key.endsWith('_encrypted_response_enc')) {

@@ -62,6 +62,7 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
     ['6to4 embedding a public IPv4', () => 'https://[2002:808:808::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
     ['Teredo with client 127.0.0.1 (inverted 80ff:fffe)', () => 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/jwks', 'ERR_OUTBOUND_ADDRESS'],
     ['credentials in URL', () => `https://user:pw@rp.example:${p()}/jwks`, 'ERR_OUTBOUND_URL'],
+    ['port 0 (RFC 6335 §6: reserved, no server listens on it)', () => 'https://rp.example:0/jwks', 'ERR_OUTBOUND_URL'],
     ['file scheme', () => 'file:///etc/passwd', 'ERR_OUTBOUND_SCHEME'],
   ])('%s is refused before any connection', async (_name, url, code) => {
     const before = canary.connections;
