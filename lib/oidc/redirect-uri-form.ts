@@ -2,23 +2,45 @@
 export const PORT_ZERO = 'port 0, which is not a destination: no server listens on it (RFC 6335 §6 reserves it)';
 
 /**
+ * The host as written in an `http(s)://` URI: the authority without userinfo and port (an IPv6 literal keeps its
+ * brackets), lower-cased as a URL parser lower-cases names.
+ */
+function writtenHost(value: string): string {
+  const authority = /^https?:\/\/([^/?#]*)/i.exec(value)![1]!;
+  const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const host = hostAndPort.startsWith('[') ? hostAndPort.slice(0, hostAndPort.indexOf(']') + 1) : hostAndPort.replace(/:[0-9]*$/, '');
+  return host.toLowerCase();
+}
+
+/**
  * Forms of a redirect URI that a URL parser reads as another host or path than the text says. Redirect URIs are
  * stored and compared as sent, but oidc-provider builds the redirect with WHATWG `new URL()`, which reads
  * `https:evil.example/cb`, `https:/evil.example/cb` and `https:///evil.example/cb` as `https://evil.example/cb`
  * and removes dot-segments (`https://rp.example/a/../cb`, also spelled `%2e%2e`, is sent to `/cb`). So the
  * registered text named no host, or another path, than the one that received the code.
  *
+ * The host must be written as the parser reads it (letter case aside): it turns `127.1`, `0x7f.0.0.1`, `0177.0.0.1`
+ * and `2130706433` into `127.0.0.1`, `[::ffff:127.0.0.1]` into `[::ffff:7f00:1]`, `[0:0:0:0:0:0:0:1]` into `[::1]`
+ * and `rp%2Eexample` into `rp.example`. Such a spelling is refused rather than judged by what it becomes (the safer
+ * of the two): the loopback rule (RFC 8252 §7.3: `127.0.0.1` and `[::1]`), oidc-provider's loopback port matching
+ * and anyone reading the registration then all see the host the browser is sent to, and no second reading of an
+ * address is needed. Before, `http://127.1/cb` passed as loopback while `http://[::ffff:127.0.0.1]/cb` did not.
+ *
  * Port 0 is refused too: no server listens on it (RFC 6335 §6 reserves it), so a redirect there is never a
  * destination.
  *
  * @returns what is wrong, in words, or `undefined`
  * @example redirectUriFormProblem('https:///evil.example/cb') // 'must name its host right after "https://" ...'
+ * @example redirectUriFormProblem('http://127.1/cb') // 'writes its host as "127.1", which a URL parser reads as 127.0.0.1 ...'
  */
 export function redirectUriFormProblem(value: string, url: URL): string | undefined {
   const scheme = url.protocol.slice(0, -1);
   const web = scheme === 'https' || scheme === 'http';
   if (web && !/^https?:\/\/[^/?#]/i.test(value)) {
     return `must name its host right after "${scheme}://" (RFC 9110 §4.2); a URL parser reads it as ${url.origin}`;
+  }
+  if (web && writtenHost(value) !== url.hostname) {
+    return `writes its host as ${JSON.stringify(writtenHost(value))}, which a URL parser reads as ${url.hostname}; write the host as ${url.hostname}`;
   }
   if (web && url.port === '0') return `names ${PORT_ZERO}`;
   const path = value.replace(/^[a-z][a-z0-9+.-]*:(\/\/[^/?#]*)?/i, '').split(/[?#]/, 1)[0]!;

@@ -39,3 +39,52 @@ describe('redirect URIs a URL parser would read as another host or path (RFC 398
     expect(res.body.redirect_uris).toEqual([uri]);
   });
 });
+
+// RFC 8252 §7.3 allows plain http for the loopback literals 127.0.0.1 and [::1] (and this server also localhost).
+// WHATWG `new URL()` rewrites other spellings of an address: before this rule `http://127.1/cb`,
+// `http://0x7f.0.0.1/cb` and `http://2130706433/cb` passed as loopback (their parsed host is 127.0.0.1) while
+// `http://[::ffff:127.0.0.1]/cb` and `http://127.0.0.2/cb` did not. A host written otherwise than the parser
+// reads it is now refused as non-canonical, one row per spelling, for web and native clients and on https too.
+const SPELLING = 'writes its host as';
+const spellings: Array<[string, Record<string, unknown>, string]> = [
+  ['short IPv4 127.1', { redirect_uris: ['http://127.1/cb'] }, `${SPELLING} "127.1", which a URL parser reads as 127.0.0.1; write the host as 127.0.0.1`],
+  ['hex IPv4 0x7f.0.0.1', { redirect_uris: ['http://0x7f.0.0.1/cb'] }, `${SPELLING} "0x7f.0.0.1", which a URL parser reads as 127.0.0.1`],
+  ['octal IPv4 0177.0.0.1', { redirect_uris: ['http://0177.0.0.1:8080/cb'] }, `${SPELLING} "0177.0.0.1", which a URL parser reads as 127.0.0.1`],
+  ['decimal IPv4 2130706433', { redirect_uris: ['http://2130706433/cb'] }, `${SPELLING} "2130706433", which a URL parser reads as 127.0.0.1`],
+  ['IPv4-mapped IPv6 [::ffff:127.0.0.1]', { redirect_uris: ['http://[::ffff:127.0.0.1]/cb'] }, `${SPELLING} "[::ffff:127.0.0.1]", which a URL parser reads as [::ffff:7f00:1]`],
+  ['uncompressed IPv6 loopback', { redirect_uris: ['http://[0:0:0:0:0:0:0:1]/cb'] }, `${SPELLING} "[0:0:0:0:0:0:0:1]", which a URL parser reads as [::1]`],
+  ['a native client with 127.1', { application_type: 'native', redirect_uris: ['http://127.1:5000/cb'] }, `${SPELLING} "127.1", which a URL parser reads as 127.0.0.1`],
+  ['https with a decimal address', { redirect_uris: ['https://2130706433/cb'] }, `${SPELLING} "2130706433", which a URL parser reads as 127.0.0.1`],
+  ['a percent-encoded host name', { redirect_uris: ['https://rp%2Eexample/cb'] }, `${SPELLING} "rp%2eexample", which a URL parser reads as rp.example`],
+  ['a post-logout URI with 127.1', { redirect_uris: ['http://127.0.0.1/cb'], post_logout_redirect_uris: ['http://127.1/bye'] }, `${SPELLING} "127.1"`],
+];
+
+describe('loopback and other hosts written otherwise than a URL parser reads them (RFC 8252 §7.3)', () => {
+  test.each(spellings)('%s is refused as non-canonical', async (_name, metadata, description) => {
+    const res = await register(srv.issuer, metadata);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe((metadata.post_logout_redirect_uris ? 'invalid_client_metadata' : 'invalid_redirect_uri'));
+    expect(res.body.error_description).toContain(description);
+  });
+
+  test.each([
+    ['127.0.0.2 (not the loopback literal RFC 8252 names)', 'http://127.0.0.2/cb'],
+    ['IPv4-mapped loopback in the parser\'s own form', 'http://[::ffff:7f00:1]/cb'],
+  ])('%s stays refused as plain http off loopback', async (_name, uri) => {
+    const res = await register(srv.issuer, { redirect_uris: [uri] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_redirect_uri');
+    expect(res.body.error_description).toContain('must use https (plain http is only for loopback hosts)');
+  });
+
+  test.each([
+    ['127.0.0.1', 'web', 'http://127.0.0.1:8080/cb'],
+    ['[::1]', 'native', 'http://[::1]/cb'],
+    ['localhost in capitals (host names are case-insensitive)', 'web', 'http://LOCALHOST:8080/cb'],
+    ['an upper-case https host name', 'web', 'https://RP.Example/cb'],
+  ])('%s is accepted and comes back as sent', async (_name, type, uri) => {
+    const res = await register(srv.issuer, { application_type: type, redirect_uris: [uri] });
+    expect(res.status).toBe(201);
+    expect(res.body.redirect_uris).toEqual([uri]);
+  });
+});
