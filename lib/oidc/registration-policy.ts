@@ -84,6 +84,22 @@ const OFFERED_GRANTS = new Set(['authorization_code', 'implicit', 'refresh_token
 /** Response types whose responses come from the authorization endpoint's implicit side (OIDC Core §3.2, §3.3). */
 const IMPLICIT_TYPES = new Set(['id_token', 'token']);
 
+/**
+ * Per-endpoint authentication members oidc-provider 8+ no longer knows: it authenticates a client at the
+ * introspection and revocation endpoints with its `token_endpoint_auth_method` and drops these silently, so a
+ * client registered with `introspection_endpoint_auth_method: "none"` got a 201 and every introspection it then
+ * sent without its secret failed with `invalid_client`. Refused unless equal to the token endpoint's method.
+ */
+function endpointAuthMethodProblem(body: Record<string, unknown>): string | undefined {
+  const tokenMethod = body.token_endpoint_auth_method ?? 'client_secret_basic';
+  for (const endpoint of ['introspection', 'revocation']) {
+    const value = body[`${endpoint}_endpoint_auth_method`];
+    if (value === undefined || value === null || value === tokenMethod) continue;
+    return `${endpoint}_endpoint_auth_method ${JSON.stringify(value)} differs from token_endpoint_auth_method ${JSON.stringify(tokenMethod)}: this server authenticates a client at the ${endpoint} endpoint with its token_endpoint_auth_method, so ${endpoint} requests sent that way would always fail with invalid_client; omit ${endpoint}_endpoint_auth_method`;
+  }
+  return undefined;
+}
+
 function isOff(value: unknown): boolean {
   return value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0);
 }
@@ -95,6 +111,7 @@ function isStringList(value: unknown): value is string[] {
 /**
  * Checks of the registration request as a whole, where oidc-provider would otherwise drop or rewrite a member
  * the client sent: server-assigned members, inline `jwks` keys that cannot be used (see `unusableClientKey`),
+ * per-endpoint authentication methods the token endpoint's does not match (see `endpointAuthMethodProblem`),
  * metadata of features that are off, repeated values, and `grant_types` that do not match `response_types`
  * (oidc-provider adds or removes `authorization_code` and `implicit` to make them match; RFC 7591 §2.1 lets the
  * server refuse instead, which is what we do).
@@ -105,8 +122,8 @@ function checkRequest(route: string, body: Record<string, unknown>): void {
       if (body[key] !== undefined) refuse(`${key} is assigned by the server and must not be sent at registration (RFC 7591 §3.2.1)`);
     }
   }
-  const keyProblem = unusableClientKey(body.jwks);
-  if (keyProblem) refuse(keyProblem);
+  const problem = unusableClientKey(body.jwks) ?? endpointAuthMethodProblem(body);
+  if (problem) refuse(problem);
   for (const [key, feature] of Object.entries(UNSUPPORTED_METADATA)) {
     if (!isOff(body[key])) refuse(`${key} is not supported: this server does not offer ${feature}`);
   }
