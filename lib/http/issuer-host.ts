@@ -130,7 +130,7 @@ export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https i
  * - a request-target in absolute form (`GET http://host/path`) must name the issuer's origin;
  * - `Host` (or, with `proxy: true`, the proxies' entry of `X-Forwarded-Host`: `proxyHops` from the right) must
  *   be the issuer's host or one of `allowedHosts`, else `421 Misdirected Request` with `invalid_request`; a
- *   malformed Host (a list of values too) or more than one Host line gets `400 invalid_request`;
+ *   malformed or empty Host (a list of values too) or more than one Host line gets `400 invalid_request`;
  * - with an https issuer in production, a request that arrives over plain http (TLS socket, or with
  *   `proxy: true` the proxies' entry of `X-Forwarded-Proto`) gets `400 invalid_request` naming `proxy` as the fix;
  * - with an https issuer, `Strict-Transport-Security` is set on every response;
@@ -165,6 +165,9 @@ export function issuerHostGuard(options: IssuerHostOptions) {
       ctx.request.originalUrl = ctx.originalUrl;
     }
     if (repeatsHost(ctx.req.rawHeaders)) return refuse(ctx, 400, 'invalid_request', 'The request has more than one Host header.');
+    // An http(s) authority is never empty (RFC 9110 §4.2.1), so an empty Host is invalid: 400 (RFC 9112 §3.2), not
+    // the 421 of a Host that names another server. Without any Host (HTTP/1.0) no host was named: 421 below.
+    if (ctx.req.headers.host === '') return refuse(ctx, 400, 'invalid_request', 'The Host header is empty: it must name this server.');
     const raw = requestedHost(ctx.req, options.proxy, hops);
     if (raw === undefined || !exact.has(raw)) {
       const host = raw === undefined ? undefined : normalizeHost(raw, issuer.protocol);
