@@ -4,6 +4,7 @@ import { sendGraphqlError } from './errors.js';
 import { noteStorageOutage } from '../core/outage-note.js';
 import { storageOutageOf } from '../core/outage-note.js';
 import { sendStorageOutage } from './storage-outage.js';
+import { DPOP_ALGORITHMS } from './dpop.js';
 
 /**
  * Resolves the caller from `Authorization: Bearer` or `Authorization: DPoP` (RFC 6750, RFC 9449 §7) into
@@ -19,7 +20,7 @@ export function bearerAuth(verification: TokenVerification): Middleware {
     // RFC 6750 §2.3 is optional and discouraged (URLs land in logs, caches and Referer): refused, as oidc-provider
     // refuses it at userinfo, rather than ignored, which would run the request anonymously in silence.
     if (ctx.querystring !== '' && new URLSearchParams(ctx.querystring).has('access_token')) {
-      return refuse(ctx, new InvalidTokenError('access tokens are not accepted in the URL query: send them in the Authorization header', 'invalid_request'), 'Bearer');
+      return refuse(ctx, new InvalidTokenError('access tokens are not accepted in the URL query: send them in the Authorization header', 'invalid_request'), presentedScheme(ctx));
     }
     const header = ctx.get('Authorization') || undefined;
     if (header === undefined) {
@@ -31,7 +32,7 @@ export function bearerAuth(verification: TokenVerification): Middleware {
 
   async function verifyPresented(ctx: Context, next: Next, header: string) {
     let auth: AuthInfo | null = null;
-    const scheme = header && /^dpop /i.test(header) ? 'DPoP' : 'Bearer';
+    const scheme = presentedScheme(ctx);
     try {
       const presented = bearerToken(header);
       if (presented) {
@@ -64,12 +65,26 @@ const NOT_IN_DESCRIPTION = /[^\x20\x21\x23-\x5b\x5d-\x7e]/g;
  * `401 UNAUTHENTICATED`; a challenge without error attributes when no Bearer or DPoP credentials were sent (§3.1).
  */
 function refuse(ctx: Context, err: InvalidTokenError, scheme: 'Bearer' | 'DPoP'): void {
-  const challenge = err.error === 'invalid_dpop_proof' ? 'DPoP' : scheme;
-  const params = [
-    ...(err.error === null ? [] : [`error="${err.error}"`, `error_description="${err.message.replace(NOT_IN_DESCRIPTION, "'")}"`]),
-    ...(challenge === 'DPoP' ? ['algs="ES256 EdDSA PS256 RS256"'] : []),
-  ];
-  ctx.set('WWW-Authenticate', params.length ? `${challenge} ${params.join(', ')}` : challenge);
+  const params = err.error === null ? [] : [`error="${err.error}"`, `error_description="${err.message.replace(NOT_IN_DESCRIPTION, "'")}"`];
+  ctx.set('WWW-Authenticate', challenge(err.error === 'invalid_dpop_proof' ? 'DPoP' : scheme, params));
   if (err.status === 400) return sendGraphqlError(ctx, 400, 'BAD_REQUEST', `Malformed access token request: ${err.message}.`);
   return sendGraphqlError(ctx, 401, 'UNAUTHENTICATED', `${err.error === null ? 'No usable access token' : 'Invalid access token'}: ${err.message}.`);
+}
+
+/**
+ * The scheme the request presented its token in: `DPoP` for `Authorization: DPoP <something>` (any case, RFC 9110
+ * §11.1), else `Bearer` (a bare `DPoP` carries no token). A resource server answers a DPoP request with a DPoP
+ * challenge (RFC 9449 §7.1).
+ */
+export function presentedScheme(ctx: Context): 'Bearer' | 'DPoP' {
+  return /^dpop\s/i.test(ctx.get('Authorization')) ? 'DPoP' : 'Bearer';
+}
+
+/** The DPoP challenge's `algs` (RFC 9449 §7.1): the proof algorithms this endpoint accepts ({@link DPOP_ALGORITHMS}). */
+const DPOP_ALGS = `algs="${DPOP_ALGORITHMS.join(' ')}"`;
+
+/** A `WWW-Authenticate` value: `scheme` with `params` (auth-params, already quoted); a DPoP challenge names its `algs`. */
+export function challenge(scheme: 'Bearer' | 'DPoP', params: readonly string[]): string {
+  const all = scheme === 'DPoP' ? [...params, DPOP_ALGS] : params;
+  return all.length ? `${scheme} ${all.join(', ')}` : scheme;
 }
