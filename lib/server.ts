@@ -31,7 +31,7 @@ import { CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from './graphql/transport.js
 import { bearerAuth } from './graphql/bearer-auth.js';
 import { graphqlTransportOptions, tokenVerification } from './graphql/wiring.js';
 import { CsrfGuard } from './http/csrf.js';
-import { handleErrors, notFound, writeError } from './http/error-handler.js';
+import { handleErrors, notFound, refuseUnroutedMethods, writeError } from './http/error-handler.js';
 import { healthEndpoints } from './http/health.js';
 import { providerLane } from './http/provider-lane.js';
 import { adoptHostBody } from './http/host-body.js';
@@ -216,19 +216,19 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       notFound,
       health: healthEndpoints(storage),
       oidcProvider: lane.route,
-      interactionPages: interactionRoutes({
+      interactionPages: refuseUnroutedMethods(interactionRoutes({
         provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa,
         passkeys: passkeys && { service: passkeys, secondFactor: config.passkeys.secondFactor },
-      }),
+      })),
       // The flows (sign-up, reset, …), the signed-in account page `/account` (lib/accounts/account-home.ts) and its
       // passkey page `/account/passkeys`, behind the same sign-in guard.
-      accountPages: compose([flows.routes, ...accountHome({
+      accountPages: refuseUnroutedMethods(compose([flows.routes, ...accountHome({
         provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys, logger,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? ACCOUNT_PATHS.changeEmail : undefined, resetUrl: flows.resetUrl(),
         devices: sessionDevices, limits: accountLimits, mail: flows.mail, linkTokens, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),
-      }, passkeys, factorChanges)]),
-      logo: logoRoute(ui),
+      }, passkeys, factorChanges)])),
+      logo: refuseUnroutedMethods(logoRoute(ui)),
       graphql,
     };
     // A host app's middleware leaves other paths to the host; the standalone app logs them and answers 404.

@@ -1,4 +1,4 @@
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
 import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
 import { writeJsonError } from './json-error.js';
@@ -38,6 +38,39 @@ export function writeError(ctx: Context, status: number, error: OAuthErrorCode, 
  */
 export function notFound(ctx: Context): void {
   writeError(ctx, 404, 'invalid_request', 'Not found: this server has no endpoint at this path.');
+}
+
+/** The order `Allow` lists methods in, as the provider endpoints' (`GET, HEAD, POST, OPTIONS`). */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) for a method our page at `ctx.path` does not answer. */
+function methodNotAllowed(ctx: Context, allowed: readonly string[]): void {
+  const rank = (method: string) => (METHOD_ORDER.indexOf(method) + 1 || METHOD_ORDER.length + 1);
+  const list = [...allowed].sort((a, b) => rank(a) - rank(b)).join(', ');
+  writeError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this path: use ${list}.`, { headers: { Allow: list } });
+}
+
+/**
+ * Around our pages' routers (@koa/router, which leaves a method it has no route for to `next`, and Koa then answers a
+ * plain-text 404): a method the path is routed for under other methods only (`ctx.matched`, the routes of these
+ * routers that match the path) gets {@link methodNotAllowed}; a bodiless 405 or 404 a page answered (the logo) gets
+ * our body. Anything else passes on untouched, so in a host app its own routes still run.
+ */
+export function refuseUnroutedMethods(route: Middleware): Middleware {
+  return async function routeOrRefuseMethod(ctx: Context, next: Next) {
+    const routed = ctx as Context & { matched?: Array<{ methods: string[] }> };
+    const before = routed.matched?.length ?? 0;
+    let passedOn = false;
+    await route(ctx, () => {
+      const allowed = [...new Set((routed.matched ?? []).slice(before).flatMap((layer) => layer.methods))];
+      if (allowed.length > 0 && !allowed.includes(ctx.method)) return Promise.resolve(methodNotAllowed(ctx, allowed));
+      passedOn = true;
+      return next();
+    });
+    if (passedOn || ctx.body != null) return;
+    if (ctx.status === 405) methodNotAllowed(ctx, ctx.response.get('Allow').split(/,\s*/));
+    else if (ctx.status === 404) notFound(ctx);
+  };
 }
 
 /**

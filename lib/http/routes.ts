@@ -156,12 +156,13 @@ export function routeTable(parts: RouteParts): Middleware {
   for (const path of Object.values(HEALTH_PATHS)) exact.set(path, compose([parts.requestLog, parts.health]));
   for (const path of PROVIDER_EXACT_PATHS) exact.set(path, provider);
 
-  // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation, and pages.
+  // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation; pages (`pageEnd`: the standalone 404).
   const bySegment = new Map<string, Middleware>();
   for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
-  bySegment.set(PAGE_PREFIXES.interaction, guarded({ limit: BODY_LIMITS.pages }, parts.interactionPages));
-  bySegment.set(PAGE_PREFIXES.account, guarded({ limit: BODY_LIMITS.pages }, parts.accountPages));
-  bySegment.set(PAGE_PREFIXES.ui, guarded({ limit: BODY_LIMITS.pages }, parts.logo));
+  const pageEnd = parts.unmatched && parts.notFound ? [parts.notFound] : [];
+  bySegment.set(PAGE_PREFIXES.interaction, guarded({ limit: BODY_LIMITS.pages }, parts.interactionPages, ...pageEnd));
+  bySegment.set(PAGE_PREFIXES.account, guarded({ limit: BODY_LIMITS.pages }, parts.accountPages, ...pageEnd));
+  bySegment.set(PAGE_PREFIXES.ui, guarded({ limit: BODY_LIMITS.pages }, parts.logo, ...pageEnd));
   // An endpoint's path in another case or with a trailing slash is refused: oidc-provider would serve it without
   // the pre-middleware keyed on the exact path.
   const variant = guarded({ limit: BODY_LIMITS.pages }, parts.notFound ?? passOn);
