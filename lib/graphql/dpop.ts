@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK } from 'jose';
 import { PortcullisError } from '../core/errors.js';
 import { createLimiter, type Limiter, type LimiterBackend } from '../core/limiter.js';
+import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 
-/** Asymmetric algorithms accepted in DPoP proofs (RFC 9449 §4.3 check 5: no `none`, no MAC). */
-export const DPOP_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'PS256', 'RS256'] as const;
+export { DPOP_ALGORITHMS };
 
 /** A DPoP proof is not acceptable (RFC 9449 §7.1 `invalid_dpop_proof`); `code` `ERR_DPOP_PROOF_INVALID`, status 401. */
 export class InvalidDpopProofError extends PortcullisError {

@@ -4,6 +4,7 @@ import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
 import { ConfigError, StorageUnavailableError } from '../core/errors.js';
 import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
+import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
 import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
@@ -26,9 +27,7 @@ import { InitialAccessTokens } from './initial-access-tokens.js';
 import { resourceIndicators } from './resource-server.js';
 import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
-import {
-  explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens,
-} from './authorization-rules.js';
+import { explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens } from './authorization-rules.js';
 import { describeUndescribedErrors, errorPageDescription } from './error-descriptions.js';
 
 export interface ProviderDeps {
@@ -172,6 +171,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       userinfoEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
       idTokenEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
       idTokenEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
+      dPoPSigningAlgValues: [...DPOP_ALGORITHMS], // the GraphQL endpoint accepts the same (lib/core/dpop-algorithms.ts)
     },
     extraParams: { [OFFLINE_MARKER]: config.openid ? null : refuseOpenidScope },
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),

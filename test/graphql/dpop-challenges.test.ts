@@ -11,7 +11,8 @@ import { catalogGraphql, startServer, type RunningServer } from '../helpers/serv
  * DPoP challenge's `algs` left out ES384, which the endpoint accepts.
  */
 
-const ALGS = 'algs="ES256 ES384 EdDSA PS256 RS256"';
+/** One list for the whole server (lib/core/dpop-algorithms.ts): GraphQL and /userinfo name the same algorithms. */
+const ALGS = 'algs="ES256 ES384 Ed25519 EdDSA PS256 RS256"';
 const PROBE = JSON.stringify({ query: '{ __schema { queryType { name } } }' });
 
 let srv: RunningServer;
@@ -80,7 +81,7 @@ test.each([
 
 // oidc-provider's own challenges at /userinfo already follow RFC 9449 §7.1 (held: no change).
 const REALM = () => `realm="${srv.issuer}"`;
-const USERINFO_ALGS = 'algs="ES256 Ed25519 EdDSA"';
+const USERINFO_ALGS = ALGS;
 test.each([
   ['a bound token without openid', () => userinfo(dpop(() => boundNoOpenid, userinfoUrl, 'GET')), 403,
     () => `DPoP ${REALM()}, error="insufficient_scope", error_description="access token missing openid scope", scope="openid", ${USERINFO_ALGS}`],
