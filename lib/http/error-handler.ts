@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
 import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
 import { writeJsonError } from './json-error.js';
+import { allowHeader } from './allowed-methods.js';
 import { setPageSecurityHeaders } from './security-headers.js';
 import { errorPage } from './pages.js';
 import { uiOf } from '../ui/ui.js';
@@ -40,13 +41,9 @@ export function notFound(ctx: Context): void {
   writeError(ctx, 404, 'invalid_request', 'Not found: this server has no endpoint at this path.');
 }
 
-/** The order `Allow` lists methods in, as the provider endpoints' (`GET, HEAD, POST, OPTIONS`). */
-const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
 /** `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) for a method our page at `ctx.path` does not answer. */
 function methodNotAllowed(ctx: Context, allowed: readonly string[]): void {
-  const rank = (method: string) => (METHOD_ORDER.indexOf(method) + 1 || METHOD_ORDER.length + 1);
-  const list = [...allowed].sort((a, b) => rank(a) - rank(b)).join(', ');
+  const list = allowHeader(allowed);
   writeError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this path: use ${list}.`, { headers: { Allow: list } });
 }
 

@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import { limitProviderBody } from './body-limit.js';
-import { writeJsonError } from './json-error.js';
+import { answeredMethod } from './allowed-methods.js';
 
 /**
  * The route table: every path Portcullis serves, and for each the ordered, named middleware that runs for it.
@@ -271,7 +271,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const methods = new Map([...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)));
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
     const allowed = methods.get(ctx.path);
-    if (allowed && !allowed.has(ctx.method)) return methodNotAllowed(ctx, allowed);
+    if (allowed && answeredMethod(ctx, allowed)) return;
     const hasBody = ctx.req.headers['content-length'] !== undefined || ctx.req.headers['transfer-encoding'] !== undefined;
     return hasBody ? limitBody(ctx, () => byPath(ctx, next)) : byPath(ctx, next);
   };
@@ -283,12 +283,6 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
     if (answerUnservedEndpoint && !PROVIDER_EXACT_PATHS.has(ctx.path)) return answerUnservedEndpoint(ctx, next);
     return next();
   }
-}
-
-/** `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) for a method the endpoint at `ctx.path` does not answer (JSON: machines call these endpoints). */
-function methodNotAllowed(ctx: Context, allowed: ReadonlySet<string>): void {
-  const list = [...allowed].join(', ');
-  writeJsonError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this endpoint: use ${list}.`, { Allow: list });
 }
 
 /** Answer when a host app mounted the middleware under a path that is not the issuer's. */

@@ -63,6 +63,28 @@ test.each([['HEAD', '/.well-known/openid-configuration', 200], ['OPTIONS', '/tok
   expect(res.status).toBe(status);
 });
 
+// A plain OPTIONS (no CORS preflight) asks which methods the endpoint allows (RFC 9110 §9.3.7): 204 with Allow. Before,
+// oidc-provider answered only preflights and a plain OPTIONS got Koa's text 404, while a 405 named OPTIONS in Allow.
+test.each<[string, Record<string, string>, string]>([
+  ['/token', {}, 'POST, OPTIONS'],
+  ['/userinfo', {}, 'GET, HEAD, POST, OPTIONS'],
+  ['/.well-known/jwks.json', {}, 'GET, HEAD, OPTIONS'],
+  ['/token/introspection', {}, 'POST, OPTIONS'],
+  ['/token/revocation', {}, 'POST, OPTIONS'],
+  ['/request', {}, 'POST, OPTIONS'],
+  ['/.well-known/openid-configuration', {}, 'GET, HEAD, OPTIONS'],
+  ['/token', { origin: 'https://app.example' }, 'POST, OPTIONS'],
+  ['/token', { 'access-control-request-method': 'POST' }, 'POST, OPTIONS'],
+])('plain OPTIONS %s %j: 204 with Allow: %s', async (path, headers, allow) => {
+  const res = await fetch(`${srv.issuer}${path}`, { method: 'OPTIONS', headers });
+  expect([res.status, res.headers.get('allow'), await res.text()]).toEqual([204, allow, '']);
+});
+
+test('a CORS preflight still gets oidc-provider\'s CORS answer', async () => {
+  const res = await fetch(`${srv.issuer}/token`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+  expect([res.status, res.headers.get('access-control-allow-methods'), res.headers.get('allow')]).toEqual([204, expect.stringContaining('POST'), null]);
+});
+
 test('with registration off, POST /registration answers the JSON 404 of an endpoint that is off', async () => {
   const off = await startServer({ registration: { enabled: false, initialAccessToken: undefined } as never });
   try {
