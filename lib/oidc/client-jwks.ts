@@ -50,6 +50,60 @@ function unusableKey(jwk: unknown): string | undefined {
   return undefined;
 }
 
+/** What a key must be for a public-key key-management algorithm: its `kty`, its curves, the `key_ops` it may list. */
+interface EncryptionKeyNeeds { kty: readonly string[]; crv?: ReadonlySet<string>; keyOps: readonly string[] }
+
+/**
+ * The needs of RSA-OAEP* (RFC 7518 §4.3) and ECDH-ES* (§4.6), or `undefined` for `dir` and `A*KW`, which use the
+ * client secret. `keyOps` is what a key listing `key_ops` must list exactly: oidc-provider picks an RSA key only
+ * with "encrypt", jose then needs "wrapKey", and WebCrypto refuses any other usage on import; an ECDH public key
+ * has no usage at all.
+ */
+function encryptionKeyNeeds(alg: string): EncryptionKeyNeeds | undefined {
+  if (alg.startsWith('RSA-OAEP')) return { kty: ['RSA'], keyOps: ['encrypt', 'wrapKey'] };
+  if (alg.startsWith('ECDH-ES')) return { kty: ['EC', 'OKP'], crv: new Set(['P-256', 'P-384', 'P-521', 'X25519']), keyOps: [] };
+  return undefined;
+}
+
+type Jwk = { kty?: unknown; crv?: unknown; alg?: unknown; use?: unknown; key_ops?: unknown };
+
+/**
+ * Why the inline `jwks` cannot encrypt responses with `member` = `alg`, or `undefined` when it can (or `alg` uses the
+ * client secret, or the keys are not inline). It predicts what oidc-provider does at the first encrypted response
+ * (its KeyStore `selectForEncrypt`): among the keys it keeps, those of the algorithm's `kty` with `alg` absent or
+ * equal, `use` absent or "enc", and (RSA) `key_ops` absent or holding "encrypt"; a key naming `alg` or `use` first.
+ * Without one every such response failed with `400 invalid_client_metadata` ("no suitable encryption key found");
+ * with an unfit first one (an Ed25519 key for ECDH-ES, `key_ops` jose or WebCrypto refuse) with `500 server_error`.
+ * Keys at a `jwks_uri` are fetched only when a response is encrypted and may change: they cannot be judged here.
+ *
+ * @example encryptionKeyProblem({ keys: [] }, 'userinfo_encrypted_response_alg', 'RSA-OAEP-256')
+ *   // 'userinfo_encrypted_response_alg RSA-OAEP-256 needs a key in jwks to encrypt to, and none fits: …'
+ */
+export function encryptionKeyProblem(jwks: unknown, member: string, alg: string): string | undefined {
+  const needs = encryptionKeyNeeds(alg);
+  const keys = (jwks as { keys?: unknown } | null | undefined)?.keys;
+  if (!needs || !Array.isArray(keys)) return undefined;
+  const kept = keys.map((jwk, i) => [jwk as Jwk, i] as const).filter(([jwk]) => jwk && typeof jwk === 'object' && !unusableKey(jwk)
+    && (jwk.kty === 'RSA' || (typeof jwk.kty === 'string' && KEPT_CURVES[jwk.kty]?.has(jwk.crv as string))));
+  const candidates = kept.filter(([jwk]) => needs.kty.includes(jwk.kty as string) && (jwk.alg === undefined || jwk.alg === alg)
+    && (jwk.use === undefined || jwk.use === 'enc') && !(jwk.kty === 'RSA' && Array.isArray(jwk.key_ops) && !jwk.key_ops.includes('encrypt')));
+  const score = ([jwk]: readonly [Jwk, number]) => Number(jwk.alg !== undefined) + Number(jwk.use !== undefined);
+  const [chosen] = candidates.sort((a, b) => score(b) - score(a));
+  const ops = JSON.stringify(needs.keyOps);
+  if (!chosen) {
+    const kinds = needs.crv ? `an EC (${[...needs.crv].filter((c) => c.startsWith('P')).join(', ')}) or OKP (X25519) key` : 'an RSA key';
+    return `${member} ${alg} needs a key in jwks to encrypt to, and none fits: ${kinds} with "use" absent or "enc", "alg" absent or "${alg}" and "key_ops" absent or ${ops}; responses encrypted with it would all fail`;
+  }
+  const [jwk, i] = chosen;
+  const where = `jwks.keys[${i}] is the key ${member} ${alg} would encrypt to`;
+  if (needs.crv && !needs.crv.has(jwk.crv as string)) return `${where}, but ${alg} cannot use a ${jwk.crv as string} key (mark it "use": "sig" if it signs); the key needs crv P-256, P-384, P-521 or X25519`;
+  const keyOps = jwk.key_ops;
+  if (Array.isArray(keyOps) && (keyOps.length !== needs.keyOps.length || !needs.keyOps.every((op) => keyOps.includes(op)))) {
+    return `${where}, but its "key_ops" ${JSON.stringify(keyOps)} do not allow it; leave "key_ops" out or send ${ops}`;
+  }
+  return undefined;
+}
+
 /**
  * oidc-provider's outbound `fetch`: the guarded fetcher (lib/http/guarded-fetch.ts), and a JWK Set it fetches (a
  * client's `jwks_uri`: a 200 JSON object with a `keys` array) reaches oidc-provider without the keys

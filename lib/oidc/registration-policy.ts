@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { checkOutboundUrl, OutboundFetchError } from '../http/guarded-fetch.js';
 import { PORT_ZERO, redirectUriFormProblem } from './redirect-uri-form.js';
-import { registrationRequestProblem } from './registration-request.js';
+import { ENCRYPTED_RESPONSES, registrationRequestProblem } from './registration-request.js';
 
 export { UNSUPPORTED_METADATA } from './registration-request.js';
 
@@ -14,9 +14,6 @@ export const KEY_MANAGEMENT_ALGS = ['RSA-OAEP', 'RSA-OAEP-256', 'ECDH-ES', 'ECDH
 /** Content-encryption algorithms accepted for encrypted responses (RFC 7518 §5.1). */
 export const CONTENT_ENCRYPTION_ENCS = ['A128CBC-HS256', 'A192CBC-HS384', 'A256CBC-HS512', 'A128GCM', 'A192GCM', 'A256GCM'] as const;
 
-// Only members oidc-provider recognises with our features (encryption + jwtUserinfo): a member listed in
-// `extraClientMetadata.properties` is kept and echoed even when the provider would otherwise drop it.
-const ENCRYPTED_RESPONSES = ['userinfo', 'id_token'] as const;
 /** URIs the server dereferences; they go through the guarded fetcher and are checked at registration too. */
 const FETCHED_URIS = ['jwks_uri', 'sector_identifier_uri'] as const;
 /** URIs only shown to users or given to browsers; never fetched by the server. */
@@ -44,6 +41,8 @@ export const registrationMetadataSchema = {
     // Portcullis: the client wants two factors at every sign-in (acr urn:portcullis:mfa); see lib/accounts/mfa.
     require_mfa: { type: 'boolean' },
     ...Object.fromEntries([...FETCHED_URIS, ...DISPLAYED_URIS].map((k) => [k, uri])),
+    // Only members oidc-provider recognises with our features (encryption + jwtUserinfo): a member listed in
+    // `extraClientMetadata.properties` is kept and echoed even when the provider would otherwise drop it.
     ...Object.fromEntries(ENCRYPTED_RESPONSES.flatMap((r) => [
       [`${r}_encrypted_response_alg`, { type: 'string', enum: KEY_MANAGEMENT_ALGS }],
       [`${r}_encrypted_response_enc`, { type: 'string', enum: CONTENT_ENCRYPTION_ENCS }],

@@ -3,7 +3,10 @@
  * otherwise drop or rewrite without telling the client. Pure: each returns the description of the first problem,
  * which `registration-policy.ts` turns into `invalid_client_metadata` / `invalid_redirect_uri`.
  */
-import { unusableClientKey } from './client-jwks.js';
+import { encryptionKeyProblem, unusableClientKey } from './client-jwks.js';
+
+/** The responses a client may ask to be encrypted (`<name>_encrypted_response_alg`) with our features. */
+export const ENCRYPTED_RESPONSES = ['userinfo', 'id_token'] as const;
 
 /**
  * Registered client metadata (IANA "OAuth Dynamic Client Registration Metadata") for features this server does
@@ -53,6 +56,17 @@ function endpointAuthMethodProblem(body: Record<string, unknown>): string | unde
   return undefined;
 }
 
+/** The first encrypted response whose public-key algorithm no inline `jwks` key fits (see `encryptionKeyProblem`). */
+function encryptionKeysProblem(body: Record<string, unknown>): string | undefined {
+  for (const response of ENCRYPTED_RESPONSES) {
+    const member = `${response}_encrypted_response_alg`;
+    const alg = body[member];
+    const problem = typeof alg === 'string' ? encryptionKeyProblem(body.jwks, member, alg) : undefined;
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
 function isOff(value: unknown): boolean {
   return value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0);
 }
@@ -63,7 +77,8 @@ function isStringList(value: unknown): value is string[] {
 
 /**
  * Checks of the registration request as a whole, where oidc-provider would otherwise drop or rewrite a member
- * the client sent: server-assigned members, inline `jwks` keys that cannot be used (see `unusableClientKey`),
+ * the client sent: server-assigned members, inline `jwks` keys that cannot be used (see `unusableClientKey`) or
+ * that no encrypted response could use (see `encryptionKeyProblem`),
  * per-endpoint authentication methods the token endpoint's does not match (see `endpointAuthMethodProblem`),
  * metadata of features that are off, repeated values, and `grant_types` that do not match `response_types`
  * (oidc-provider adds or removes `authorization_code` and `implicit` to make them match; RFC 7591 §2.1 lets the
@@ -79,7 +94,7 @@ export function registrationRequestProblem(route: string, body: Record<string, u
       if (body[key] !== undefined) return `${key} is assigned by the server and must not be sent at registration (RFC 7591 §3.2.1)`;
     }
   }
-  const problem = unusableClientKey(body.jwks) ?? endpointAuthMethodProblem(body);
+  const problem = unusableClientKey(body.jwks) ?? encryptionKeysProblem(body) ?? endpointAuthMethodProblem(body);
   if (problem) return problem;
   for (const [key, feature] of Object.entries(UNSUPPORTED_METADATA)) {
     if (!isOff(body[key])) return `${key} is not supported: this server does not offer ${feature}`;

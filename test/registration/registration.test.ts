@@ -124,7 +124,8 @@ describe('dynamic client registration (RFC 7591, OIDC Registration)', () => {
     ['reverse-domain scheme for a native client', { application_type: 'native', redirect_uris: ['com.example.app:/oauth2redirect'] }],
     ['a client_name in other scripts', { client_name: 'متجر Acme 株式会社 Ünïcødé' }],
     ['encrypted userinfo with the client\'s keys by value', {
-      userinfo_encrypted_response_alg: 'RSA-OAEP', userinfo_encrypted_response_enc: 'A256GCM',
+      // ECDH-ES for this EC key: RSA-OAEP had no key to encrypt to (test/registration/encryption-keys.test.ts).
+      userinfo_encrypted_response_alg: 'ECDH-ES', userinfo_encrypted_response_enc: 'A256GCM',
       jwks: { keys: [{ kty: 'EC', crv: 'P-256', use: 'enc', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] },
     }],
   ])('accepted: %s', async (_name, extra) => {
