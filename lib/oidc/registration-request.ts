@@ -67,6 +67,38 @@ function encryptionKeysProblem(body: Record<string, unknown>): string | undefine
   return undefined;
 }
 
+/** A response type's words in one order: `"token id_token"` and `"id_token token"` are the same response type. */
+const responseType = (value: string) => value.split(' ').sort().join(' ');
+
+/**
+ * The list members oidc-provider deduplicates without a word (its `arrays()`, and `scope`'s words), with when two
+ * entries are the same. A repeat is refused instead: the client would otherwise be told its list was registered
+ * while another one was stored. URIs compare as sent (the server compares them so at the authorization and end
+ * session endpoints). `request_uris` and `authorization_details_types` are refused whole (UNSUPPORTED_METADATA).
+ */
+const LIST_MEMBERS: ReadonlyArray<readonly [string, (value: string) => string]> = [
+  ['redirect_uris', (v) => v], ['post_logout_redirect_uris', (v) => v], ['grant_types', (v) => v], ['response_types', responseType],
+  ['response_modes', (v) => v], ['default_acr_values', (v) => v], ['contacts', (v) => v],
+];
+
+/** The first value repeated in a list member, a response type or `scope` (see {@link LIST_MEMBERS}). */
+function repeatedValueProblem(body: Record<string, unknown>): string | undefined {
+  const lists: Array<readonly [string, unknown, (value: string) => string]> = LIST_MEMBERS.map(([key, same]) => [key, body[key], same] as const);
+  if (isStringList(body.response_types)) {
+    lists.push(...body.response_types.map((v) => [`response_types entry ${JSON.stringify(v)}`, v.split(' ').filter(Boolean), (w: string) => w] as const));
+  }
+  if (typeof body.scope === 'string') lists.push(['scope', body.scope.split(' ').filter(Boolean), (w: string) => w]);
+  for (const [key, list, same] of lists) {
+    if (!isStringList(list)) continue;
+    const seen = new Set<string>();
+    for (const value of list) {
+      if (seen.has(same(value))) return `${key} lists ${JSON.stringify(value)} more than once`;
+      seen.add(same(value));
+    }
+  }
+  return undefined;
+}
+
 function isOff(value: unknown): boolean {
   return value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0);
 }
@@ -80,7 +112,7 @@ function isStringList(value: unknown): value is string[] {
  * the client sent: server-assigned members, inline `jwks` keys that cannot be used (see `unusableClientKey`) or
  * that no encrypted response could use (see `encryptionKeyProblem`),
  * per-endpoint authentication methods the token endpoint's does not match (see `endpointAuthMethodProblem`),
- * metadata of features that are off, repeated values, and `grant_types` that do not match `response_types`
+ * metadata of features that are off, repeated values (see `repeatedValueProblem`), and `grant_types` that do not match `response_types`
  * (oidc-provider adds or removes `authorization_code` and `implicit` to make them match; RFC 7591 §2.1 lets the
  * server refuse instead, which is what we do).
  *
@@ -99,18 +131,9 @@ export function registrationRequestProblem(route: string, body: Record<string, u
   for (const [key, feature] of Object.entries(UNSUPPORTED_METADATA)) {
     if (!isOff(body[key])) return `${key} is not supported: this server does not offer ${feature}`;
   }
+  const repeated = repeatedValueProblem(body);
+  if (repeated) return repeated;
   const { grant_types: grants, response_types: responses } = body;
-  for (const [key, list, canonical] of [
-    ['grant_types', grants, (v: string) => v],
-    ['response_types', responses, (v: string) => [...new Set(v.split(' '))].sort().join(' ')],
-  ] as const) {
-    if (!isStringList(list)) continue;
-    const seen = new Set<string>();
-    for (const value of list) {
-      if (seen.has(canonical(value))) return `${key} lists ${JSON.stringify(value)} more than once`;
-      seen.add(canonical(value));
-    }
-  }
   // Unknown grant types are left to oidc-provider's own check, which names the allowed values.
   if (!isStringList(grants) || (responses !== undefined && !isStringList(responses))) return undefined;
   if (!grants.every((g) => OFFERED_GRANTS.has(g))) return undefined;
