@@ -44,7 +44,10 @@ const IMPLICIT_TYPES = new Set(['id_token', 'token']);
  * Per-endpoint authentication members oidc-provider 8+ no longer knows: it authenticates a client at the
  * introspection and revocation endpoints with its `token_endpoint_auth_method` and drops these silently, so a
  * client registered with `introspection_endpoint_auth_method: "none"` got a 201 and every introspection it then
- * sent without its secret failed with `invalid_client`. Refused unless equal to the token endpoint's method.
+ * sent without its secret failed with `invalid_client`. Likewise `*_endpoint_auth_signing_alg`: a JWT assertion
+ * (`client_secret_jwt`, `private_key_jwt`) is checked at those endpoints against `token_endpoint_auth_signing_alg`
+ * (any allowed algorithm when it is absent), so an assertion signed as the dropped member said could fail. Each is
+ * refused unless equal to the token endpoint's value.
  */
 function endpointAuthMethodProblem(body: Record<string, unknown>): string | undefined {
   const tokenMethod = body.token_endpoint_auth_method ?? 'client_secret_basic';
@@ -52,6 +55,13 @@ function endpointAuthMethodProblem(body: Record<string, unknown>): string | unde
     const value = body[`${endpoint}_endpoint_auth_method`];
     if (value === undefined || value === null || value === tokenMethod) continue;
     return `${endpoint}_endpoint_auth_method ${JSON.stringify(value)} differs from token_endpoint_auth_method ${JSON.stringify(tokenMethod)}: this server authenticates a client at the ${endpoint} endpoint with its token_endpoint_auth_method, so ${endpoint} requests sent that way would always fail with invalid_client; omit ${endpoint}_endpoint_auth_method`;
+  }
+  const tokenAlg = body.token_endpoint_auth_signing_alg;
+  for (const endpoint of ['introspection', 'revocation']) {
+    const value = body[`${endpoint}_endpoint_auth_signing_alg`];
+    if (value === undefined || value === null || value === tokenAlg) continue;
+    const token = tokenAlg === undefined || tokenAlg === null ? 'token_endpoint_auth_signing_alg, which is not sent' : `token_endpoint_auth_signing_alg ${JSON.stringify(tokenAlg)}`;
+    return `${endpoint}_endpoint_auth_signing_alg ${JSON.stringify(value)} differs from ${token}: this server checks a client's JWT assertion at the ${endpoint} endpoint as at the token endpoint and does not keep ${endpoint}_endpoint_auth_signing_alg; omit it, or send the same value as token_endpoint_auth_signing_alg`;
   }
   return undefined;
 }
@@ -111,7 +121,8 @@ function isStringList(value: unknown): value is string[] {
  * Checks of the registration request as a whole, where oidc-provider would otherwise drop or rewrite a member
  * the client sent: server-assigned members, inline `jwks` keys that cannot be used (see `unusableClientKey`) or
  * that no encrypted response could use (see `encryptionKeyProblem`),
- * per-endpoint authentication methods the token endpoint's does not match (see `endpointAuthMethodProblem`),
+ * per-endpoint authentication methods and signing algorithms the token endpoint's do not match (see
+ * `endpointAuthMethodProblem`),
  * metadata of features that are off, repeated values (see `repeatedValueProblem`), and `grant_types` that do not match `response_types`
  * (oidc-provider adds or removes `authorization_code` and `implicit` to make them match; RFC 7591 §2.1 lets the
  * server refuse instead, which is what we do).
