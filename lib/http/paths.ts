@@ -55,11 +55,16 @@ export const ENDPOINT_METHODS: ReadonlyMap<string, ReadonlySet<string>> = new Ma
   [PROVIDER_ROUTES.registration, ['POST']],
   [PROVIDER_ROUTES.jwks, ['GET', 'HEAD', 'OPTIONS']],
   [PROVIDER_ROUTES.end_session, ['GET', 'HEAD']],
+  [`${PROVIDER_ROUTES.end_session}/confirm`, ['POST']],
+  [`${PROVIDER_ROUTES.end_session}/success`, ['GET', 'HEAD']],
   [PROVIDER_ROUTES.revocation, ['POST', 'OPTIONS']],
   [PROVIDER_ROUTES.introspection, ['POST', 'OPTIONS']],
   [PROVIDER_ROUTES.pushed_authorization_request, ['POST', 'OPTIONS']],
   ...DISCOVERY_PATHS.map((path): [string, string[]] => [path, ['GET', 'HEAD', 'OPTIONS']]),
 ].map(([path, methods]) => [path as string, new Set(methods as string[])]));
+
+/** The methods of the authorization endpoint's resume path (`/authorization/<uid>`, after the login and consent pages). */
+export const RESUME_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /**
  * oidc-provider's router matches a path case-insensitively and with one trailing slash (its `lib/helpers/router.js`):

@@ -29,7 +29,7 @@ import { answeredMethod } from './allowed-methods.js';
  */
 
 import {
-  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, ENDPOINT_METHODS, firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, PROVIDER_SEGMENTS,
+  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, ENDPOINT_METHODS, firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, PROVIDER_SEGMENTS, RESUME_METHODS,
 } from './paths.js';
 
 export {
@@ -270,7 +270,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   // Userinfo is unserved in OAuth-only mode: its 404, not a 405, whatever the method.
   const methods = new Map([...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)));
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
-    const allowed = methods.get(ctx.path);
+    const allowed = methods.get(ctx.path) ?? (ctx.path.startsWith(resumePrefix) ? RESUME_METHODS : undefined);
     if (allowed && answeredMethod(ctx, allowed)) return;
     const hasBody = ctx.req.headers['content-length'] !== undefined || ctx.req.headers['transfer-encoding'] !== undefined;
     return hasBody ? limitBody(ctx, () => byPath(ctx, next)) : byPath(ctx, next);

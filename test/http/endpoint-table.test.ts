@@ -51,6 +51,12 @@ test.each([
   ['PUT', '/userinfo', 'GET, HEAD, POST, OPTIONS'],
   ['POST', '/session/end', 'GET, HEAD'],
   ['POST', '/authorization', 'GET, HEAD'],
+  // Sub-paths oidc-provider routes for one method: before, Koa's text 404.
+  ['DELETE', '/authorization/some-uid', 'GET, HEAD'],
+  ['POST', '/authorization/some-uid', 'GET, HEAD'],
+  ['GET', '/session/end/confirm', 'POST'],
+  ['PUT', '/session/end/confirm', 'POST'],
+  ['POST', '/session/end/success', 'GET, HEAD'],
 ])('%s %s: 405 with Allow: %s and a JSON error', async (method, path, allow) => {
   const res = await fetch(`${srv.issuer}${path}`, { method, redirect: 'manual' });
   expect([res.status, res.headers.get('allow'), res.headers.get('content-type'), await res.json()]).toEqual([
