@@ -13,12 +13,17 @@ const KEPT_CURVES: Readonly<Record<string, ReadonlySet<string> | undefined>> = {
 /** RFC 7518 §3.3 and §4.3: RSA keys for RS256/PS256 and RSA-OAEP must have at least 2048 bits (jose enforces it). */
 const MIN_RSA_BITS = 2048;
 
+/** JWK members that hold private or secret key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2). */
+const SECRET_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+
 /**
  * What makes a key of an inline client `jwks` unusable, or `undefined` when every key oidc-provider would keep
  * can be imported by Node (and an RSA key has at least 2048 bits). oidc-provider checks only the members' shape, so a
  * key such as `{"kty":"RSA","n":"x","e":"AQAB"}` or an EC point off its curve was registered and then failed when
- * first used to encrypt a userinfo response or ID token, as `500 server_error`. Names the index, kty and Node's
- * error code only, never key material.
+ * first used to encrypt a userinfo response or ID token, as `500 server_error`. A key with private or secret
+ * material (a `d` member, a symmetric `oct` key) is refused too, by name: a client's keys are public, and its
+ * private key belongs with the client alone (oidc-provider refused these as "client JSON Web Key Set is invalid",
+ * without saying which key or why). Names the index, kty, member and Node's error code only, never key material.
  *
  * @example unusableClientKey({ keys: [{ kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'AAAA' }] })
  *   // 'jwks.keys[0] (EC) is not a usable public key (ERR_CRYPTO_INVALID_JWK)'
@@ -27,9 +32,20 @@ export function unusableClientKey(jwks: unknown): string | undefined {
   const keys = (jwks as { keys?: unknown } | null | undefined)?.keys;
   if (!Array.isArray(keys)) return undefined;
   for (const [i, jwk] of keys.entries()) {
-    const problem = unusableKey(jwk);
+    const problem = secretKeyMaterial(jwk) ?? unusableKey(jwk);
     if (problem) return `jwks.keys[${i}] ${problem}`;
   }
+  return undefined;
+}
+
+/** Private or secret material in one key of a client's `jwks`, in words, or `undefined`. */
+function secretKeyMaterial(jwk: unknown): string | undefined {
+  if (!jwk || typeof jwk !== 'object') return undefined;
+  const { kty } = jwk as { kty?: unknown };
+  const label = typeof kty === 'string' ? `(${kty.slice(0, 8)}) ` : '';
+  if (kty === 'oct') return `${label}is a symmetric key: a client's jwks holds public keys only (a shared secret is the client_secret)`;
+  const member = SECRET_MEMBERS.find((m) => (jwk as Record<string, unknown>)[m] !== undefined);
+  if (member) return `${label}has the private key member "${member}": a client's jwks holds public keys only; keep the private key with the client`;
   return undefined;
 }
 

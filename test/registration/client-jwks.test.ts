@@ -51,3 +51,20 @@ describe('inline jwks keys must be usable (RFC 7591 §2, RFC 7518 §3.3/§4.3)',
     expect(res.status).toBe(201);
   });
 });
+
+// A key with private or secret material was refused by oidc-provider as "client JSON Web Key Set is invalid", without
+// saying which key or why; the description now names the key and the member (never its value).
+const ecPair = await generateKeyPair('ES256', { extractable: true });
+const PUBLIC_ONLY = 'a client\'s jwks holds public keys only; keep the private key with the client';
+const secretBearing: Array<[string, Record<string, unknown>, string]> = [
+  ['an EC private key', { ...await exportJWK(ecPair.privateKey), use: 'sig' }, `jwks.keys[1] (EC) has the private key member "d": ${PUBLIC_ONLY}`],
+  ['an RSA private key', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }) as Record<string, unknown>, `jwks.keys[1] (RSA) has the private key member "d": ${PUBLIC_ONLY}`],
+  ['a public key with a stray private member', { ...await exportJWK(ecPair.publicKey), d: 'AAAA' }, `jwks.keys[1] (EC) has the private key member "d": ${PUBLIC_ONLY}`],
+  ['a symmetric key', { kty: 'oct', k: 'c2VjcmV0LXNlY3JldC1zZWNyZXQ' }, 'jwks.keys[1] (oct) is a symmetric key: a client\'s jwks holds public keys only (a shared secret is the client_secret)'],
+];
+
+test.each(secretBearing)('%s in jwks: invalid_client_metadata naming the key and member', async (_name, key, description) => {
+  const res = await register(srv.issuer, { ...WEB_CLIENT, jwks: { keys: [good, key] } });
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({ error: 'invalid_client_metadata', error_description: description });
+});
