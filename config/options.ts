@@ -102,13 +102,61 @@ function palette<const N extends string>(defaults: Record<N, string>, scheme: st
   })])) as Record<N, ReturnType<typeof withDefault<typeof hexColor>>>;
 }
 
+/**
+ * Algorithms of the client assertions (RFC 7523 §2.2) the token endpoint accepts, per authentication method: the
+ * one list for configured clients, registration and discovery (`token_endpoint_auth_signing_alg_values_supported`;
+ * oidc-provider's `enabledJWA.clientAuthSigningAlgValues`). `client_secret_jwt` is HMAC with the client secret.
+ */
+export const CLIENT_AUTH_SIGNING_ALGS = Object.freeze({
+  private_key_jwt: ['RS256', 'PS256', 'ES256', 'Ed25519', 'EdDSA'],
+  client_secret_jwt: ['HS256'],
+} as const);
+
+/** A client's public keys (RFC 7517 §5 JWK Set); what each key may hold is checked by `loadConfig`. */
+const publicJwksSchema = Type.Object({
+  keys: Type.Array(Type.Unsafe<{ kty: string; [member: string]: unknown }>(Type.Object({ kty: Type.String({ minLength: 1 }) }, { additionalProperties: true })), { minItems: 1 }),
+}, { additionalProperties: true });
+
 const clientSchema = Type.Object({
   client_id: Type.String({ minLength: 1, maxLength: 255 }),
-  client_secret: Type.Optional(Type.String({ minLength: 12 })),
+  client_secret: optional(Type.String({ minLength: 12 }), {
+    description: 'Secret of a confidential client, at least 12 characters; with `client_secret_jwt` at least 32 bytes (the HS256 key). Required for `client_secret_basic`, `client_secret_post` and `client_secret_jwt`; refused with `none` and `private_key_jwt`',
+    defaultText: 'unset',
+    security: 'refused in production when it is a demo value',
+    see: 'RFC 6749 §2.3.1, RFC 7518 §3.2',
+  }),
   redirect_uris: Type.Array(Type.String({ format: 'uri' }), { minItems: 1 }),
   grant_types: Type.Optional(Type.Array(oneOf(['authorization_code', 'refresh_token', 'implicit'] as const))),
   response_types: Type.Optional(Type.Array(oneOf(['code', 'id_token', 'id_token token', 'code id_token', 'code token', 'code id_token token'] as const))),
-  token_endpoint_auth_method: Type.Optional(oneOf(['client_secret_basic', 'client_secret_post', 'none'] as const)),
+  token_endpoint_auth_method: optional(oneOf(['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'] as const), {
+    description: 'How the client authenticates at the token, introspection, revocation and PAR endpoints: `client_secret_basic`, `client_secret_post`, `client_secret_jwt` (an HS256 assertion made with `client_secret`), `private_key_jwt` (an assertion signed with a private key whose public key is in `jwks` or at `jwks_uri`) or `none` (a public client)',
+    defaultText: '`client_secret_basic`',
+    security: '`private_key_jwt` keeps no shared secret on the server',
+    see: 'RFC 7591 §2, OIDC Core §9, RFC 7523',
+  }),
+  token_endpoint_auth_signing_alg: optional(oneOf([...CLIENT_AUTH_SIGNING_ALGS.private_key_jwt, ...CLIENT_AUTH_SIGNING_ALGS.client_secret_jwt] as const), {
+    description: `The one algorithm the client's assertions may use: ${CLIENT_AUTH_SIGNING_ALGS.private_key_jwt.map((a) => `\`${a}\``).join(', ')} with \`private_key_jwt\`, \`HS256\` with \`client_secret_jwt\`; only with those two methods`,
+    defaultText: 'unset: any of the method\'s algorithms',
+    see: 'OIDC Registration §2',
+  }),
+  jwks: optional(publicJwksSchema, {
+    description: 'The client\'s public keys inline (a JWK Set): for `private_key_jwt` and signed request objects. Exclusive with `jwks_uri`',
+    defaultText: 'unset',
+    security: 'public keys only: a key with private members (`d`, `p`, `q`, …) or a symmetric `oct` key is refused; keys Node cannot use and RSA keys under 2048 bits too',
+    see: 'RFC 7591 §2, RFC 7517 §5',
+  }),
+  jwks_uri: optional(Type.String({ format: 'uri' }), {
+    description: 'Where the server fetches the client\'s public keys (a JWK Set) when it needs them, through the guarded fetcher (`outboundFetch`). Exclusive with `jwks`',
+    defaultText: 'unset',
+    security: 'https and a public address only, unless its origin is in `outboundFetch.allowedOrigins`',
+    see: 'RFC 7591 §2, SPEC rule 8',
+  }),
+  dpop_bound_access_tokens: optional(Type.Boolean(), {
+    description: 'The client must present a DPoP proof at the token endpoint; its access and refresh tokens are bound to the proof\'s key (a token request without one is `400 invalid_grant`)',
+    defaultText: '`false`',
+    security: 'a stolen access token is useless without the client\'s DPoP private key',
+    see: 'RFC 9449 §5.2',
+  }),
   application_type: Type.Optional(oneOf(['web', 'native'] as const)),
   client_name: Type.Optional(Type.String()),
   scope: Type.Optional(Type.String()),

@@ -11,6 +11,7 @@ import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { isHostAndPort } from '../core/host-syntax.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { checkSigningKeys, readSigningKeys } from '../oidc/keys.js';
+import { checkClientAuthentication } from './client-auth.js';
 import { cloneData, isPlainObject } from './merge.js';
 import { schemaProblems } from './schema-errors.js';
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js';
@@ -227,9 +228,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
     if (client.client_id === ACCOUNT_CLIENT_ID) {
       throw new ConfigError(`clients[${i}].client_id`, `"${ACCOUNT_CLIENT_ID}" is reserved for the account page's own client (oidc-provider: client_id must be unique amongst statically configured clients): choose another client_id`);
     }
-    const isPublic = client.token_endpoint_auth_method === 'none';
-    if (isPublic && client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'a public client (token_endpoint_auth_method "none") has no secret');
-    if (!isPublic && !client.client_secret) throw new ConfigError(`clients[${i}].client_secret`, 'is required for a confidential client (or set token_endpoint_auth_method to "none")');
+    checkClientAuthentication(client, i);
   });
   config.allowedHosts.forEach((host, i) => {
     if (!isHostAndPort(host)) throw new ConfigError(`allowedHosts[${i}]`, `must be a host name or address with an optional port, as a Host header carries it (e.g. "id.example.com" or "id.example.com:8443"; no scheme, path or wildcard), got ${JSON.stringify(host.slice(0, 80))}`);

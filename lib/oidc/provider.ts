@@ -4,7 +4,6 @@ import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
 import { ConfigError, StorageUnavailableError } from '../core/errors.js';
 import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
-import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
 import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
@@ -22,7 +21,7 @@ import { HOME_PATHS } from '../accounts/paths.js';
 import { clientKeysFetch } from './client-jwks.js';
 import { endpointRateLimits } from './endpoint-limits.js';
 import type { LimiterBackend } from '../core/limiter.js';
-import { CONTENT_ENCRYPTION_ENCS, KEY_MANAGEMENT_ALGS, registrationPolicy } from './registration-policy.js';
+import { enabledJwa, registrationPolicy } from './registration-policy.js';
 import { InitialAccessTokens } from './initial-access-tokens.js';
 import { resourceIndicators } from './resource-server.js';
 import { clientOriginAllowed } from './client-cors.js';
@@ -166,13 +165,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     },
     rotateRefreshToken: true,
     features: providerFeatures(deps),
-    enabledJWA: {
-      userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
-      userinfoEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
-      idTokenEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
-      idTokenEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
-      dPoPSigningAlgValues: [...DPOP_ALGORITHMS], // the GraphQL endpoint accepts the same (lib/core/dpop-algorithms.ts)
-    },
+    enabledJWA: enabledJwa(),
     extraParams: { [OFFLINE_MARKER]: config.openid ? null : refuseOpenidScope },
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
     fetch: clientKeysFetch(config.outboundFetch) as Configuration['fetch'],

@@ -1,5 +1,7 @@
 import { Ajv } from 'ajv';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { CLIENT_AUTH_SIGNING_ALGS } from '../../config/options.js';
+import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 import { checkOutboundUrl, OutboundFetchError } from '../http/guarded-fetch.js';
 import { PORT_ZERO, redirectUriFormProblem } from './redirect-uri-form.js';
 import { ENCRYPTED_RESPONSES, registrationRequestProblem } from './registration-request.js';
@@ -13,6 +15,22 @@ export { UNSUPPORTED_METADATA } from './registration-request.js';
 export const KEY_MANAGEMENT_ALGS = ['RSA-OAEP', 'RSA-OAEP-256', 'ECDH-ES', 'ECDH-ES+A128KW', 'ECDH-ES+A256KW', 'A128KW', 'A256KW', 'dir'] as const;
 /** Content-encryption algorithms accepted for encrypted responses (RFC 7518 §5.1). */
 export const CONTENT_ENCRYPTION_ENCS = ['A128CBC-HS256', 'A192CBC-HS384', 'A256CBC-HS512', 'A128GCM', 'A192GCM', 'A256GCM'] as const;
+
+/**
+ * oidc-provider's `enabledJWA` for client metadata (and discovery's `*_values_supported`): the encryption algorithms
+ * above, the client assertion algorithms of `CLIENT_AUTH_SIGNING_ALGS` (config/options.ts), and the DPoP proof
+ * algorithms the GraphQL endpoint accepts too (lib/core/dpop-algorithms.ts).
+ */
+export function enabledJwa() {
+  return {
+    clientAuthSigningAlgValues: [...CLIENT_AUTH_SIGNING_ALGS.client_secret_jwt, ...CLIENT_AUTH_SIGNING_ALGS.private_key_jwt],
+    userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
+    userinfoEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
+    idTokenEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
+    idTokenEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
+    dPoPSigningAlgValues: [...DPOP_ALGORITHMS],
+  };
+}
 
 /** URIs the server dereferences; they go through the guarded fetcher and are checked at registration too. */
 const FETCHED_URIS = ['jwks_uri', 'sector_identifier_uri'] as const;

@@ -83,7 +83,7 @@ describe('configuration checks', () => {
 
   test('a refusal outside the production guards: the option and its row of the README table', async () => {
     const run = await doctor(['--config', configFile('secretless.json', { issuer: 'http://localhost:3000', clients: [{ client_id: 'rp', redirect_uris: ['https://rp.example/cb'] }] })], { NODE_ENV: 'development' });
-    expect(run.stdout).toMatch(/✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients` row of README "Configuration" says what it takes\n/);
+    expect(run.stdout).toMatch(/✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients\[\]\.client_secret` row of README "Configuration" says what it takes\n/);
   });
 
   test('a clean development configuration: exit 0, no problem', async () => {
