@@ -1,4 +1,6 @@
+import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
+import Koa from 'koa';
 import { createServer, type PortcullisConfig, type PortcullisServer } from '../../lib/index.js';
 import { catalogResolvers, typeDefs } from '../../examples/catalog/schema.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
@@ -39,6 +41,33 @@ export async function startServer(overrides: Partial<PortcullisConfig> | ((issue
   await server.listen(port, '127.0.0.1');
   const graphqlUrl = `${issuer}${server.config.graphql?.path ?? '/graphql'}`;
   return { server, issuer, graphqlUrl, close: () => server.close() };
+}
+
+/**
+ * Portcullis on a free port of 127.0.0.1 as the standalone server (`hostApp` unset: `server.listen`) or mounted in a
+ * Koa host app (`app.use(server.middleware())`), which `hostApp` completes: it gets the app and the middleware and
+ * uses them in its own order (a body parser before or after, the host's own routes). `config` gets the origin
+ * (`http://127.0.0.1:<port>`). `close` stops the host app's server and Portcullis.
+ */
+export async function startDeployment(config: (origin: string) => PortcullisConfig, hostApp?: (app: Koa, middleware: Koa.Middleware) => void): Promise<{ origin: string; server: PortcullisServer; close(): Promise<void> }> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const server = await createServer(config(origin));
+  if (!hostApp) {
+    await server.listen(port, '127.0.0.1');
+    return { origin, server, close: () => server.close() };
+  }
+  const app = new Koa();
+  hostApp(app, server.middleware());
+  const http: Server = app.listen(port, '127.0.0.1');
+  await new Promise((resolve) => http.once('listening', resolve));
+  return {
+    origin, server,
+    close: async () => {
+      await new Promise<void>((resolve) => { http.close(() => resolve()); http.closeAllConnections(); });
+      await server.close();
+    },
+  };
 }
 
 /** The example catalog's `graphql` section, to extend with options in tests. */

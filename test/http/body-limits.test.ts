@@ -1,11 +1,8 @@
-import type { Server } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
-import Koa from 'koa';
 import { catalogResolvers, typeDefs } from '../../examples/catalog/schema.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
-import { createServer } from '../../lib/index.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { freePort } from '../helpers/server.js';
+import { startDeployment } from '../helpers/server.js';
 
 /**
  * A body over oidc-provider's 56 KiB limit (RFC 9110 §15.5.14) is `413 invalid_request` at every endpoint it
@@ -37,27 +34,13 @@ describe.each(DEPLOYMENTS)('$name', (deployment) => {
   let origin: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    const config = { issuer: origin + deployment.prefix, graphql: { path: '/api/graphql', typeDefs, resolvers: catalogResolvers() }, ...demoFixtures() };
-    if (!deployment.host) {
-      const server = await createServer(config);
-      await server.listen(port, '127.0.0.1');
-      close = () => server.close();
-      return;
-    }
-    const portcullis = await createServer(config);
-    const app = new Koa();
     const parser = bodyParser({ formLimit: '1mb', jsonLimit: '1mb' });
-    if (deployment.host === 'before') app.use(parser);
-    app.use(portcullis.middleware());
-    if (deployment.host === 'after') app.use(parser);
-    const http: Server = app.listen(port, '127.0.0.1');
-    await new Promise((resolve) => http.once('listening', resolve));
-    close = async () => {
-      await new Promise<void>((resolve) => { http.close(() => resolve()); http.closeAllConnections(); });
-      await portcullis.close();
-    };
+    ({ origin, close } = await startDeployment((o) => ({ issuer: o + deployment.prefix, graphql: { path: '/api/graphql', typeDefs, resolvers: catalogResolvers() }, ...demoFixtures() }),
+      deployment.host ? (app, portcullis) => {
+        if (deployment.host === 'before') app.use(parser);
+        app.use(portcullis);
+        if (deployment.host === 'after') app.use(parser);
+      } : undefined));
   });
   afterAll(() => close());
 

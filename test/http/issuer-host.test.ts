@@ -1,35 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
 import { exportJWK, SignJWT, type JWK } from 'jose';
 import { createServer, type PortcullisServer } from '../../lib/index.js';
 import { generateCookieKey, generateSigningKeys } from '../../lib/oidc/keys.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { browse, oidc, relyingParty, startAuthorization } from '../helpers/flow.js';
-import { rawRequest } from '../helpers/raw-http.js';
+import { rawLines, rawRequest } from '../helpers/raw-http.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
 
 /**
  * Every URL the server emits or compares derives from the configured issuer, never from `Host` or
  * `X-Forwarded-*` (cache/link poisoning, RFC 9449 §11.1 DPoP htu); other hosts get 421.
  */
-
-/** One HTTP/1.1 request written as raw lines (Node's client cannot send a header line twice); the answer's status and body. */
-function requestLines(base: string, requestLine: string, fields: string[], body = ''): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => {
-      socket.end([`${requestLine} HTTP/1.1`, ...fields, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body].join('\r\n'));
-    });
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const head = text.slice(0, text.indexOf('\r\n\r\n'));
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: text.slice(head.length + 4) });
-    });
-  });
-}
 
 // Rows are padded to four members: jest passes `done` to a test function that takes more parameters than its row.
 const OWN_PATHS: Array<[string, string, Record<string, string> | undefined, string | undefined]> = ([
@@ -97,7 +78,7 @@ describe('Host header: development server on http://127.0.0.1:PORT', () => {
   ])('two Host lines (%s) → 400 invalid_request', async (_name, lines) => {
     for (const [method, path, headers, body] of OWN_PATHS) {
       const fields = [...lines(host).map((h) => `Host: ${h}`), 'Accept: application/json', ...Object.entries(headers ?? {}).map(([k, v]) => `${k}: ${v}`)];
-      const res = await requestLines(srv.issuer, `${method} ${path}`, fields, body);
+      const res = await rawLines(srv.issuer, `${method} ${path}`, fields, body);
       expect([path, res.status]).toEqual([path, 400]);
       expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_request', error_description: 'The request has more than one Host header.' });
     }

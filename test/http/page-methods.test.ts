@@ -1,13 +1,10 @@
-import type { Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Koa from 'koa';
 import { catalogResolvers, typeDefs } from '../../examples/catalog/schema.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
-import { createServer } from '../../lib/index.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { freePort } from '../helpers/server.js';
+import { startDeployment } from '../helpers/server.js';
 
 /**
  * A method our pages (`/interaction/…`, `/account/…`, `/ui/logo`) or health endpoints do not answer gets
@@ -43,23 +40,8 @@ describe.each([{ name: 'standalone server', host: false }, { name: 'host app (se
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portcullis-methods-'));
     await writeFile(join(dir, 'logo.png'), PNG);
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    const portcullis = await createServer({ issuer: origin, graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() }, ...demoFixtures(), ui: { logo: join(dir, 'logo.png') } });
-    if (!host) {
-      await portcullis.listen(port, '127.0.0.1');
-      close = () => portcullis.close();
-      return;
-    }
-    const app = new Koa();
-    app.use(portcullis.middleware());
-    app.use((ctx) => { ctx.status = 404; ctx.body = 'host app'; });
-    const http: Server = app.listen(port, '127.0.0.1');
-    await new Promise((resolve) => http.once('listening', resolve));
-    close = async () => {
-      await new Promise<void>((resolve) => { http.close(() => resolve()); http.closeAllConnections(); });
-      await portcullis.close();
-    };
+    ({ origin, close } = await startDeployment((o) => ({ issuer: o, graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() }, ...demoFixtures(), ui: { logo: join(dir, 'logo.png') } }),
+      host ? (app, portcullis) => { app.use(portcullis); app.use((ctx) => { ctx.status = 404; ctx.body = 'host app'; }); } : undefined));
   });
   afterAll(async () => { await close(); await rm(dir, { recursive: true, force: true }); });
 
