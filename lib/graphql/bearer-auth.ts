@@ -1,10 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
 import { authenticate, bearerToken, InvalidTokenError, type AuthInfo, type TokenVerification } from './auth-context.js';
 import { sendGraphqlError } from './errors.js';
-import { noteStorageOutage } from '../core/outage-note.js';
-import { storageOutageOf } from '../core/outage-note.js';
+import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
+import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 import { sendStorageOutage } from './storage-outage.js';
-import { DPOP_ALGORITHMS } from './dpop.js';
 
 /**
  * Resolves the caller from `Authorization: Bearer` or `Authorization: DPoP` (RFC 6750, RFC 9449 §7) into

@@ -4,8 +4,6 @@ import { PortcullisError } from '../core/errors.js';
 import { createLimiter, type Limiter, type LimiterBackend } from '../core/limiter.js';
 import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 
-export { DPOP_ALGORITHMS };
-
 /** A DPoP proof is not acceptable (RFC 9449 §7.1 `invalid_dpop_proof`); `code` `ERR_DPOP_PROOF_INVALID`, status 401. */
 export class InvalidDpopProofError extends PortcullisError {
   static readonly code = 'ERR_DPOP_PROOF_INVALID';

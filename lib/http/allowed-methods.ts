@@ -19,8 +19,7 @@ export function allowHeader(methods: Iterable<string>): string {
  *   `Allow` (RFC 9110 §9.3.7). oidc-provider answers only preflights, and a plain `OPTIONS` got Koa's text 404.
  */
 export function answeredMethod(ctx: Context, allowed: ReadonlySet<string>): boolean {
-  const preflight = ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
-  if (allowed.has(ctx.method) && (ctx.method !== 'OPTIONS' || preflight)) return false;
+  if (allowed.has(ctx.method) && (ctx.method !== 'OPTIONS' || isPreflight(ctx))) return false;
   const list = allowHeader(allowed);
   if (ctx.method !== 'OPTIONS') {
     writeJsonError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this endpoint: use ${list}.`, { Allow: list });
@@ -29,4 +28,9 @@ export function answeredMethod(ctx: Context, allowed: ReadonlySet<string>): bool
   ctx.set('Allow', list);
   ctx.status = 204;
   return true;
+}
+
+/** A CORS preflight (Fetch standard §3.2.2): `OPTIONS` with `Origin` and `Access-Control-Request-Method`. */
+function isPreflight(ctx: Context): boolean {
+  return ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
 }
