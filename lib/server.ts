@@ -178,7 +178,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const flows = accountFlows({ config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui, secondFactors, signInMethods: { factors, passkeys } });
     // Adding or removing any second factor (TOTP, recovery codes, a passkey) signs the other sessions out and mails a notice.
     const factorChanges = new FactorChanges(accountSessions, flows.mail, logger);
-    const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending'), reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds } : undefined;
+    const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending'), reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, credentialsChangedAt: (id: string) => linkTokens.credentialsChangedAt(id) } : undefined;
 
     // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
     // Its app sees paths under the issuer's path (the route table strips it).

@@ -64,6 +64,17 @@ export class VerificationTokens {
   }
 
   /**
+   * When the account's password or address last changed (epoch ms: the last {@link revokeFor}), if within the
+   * longest link lifetime. A sign-in whose password was checked before then must not complete after it
+   * (lib/oidc/interaction/second-factor.ts).
+   * @throws {StorageUnavailableError} when the storage is unavailable.
+   */
+  async credentialsChangedAt(accountId: string): Promise<number | undefined> {
+    const revoked = await this.#revoked.find(accountId);
+    return typeof revoked?.since === 'number' ? revoked.since : undefined;
+  }
+
+  /**
    * Looks a token up without using it (to show the form behind a link). `undefined` when unknown, used, expired,
    * issued for another purpose, or revoked by {@link revokeFor}.
    */
@@ -73,8 +84,8 @@ export class VerificationTokens {
     if (!payload || payload.consumed || payload.purpose !== purpose) return undefined;
     const record = payload as unknown as TokenRecord;
     if (CREDENTIAL_BOUND.has(purpose)) {
-      const revoked = await this.#revoked.find(record.accountId);
-      if (typeof revoked?.since === 'number' && !((record.issuedAt ?? 0) > revoked.since)) return undefined;
+      const since = await this.credentialsChangedAt(record.accountId);
+      if (since !== undefined && !((record.issuedAt ?? 0) > since)) return undefined;
     }
     return record;
   }

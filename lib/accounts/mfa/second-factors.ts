@@ -37,6 +37,9 @@ export type FactorCheck =
   | { kind: 'wrong' }
   | { kind: 'rate-limited'; retryAfterSeconds: number };
 
+/** Outcome of confirming an enrolment: the recovery codes to show once, or why not. */
+export type EnrolmentResult = { kind: 'enrolled'; recoveryCodes: string[] } | Exclude<FactorCheck, { kind: 'ok' }>;
+
 /** How long a shown enrolment may be confirmed, seconds. */
 const ENROLMENT_TTL = 15 * 60;
 
@@ -117,20 +120,43 @@ export class SecondFactors {
 
   /**
    * Confirms an enrolment with a code from the app: stores the sealed secret (replacing any earlier TOTP) and ten
-   * new recovery codes, returned in clear this once.
+   * new recovery codes, returned in clear this once. For the account page, behind a fresh sign-in.
    * @returns the recovery codes, `'wrong'` (bad code or expired enrolment) or a rate-limit refusal.
    */
-  async confirmEnrolment(accountId: string, sealed: string, code: string, ip: string): Promise<{ kind: 'enrolled'; recoveryCodes: string[] } | Exclude<FactorCheck, { kind: 'ok' }>> {
+  async confirmEnrolment(accountId: string, sealed: string, code: string, ip: string): Promise<EnrolmentResult> {
+    return this.#confirm(accountId, sealed, code, ip, true) as Promise<EnrolmentResult>;
+  }
+
+  /**
+   * {@link confirmEnrolment} for an account that had no TOTP when its enrolment began (a sign-in after the password
+   * alone): `'already-enrolled'`, writing nothing, when the account has TOTP by now, so the password never replaces
+   * the account's second factor and recovery codes. The check and the write are one atomic change.
+   */
+  async confirmFirstEnrolment(accountId: string, sealed: string, code: string, ip: string): Promise<EnrolmentResult | { kind: 'already-enrolled' }> {
+    return this.#confirm(accountId, sealed, code, ip, false);
+  }
+
+  async #confirm(accountId: string, sealed: string, code: string, ip: string, replace: boolean): Promise<EnrolmentResult | { kind: 'already-enrolled' }> {
     const limited = await this.#limit(accountId, ip);
-    if (limited) return limited as Exclude<FactorCheck, { kind: 'ok' }>;
+    if (limited) return limited as EnrolmentResult;
     const secret = this.#openEnrolment(accountId, sealed);
     const step = secret ? await verifyTotp(secret, code.replace(/\s/g, '')) : undefined;
     if (step === undefined || !(await this.#claim(accountId, `totp:${step}`))) return { kind: 'wrong' };
     const recoveryCodes = newRecoveryCodes();
-    await this.#store.set(accountId, {
+    const value: StoredSecondFactor = {
       totp: { secret: this.#box.seal(secret!), createdAt: Date.now(), lastUsedStep: step },
       recoveryCodes: recoveryCodes.map((c) => ({ hash: hashRecoveryCode(c) })),
-    });
+    };
+    if (replace) {
+      await this.#store.set(accountId, value);
+    } else {
+      let written = false;
+      await this.#store.update(accountId, (now) => {
+        written = !now?.totp;
+        return written ? value : now;
+      });
+      if (!written) return { kind: 'already-enrolled' };
+    }
     await this.#perAccount.reset(accountId);
     return { kind: 'enrolled', recoveryCodes };
   }

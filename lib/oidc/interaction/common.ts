@@ -27,6 +27,11 @@ export interface MfaInteractionDeps {
    * only while its sign-in is at most this old; an older one signs in with the password first.
    */
   reauthenticateAfterSeconds: number;
+  /**
+   * When the account's password or address last changed, epoch ms (`VerificationTokens.credentialsChangedAt`): a
+   * second step whose password was checked before then ends, as the account's sessions did.
+   */
+  credentialsChangedAt(accountId: string): Promise<number | undefined>;
 }
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';

@@ -17,8 +17,9 @@ export type { MfaInteractionDeps } from './common.js';
 /**
  * A sign-in between its first and second factor, kept for the interaction's lifetime. `signedInAt` (epoch
  * seconds) marks a step-up of a signed-in session: the time of that session's sign-in, which the step-up keeps.
+ * `at` (epoch ms) is when the password of a sign-in was checked.
  */
-export interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown'; signedInAt?: number }
+export interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown'; signedInAt?: number; at?: number }
 
 /** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
 const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
@@ -61,6 +62,19 @@ async function sessionSignedInAt(deps: InteractionActionDeps, details: Details):
 }
 
 /**
+ * Whether a sign-in's pending second step may no longer end in a sign-in: the account's password or address
+ * changed after its password was checked (a reset, a change on `/account` or of the address end the account's
+ * sessions, and a sign-in parked at its second step is one in the making). Before, a browser that had passed the
+ * old password kept its second step, enrolled its own TOTP and was signed in after the owner's reset. (A step-up
+ * needs no such check: oidc-provider refuses its interaction once its session is gone.)
+ */
+async function outlived(deps: InteractionActionDeps, pending: Pending): Promise<boolean> {
+  if (pending.signedInAt !== undefined) return false;
+  const changed = await deps.mfa!.credentialsChangedAt(pending.accountId);
+  return changed !== undefined && changed >= (pending.at ?? 0);
+}
+
+/**
  * The second step of this interaction, if there is one: a pending sign-in after its password, or a step-up of
  * the signed-in session (the login prompt asked again only because a second factor is wanted).
  *
@@ -74,8 +88,9 @@ export async function secondStepOf(deps: InteractionActionDeps, details: Details
   const mfa = deps.mfa;
   if (!mfa || details.prompt.name !== 'login') return undefined;
   const pending = prefetched ? (await prefetched) as Pending | undefined : await readPending(mfa, details);
-  if (pending?.signedInAt !== undefined && !recent(mfa, pending.signedInAt)) {
-    // A step-up started in time but left until the sign-in got too old: the password comes first now.
+  // A step-up started in time but left until the sign-in got too old, or a password replaced since it was checked:
+  // the password comes first now.
+  if (pending && ((pending.signedInAt !== undefined && !recent(mfa, pending.signedInAt)) || await outlived(deps, pending))) {
     await mfa.pending.destroy(details.uid);
     return undefined;
   }
@@ -104,7 +119,7 @@ export async function afterPassword(ctx: Context, deps: InteractionActionDeps, d
   ]);
   const next = afterFirstFactor({ enrolled: hasFactor, clientRequiresMfa: clientRequiresMfa(client), requested: mfaRequested(details.params.acr_values) });
   if (next === 'done') return true;
-  const pending: Pending = { accountId: account.id, methods: ['pwd'], stage: next };
+  const pending: Pending = { accountId: account.id, methods: ['pwd'], stage: next, at: Date.now() };
   await savePending(mfa, details, pending);
   await showSecondStep(ctx, deps, details, pending, account);
   return false;
@@ -190,7 +205,16 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       const pending = ctx.state.pending as Pending;
       const body = formBody(ctx);
       const enrolment = formField(body, 'enrolment', 2048);
-      const result = await deps.mfa!.factors.confirmEnrolment(pending.accountId, enrolment, formField(body, 'code', 16), ctx.ip);
+      // The account got a second factor since this step began (on /account, another sign-in): that factor is asked
+      // for now, never replaced by one the password alone set up.
+      const result = await enrolled(deps, pending.accountId)
+        ? { kind: 'already-enrolled' as const }
+        : await deps.mfa!.factors.confirmFirstEnrolment(pending.accountId, enrolment, formField(body, 'code', 16), ctx.ip);
+      if (result.kind === 'already-enrolled') {
+        const now: Pending = { ...pending, stage: 'second-factor' };
+        await savePending(deps.mfa!, details, now);
+        return showSecondStep(ctx, deps, details, now, undefined, 409, uiOf(ctx).t.t('mfa.enrolledMeanwhile'));
+      }
       if (result.kind === 'rate-limited') {
         ctx.set('Retry-After', String(result.retryAfterSeconds));
         return showSecondStep(ctx, deps, details, pending, undefined, 429, uiOf(ctx).t.t('mfa.tooMany'), enrolment);

@@ -49,6 +49,7 @@ export const de: Catalog = {
   'mfa.recovery.continue': 'Ich habe sie gespeichert – weiter',
   'mfa.wrongCode': 'Dieser Code ist falsch oder wurde schon verwendet. Versuchen Sie den nächsten Code aus Ihrer App.',
   'mfa.tooMany': 'Zu viele Versuche. Bitte versuchen Sie es später erneut.',
+  'mfa.enrolledMeanwhile': 'Ihr Konto hat inzwischen einen zweiten Faktor erhalten. Bestätigen Sie die Anmeldung damit.',
   'mfa.factor.passkey': 'Ein Passkey',
 
   'passkey.login.or': 'oder',

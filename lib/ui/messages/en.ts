@@ -53,6 +53,7 @@ export const en = {
   'mfa.recovery.continue': 'I saved them — continue',
   'mfa.wrongCode': 'That code is not right, or was already used. Try the next code from your app.',
   'mfa.tooMany': 'Too many attempts. Please try again later.',
+  'mfa.enrolledMeanwhile': 'This account got a second factor while you were setting one up. Confirm with it to sign in.',
   'mfa.factor.passkey': 'A passkey',
 
   // Passkeys (WebAuthn Level 3): the login block, the second factor, the list on /account/passkeys, the page script.
