@@ -42,8 +42,8 @@ interface ItemError { status: 400; code: 'QUERY_MISSING' | 'BAD_REQUEST' | 'PERS
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * One GraphQL request object (GraphQL over HTTP §"Request Parameters"): `query` a non-empty string (else
- * `QUERY_MISSING`),
+ * One GraphQL request object (GraphQL over HTTP §"Request Parameters"): no `extensions.persistedQuery` (else
+ * `PERSISTED_QUERY_NOT_SUPPORTED`, with or without a query), `query` a non-empty string (else `QUERY_MISSING`),
  * `operationName` a string or null, `variables` and `extensions` JSON objects or null. Anything else is
  * refused with the member named, so no transport hands Apollo a request it would read differently.
  */
@@ -51,6 +51,12 @@ function requestItem(value: unknown): GraphqlRequestItem | ItemError {
   const missing: ItemError = { status: 400, code: 'QUERY_MISSING', message: MISSING_QUERY_MESSAGE };
   if (!isObject(value)) return missing;
   const { query, variables, operationName, extensions } = value;
+  // Automatic persisted queries are off; a hash-carrying request is refused rather than half-honoured. Checked
+  // before the query: an APQ client's first request carries the hash alone, and only this code makes it fall back
+  // to sending the full text (Apollo Client's PersistedQueryLink retries on PERSISTED_QUERY_NOT_SUPPORTED only).
+  if (isObject(extensions) && 'persistedQuery' in extensions) {
+    return { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED', message: 'Automatic persisted queries are not supported here: send the full query text.' };
+  }
   // A query that is absent, empty or not a string (a number, a list, a parsed document) is the same mistake.
   if (typeof query !== 'string' || query.trim() === '') return missing;
   if (variables !== undefined && variables !== null && !isObject(variables)) {
@@ -61,10 +67,6 @@ function requestItem(value: unknown): GraphqlRequestItem | ItemError {
   }
   if (extensions !== undefined && extensions !== null && !isObject(extensions)) {
     return { status: 400, code: 'BAD_REQUEST', message: 'The "extensions" member must be a JSON object.' };
-  }
-  // Automatic persisted queries are off; a hash-carrying request is refused rather than half-honoured.
-  if (isObject(extensions) && 'persistedQuery' in extensions) {
-    return { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED', message: 'Automatic persisted queries are not supported here: send the full query text.' };
   }
   return {
     query,

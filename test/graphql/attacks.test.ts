@@ -90,6 +90,10 @@ const rows: Array<[string, () => Promise<Sent>, Expect]> = [
   ['body that is not the declared JSON', postJson(() => strict, 'query={__typename}'), { status: 400, code: 'BAD_REQUEST' }],
   ['GET with two query parameters (check one, run another)', () => send(`${open.graphqlUrl}?query=%7B__typename%7D&query=%7B__schema%7Btypes%7Bname%7D%7D%7D`, { method: 'GET' }), { status: 400, code: 'BAD_REQUEST' }],
   ['APQ hash over GET', () => send(`${open.graphqlUrl}?${new URLSearchParams({ query: '{__typename}', extensions: '{"persistedQuery":{"version":1,"sha256Hash":"x"}}' })}`, { method: 'GET' }), { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED' }],
+  // An APQ client (Apollo Client's PersistedQueryLink) first sends the hash alone and falls back to the full text
+  // only on PERSISTED_QUERY_NOT_SUPPORTED: QUERY_MISSING here left it failing every operation.
+  ['APQ hash without the query (an APQ client\'s first request)', postJson(() => strict, { variables: {}, extensions: { persistedQuery: { version: 1, sha256Hash: 'ecf4edb46db40b5132295c0291d62fb65d6759a9eedfa4d5d612dd5ec54a6b38' } } }), { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED' }],
+  ['APQ hash without the query over GET', () => send(`${open.graphqlUrl}?${new URLSearchParams({ extensions: '{"persistedQuery":{"version":1,"sha256Hash":"x"}}' })}`, { method: 'GET' }), { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED' }],
   ['mutation over GET', get('mutation { __typename }'), { status: 405, code: 'METHOD_NOT_ALLOWED', allow: 'POST' }],
   ['form POST without a CSRF token', () => send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D' }), { status: 403, code: 'CSRF_TOKEN_INVALID' }],
   ['form POST with a token but without its cookie (cross-site)', async () => {
