@@ -82,8 +82,19 @@ const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'co
 
 /** The body parser's message for a prototype key, kept from its `onError` to the answer. */
 const PROTOTYPE_KEY = 'prototype key';
-/** `charset` values that name UTF-8 (Koa gives the parameter as sent). */
+/** `charset` values that name UTF-8. */
 const UTF8 = /^utf-?8$/i;
+
+/**
+ * Every `charset` parameter of a Content-Type value, unquoted. Parameter names are case-insensitive (RFC 9110
+ * §5.6.6), so `CHARSET=utf-16` is one; a repeated one is each read (Koa's `ctx.request.charset` keeps the last
+ * only, and nothing when the value does not parse). A value that merely contains the word (`foo=charset`) is none.
+ */
+function charsetsOf(contentType: string): string[] {
+  return contentType.split(';').slice(1).map((param) => param.split('='))
+    .filter(([name]) => name!.trim().toLowerCase() === 'charset')
+    .map(([, value = '']) => value.trim().replace(/^"(.*)"$/, '$1'));
+}
 /** The fields of a form POST: a form carries no `extensions` (so no persisted query), and nothing else is read. */
 const FORM_FIELDS = new Set(['query', 'variables', 'operationName', 'csrf_token']);
 
@@ -166,7 +177,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
     }
     // The body is read as UTF-8 (JSON in a network exchange is UTF-8, RFC 8259 §8.1): a body declared in another
     // charset would be read as something other than what the client meant.
-    if (ctx.get('Content-Type').includes('charset') && !UTF8.test(ctx.request.charset)) {
+    if (charsetsOf(ctx.get('Content-Type')).some((charset) => !UTF8.test(charset))) {
       sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8: send charset=utf-8 or no charset.');
       return undefined;
     }

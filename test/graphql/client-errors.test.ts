@@ -173,6 +173,8 @@ const transportRows: Row[] = [
   ['application/graphql body', body(() => catalog, '{ __typename }', 'application/graphql'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['JSON declared charset=utf-16 (read as UTF-8 it is not what was sent)', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset=utf-16'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['JSON declared charset=iso-8859-1', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset=iso-8859-1'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['JSON declared CHARSET=utf-16 (parameter names are case-insensitive)', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; CHARSET=utf-16'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+  ['JSON declared charset=utf-16, then charset=utf-8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset=utf-16; charset=utf-8'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['Content-Encoding: compress', encoded('compress', '{"query":"{ __typename }"}'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['Content-Encoding: zstd', encoded('zstd', '{"query":"{ __typename }"}'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ['Content-Encoding: gzip, gzip (twice)', encoded('gzip, gzip', gzipSync(gzipSync('{"query":"{ __typename }"}'))), 415, 'UNSUPPORTED_MEDIA_TYPE'],
@@ -322,6 +324,9 @@ describe('what must keep working', () => {
     ['charset=utf-8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset=utf-8')],
     ['charset=UTF-8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json;charset=UTF-8')],
     ['charset=utf8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; charset="utf8"')],
+    ['Charset=UTF-8 (parameter names are case-insensitive)', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; Charset=UTF-8')],
+    ['a parameter whose value is the word charset', body(() => catalog, '{"query":"{ __typename }"}', 'application/json; profile=charset')],
+    ['an empty parameter before charset=utf-8', body(() => catalog, '{"query":"{ __typename }"}', 'application/json;; charset=utf-8')],
     ['a gzip body', encoded('gzip', gzipSync('{"query":"{ __typename }"}'))],
     ['a form with query, variables and operationName', form({ query: 'query Q($t: Boolean = false) { __typename @include(if: $t) } query R { __typename }', variables: '{"t":true}', operationName: 'Q' })],
   ])('transport: %s', async (_name, request) => {
