@@ -247,7 +247,7 @@ const graphqlSchema = Type.Object({
   }),
   trustedDocuments: optional(Type.Array(Type.String({ minLength: 1 })), {
     defaultText: 'unset: any document',
-    description: 'Allow-list of exact query texts (or their `extensions.persistedQuery.sha256Hash`); others get `400 UNTRUSTED_DOCUMENT`. Automatic persisted queries are always refused (`PERSISTED_QUERY_NOT_SUPPORTED`)',
+    description: 'Allow-list of exact query texts; others get `400 UNTRUSTED_DOCUMENT`. Requests carry the full text: a persisted-query hash (`extensions.persistedQuery`), even of a listed text, is refused with or without the text (`PERSISTED_QUERY_NOT_SUPPORTED`)',
   }),
   limits: section('Limits of the GraphQL endpoint; each violation is a 400 naming the limit', graphqlLimits),
   rateLimit: withDefault(Type.Union([Type.Unsafe<false>({ const: false }), limitSpec]), { points: 600, durationSeconds: 60 }, {

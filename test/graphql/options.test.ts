@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getIntrospectionQuery } from 'graphql';
 import { createServer } from '../../lib/index.js';
 import { relyingParty, signIn } from '../helpers/flow.js';
@@ -126,6 +127,12 @@ describe('trusted documents, batching, limits from config', () => {
       const other = await graphql(srv.graphqlUrl, '{ products { id name } }');
       expect(other.status).toBe(400);
       expect(other.body.errors?.[0]?.extensions?.code).toBe('UNTRUSTED_DOCUMENT');
+      // The allow-list is of texts: a listed document's SHA-256 as a persisted-query hash does not stand for it.
+      const hash = createHash('sha256').update('{ products { id } }').digest('hex');
+      for (const body of [{ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }, { query: '{ products { id } }', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }]) {
+        const res = await fetch(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { errors: [{ message: 'Automatic persisted queries are not supported here: send the full query text.', extensions: { code: 'PERSISTED_QUERY_NOT_SUPPORTED' } }] } });
+      }
     } finally { await srv.close(); }
   });
 
