@@ -10,6 +10,11 @@ export interface ServerSpec {
   prefix: string;
   /** Short token lifetimes (memory scenario). */
   shortTtl?: boolean;
+  /**
+   * A bare peer (`oidc` or `apollo`) with Portcullis' request log line and issuer Host check in front, and nothing
+   * else of Portcullis (the `floor` scenario): what those two features the issue requires cost on their own.
+   */
+  guards?: boolean;
 }
 
 /** Messages from the parent; each answer carries the same `id`. */

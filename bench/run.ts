@@ -11,8 +11,10 @@
  *   npm run bench -- --alloc             every server writes an allocation profile (.heapprofile, objects the GC
  *                                        collected included: what makes garbage) to bench/profiles/
  *   npm run bench -- --pairs 9 --seconds 2   more, shorter pairs (an A/B experiment on a busy machine)
+ *   npm run bench -- --only floor        the bare peers with only Portcullis' request log and Host check in front,
+ *                                        against themselves without (BENCH_GUARDS=log or =host: only that one)
  *
- * Scenarios: token, userinfo, graphql, bombs, redis, memory. Servers run in child processes (`bench/server.ts`),
+ * Scenarios: token, userinfo, graphql, floor, bombs, redis, memory. Servers run in child processes (`bench/server.ts`),
  * pinned to cpu 0 with `taskset` when it exists; this process (the load generator, autocannon) moves to cpu 1.
  * Everything listens on 127.0.0.1. Results: bench/RESULTS.md for a full default run, else
  * bench/RESULTS.partial.md (so a quick or filtered run never overwrites the full figures).
@@ -32,7 +34,7 @@ const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
 const option = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
 const QUICK = flag('quick') || process.env.BENCH_QUICK === '1';
-const ALL = ['token', 'userinfo', 'graphql', 'bombs', 'redis', 'memory'] as const;
+const ALL = ['token', 'userinfo', 'graphql', 'floor', 'bombs', 'redis', 'memory'] as const;
 type Scenario = (typeof ALL)[number];
 const only = option('only')?.split(',').map((s) => s.trim()).filter(Boolean);
 for (const s of only ?? []) if (!(ALL as readonly string[]).includes(s.split(':')[0]!)) throw new Error(`--only: unknown scenario ${s} (known: ${ALL.join(', ')})`);
@@ -55,6 +57,8 @@ const OUT = `${REPO}bench/${!QUICK && !only && !option('pairs') && !option('seco
 const RUN_ID = `${Date.now().toString(36)}${process.pid}`;
 const PREFIX = `bench:${RUN_ID}:`;
 const REDIS_URL = 'redis://127.0.0.1:6379';
+/** `floor` scenario: BENCH_GUARDS=log or =host puts only that one of the two in front of the bare peer (an experiment). */
+const GUARDS = process.env.BENCH_GUARDS;
 
 // ---------------------------------------------------------------------------------------------- cores
 function hasTaskset(): boolean {
@@ -120,12 +124,13 @@ async function start(label: string, spec: ServerSpec): Promise<Running> {
 
 const pool = new Map<string, Running>();
 /** One server per kind and storage, started on first use and kept for the scenarios that follow. */
-async function server(kind: ServerSpec['kind'], storage: ServerSpec['storage']): Promise<Running> {
-  const key = `${kind}/${storage}`;
+async function server(kind: ServerSpec['kind'], storage: ServerSpec['storage'], guards = false): Promise<Running> {
+  const key = `${kind}/${storage}${guards ? '/guards' : ''}`;
   let s = pool.get(key);
   if (!s) {
-    const label = kind === 'portcullis' ? `Portcullis (${storage})` : kind === 'oidc' ? `bare oidc-provider (${storage})` : 'bare Apollo';
-    s = await start(label, { kind, storage, prefix: `${PREFIX}${kind}:` });
+    const plus = guards ? ` + ${GUARDS === 'log' ? 'request log' : GUARDS === 'host' ? 'Host check' : 'request log + Host check'}` : '';
+    const label = kind === 'portcullis' ? `Portcullis (${storage})` : kind === 'oidc' ? `bare oidc-provider${plus} (${storage})` : `bare Apollo${plus}`;
+    s = await start(label, { kind, storage, prefix: `${PREFIX}${kind}${guards ? '-guards' : ''}:`, guards });
     pool.set(key, s);
   }
   return s;
@@ -179,9 +184,11 @@ const figure = (xs: number[]): Figure => {
 
 interface ThroughputRow { scenario: string; a: Side; b: Side; runsA: Run[]; runsB: Run[]; ratios: number[] }
 const throughputRows: ThroughputRow[] = [];
+/** The `floor` scenario's rows: a bare peer with the request log and Host check (A) against the same peer without (B). */
+const floorRows: ThroughputRow[] = [];
 
 /** PAIRS pairs, A then B in odd pairs and B then A in even ones, after one unreported warm-up run each. */
-async function abScenario(scenario: string, a: Side, b: Side): Promise<void> {
+async function abScenario(scenario: string, a: Side, b: Side, rows = throughputRows): Promise<void> {
   process.stdout.write(`\n${scenario}\n`);
   await a.run(WARMUP); await b.run(WARMUP);
   const row: ThroughputRow = { scenario, a, b, runsA: [], runsB: [], ratios: [] };
@@ -196,7 +203,7 @@ async function abScenario(scenario: string, a: Side, b: Side): Promise<void> {
     row.runsA.push(ra); row.runsB.push(rb); row.ratios.push(ra.rps / rb.rps);
     console.log(`  pair ${pair + 1}: ${describe(a.label, ra)} | ${describe(b.label, rb)} | ratio ${(ra.rps / rb.rps).toFixed(2)}`);
   }
-  throughputRows.push(row);
+  rows.push(row);
 }
 
 const failed = (r: Run) => r.non2xx > 0 || r.errors > 0;
@@ -325,6 +332,29 @@ async function graphqlScenarios(): Promise<void> {
   const b = await server('apollo', 'memory');
   if (part('graphql', 'cached')) await abScenario('GraphQL cached document c=10', graphqlSide(p, false), graphqlSide(b, false));
   if (part('graphql', 'unique')) await abScenario('GraphQL unique documents c=10', graphqlSide(p, true), graphqlSide(b, true));
+}
+
+/**
+ * The floor under the ratios: a bare peer with only Portcullis' request log line and issuer Host check (both
+ * required: the issue keeps the request log, SPEC's Host rule) against the same peer without them. No thin layer
+ * that keeps those two can do better than this ratio on these paths; what Portcullis loses beyond it is the rest.
+ */
+async function floorScenarios(): Promise<void> {
+  if (part('floor', 'userinfo') || part('floor', 'token')) {
+    const [g, b] = [await server('oidc', 'memory', true), await server('oidc', 'memory')];
+    if (part('floor', 'userinfo')) {
+      const [tg, tb] = [await g.call<{ token: string }>('accessToken', { clientId: DEMO.client.id }), await b.call<{ token: string }>('accessToken', { clientId: DEMO.client.id })];
+      await abScenario('/userinfo opaque token memory c=10', userinfoSide(g, tg.token), userinfoSide(b, tb.token), floorRows);
+    }
+    if (part('floor', 'token')) {
+      const [cg, cb] = [await clientFor(g, 'ES256'), await clientFor(b, 'ES256')];
+      await abScenario('/token ES256 memory c=10', tokenSide(g, cg, 10), tokenSide(b, cb, 10), floorRows);
+    }
+  }
+  if (part('floor', 'graphql')) {
+    const [g, b] = [await server('apollo', 'memory', true), await server('apollo', 'memory')];
+    await abScenario('GraphQL cached document c=10', graphqlSide(g, false), graphqlSide(b, false), floorRows);
+  }
 }
 
 // --- bombs
@@ -627,6 +657,18 @@ const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 // ---------------------------------------------------------------------------------------------- report
 const fmt = (f: Figure, digits = 0) => `${f.median.toFixed(digits)} (${f.min.toFixed(digits)}–${f.max.toFixed(digits)})`;
 
+/** One row of a throughput table: A's and B's medians (min–max), the ratio A/B per pair, CPU and GC per request. */
+function throughputLine(r: ThroughputRow): string {
+  const bad = [...r.runsA, ...r.runsB].filter(failed);
+  const rps = (runs: Run[]) => fmt(figure(runs.map((x) => x.rps)));
+  const lat = (runs: Run[]) => `${fmt(figure(runs.map((x) => x.p50)))} / ${fmt(figure(runs.map((x) => x.p99)))}`;
+  const ratio = bad.length ? `ERRORS in ${bad.length} run(s): ${bad.map((x) => `non-2xx ${x.non2xx}, errors ${x.errors}${x.note ? `, ${x.note}` : ''}`).join('; ')}` : fmt(figure(r.ratios), 2);
+  const cpu = (runs: Run[]) => fmt(figure(runs.map((x) => x.cpuUs)));
+  const cpuRatio = fmt(figure(r.runsA.map((x, i) => r.runsB[i]!.cpuUs / x.cpuUs)), 2);
+  const gc = (runs: Run[]) => fmt(figure(runs.map((x) => x.gcUs)));
+  return `| ${r.scenario} | ${rps(r.runsA)} | ${lat(r.runsA)} | ${rps(r.runsB)} (${r.b.label}) | ${lat(r.runsB)} | ${ratio} | ${cpu(r.runsA)} / ${cpu(r.runsB)} | ${cpuRatio} | ${gc(r.runsA)} / ${gc(r.runsB)} |`;
+}
+
 function report(started: Date, seconds: number): string {
   const cpus = os.cpus();
   const lines: string[] = [
@@ -664,16 +706,17 @@ function report(started: Date, seconds: number): string {
       '`gc` entries in the server), which grows with what is still alive at each collection (e.g. requests in flight).', '',
       '| scenario | Portcullis req/s | p50 / p99 ms | bare req/s | p50 / p99 ms | ratio P/bare | CPU µs/req P / bare | CPU ratio bare/P | GC µs/req P / bare |',
       '|---|---|---|---|---|---|---|---|---|');
-    for (const r of throughputRows) {
-      const bad = [...r.runsA, ...r.runsB].filter(failed);
-      const rps = (runs: Run[]) => fmt(figure(runs.map((x) => x.rps)));
-      const lat = (runs: Run[]) => `${fmt(figure(runs.map((x) => x.p50)))} / ${fmt(figure(runs.map((x) => x.p99)))}`;
-      const ratio = bad.length ? `ERRORS in ${bad.length} run(s): ${bad.map((x) => `non-2xx ${x.non2xx}, errors ${x.errors}${x.note ? `, ${x.note}` : ''}`).join('; ')}` : fmt(figure(r.ratios), 2);
-      const cpu = (runs: Run[]) => fmt(figure(runs.map((x) => x.cpuUs)));
-      const cpuRatio = fmt(figure(r.runsA.map((x, i) => r.runsB[i]!.cpuUs / x.cpuUs)), 2);
-      const gc = (runs: Run[]) => fmt(figure(runs.map((x) => x.gcUs)));
-      lines.push(`| ${r.scenario} | ${rps(r.runsA)} | ${lat(r.runsA)} | ${rps(r.runsB)} (${r.b.label}) | ${lat(r.runsB)} | ${ratio} | ${cpu(r.runsA)} / ${cpu(r.runsB)} | ${cpuRatio} | ${gc(r.runsA)} / ${gc(r.runsB)} |`);
-    }
+    for (const r of throughputRows) lines.push(throughputLine(r));
+    lines.push('');
+  }
+  if (floorRows.length) {
+    lines.push('## Floor: a bare peer with only the request log and the Host check', '',
+      'The same bare peers with two pieces of Portcullis in front and nothing else: its request log line (pino, JSON, request',
+      'id, level info, to /dev/null as above) and its issuer Host check (lib/http/request-log.ts, lib/http/issuer-host.ts), both',
+      'required. Columns as above, with "bare + log + Host" in place of Portcullis: the ratio is what those two alone cost.', '',
+      '| scenario | bare + log + Host req/s | p50 / p99 ms | bare req/s | p50 / p99 ms | ratio (bare + log + Host)/bare | CPU µs/req with / without | CPU ratio | GC µs/req with / without |',
+      '|---|---|---|---|---|---|---|---|---|');
+    for (const r of floorRows) lines.push(throughputLine(r));
     lines.push('');
   }
   if (bombRows.length) {
@@ -732,6 +775,7 @@ try {
   if (selected('token')) await tokenScenarios();
   if (selected('userinfo')) await userinfoScenarios();
   if (selected('graphql')) await graphqlScenarios();
+  if (selected('floor')) await floorScenarios();
   if (selected('bombs')) await bombScenarios();
   if (selected('redis')) await redisScenarios();
   if (selected('memory')) await memoryScenarios();

@@ -21,6 +21,8 @@ import Koa from 'koa';
 import Provider, { type Configuration } from 'oidc-provider';
 import { createServer, generateSigningKeys, DEFAULT_SIGNING_ALGORITHMS, generateCookieKey } from '../lib/index.js';
 import { createLogger } from '../lib/core/logger.js';
+import { requestLog } from '../lib/http/request-log.js';
+import { issuerHostGuard, pinAppToIssuer } from '../lib/http/issuer-host.js';
 import { SCOPE_CLAIMS } from '../config/defaults.js';
 import { catalogResolvers, typeDefs } from '../examples/catalog/schema.js';
 import { DEMO, demoFixtures } from '../examples/demo-fixtures.js';
@@ -90,6 +92,17 @@ const issuer = `http://127.0.0.1:${port}`;
 let provider: Provider | undefined;
 let close: () => Promise<void>;
 
+/**
+ * `spec.guards`: Portcullis' request log (same logger settings as the Portcullis server below) and its issuer Host
+ * check, the two pieces every request of Portcullis passes, in front of a bare peer. Its Koa app's request prototype is
+ * pinned to the issuer at start-up, as Portcullis pins its apps (so the Host check does not pin each request).
+ */
+const guards = spec.guards ? [
+  ...(process.env.BENCH_GUARDS === 'host' ? [] : [requestLog(createLogger({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }))]),
+  ...(process.env.BENCH_GUARDS === 'log' ? [] : [issuerHostGuard({ issuer, allowedHosts: [], proxy: false, production: false })]),
+] : [];
+const guarded = (app: { request: object }) => { if (spec.guards) pinAppToIssuer(app, issuer); };
+
 if (spec.kind === 'portcullis') {
   const many = { points: 1_000_000_000, durationSeconds: 60 };
   const server = await createServer({
@@ -137,6 +150,8 @@ if (spec.kind === 'portcullis') {
     },
   };
   provider = new Provider(issuer, configuration);
+  for (const guard of guards) provider.use(guard as never);
+  guarded(provider as never);
   // like Portcullis (app.silent): a request aborted when a load run ends is not printed
   (provider as unknown as { silent: boolean }).silent = true;
   const http = provider.listen(port, '127.0.0.1');
@@ -149,6 +164,8 @@ if (spec.kind === 'portcullis') {
   const apollo = new ApolloServer({ schema: makeExecutableSchema({ typeDefs: directives + typeDefs, resolvers: catalogResolvers() as never }) });
   await apollo.start();
   const app = new Koa();
+  for (const guard of guards) app.use(guard);
+  guarded(app);
   app.use(bodyParser({ jsonLimit: '10mb' }));
   app.use(koaMiddleware(apollo) as never);
   const http = app.listen(port, '127.0.0.1');
