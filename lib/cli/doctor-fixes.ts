@@ -14,6 +14,8 @@ const FIXES: ReadonlyArray<readonly [path: RegExp, message: RegExp, fix: string]
   [/^mfa\.encryptionKey$/, /production/, 'mfa.encryptionKey: <32+ random characters, not a cookie key> (PORTCULLIS_MFA_KEY; npx portcullis cookie-key makes one), the same on every instance and kept across restarts; or mfa.enabled: false'],
   [/^selfService\.signup$/, /mail/, 'mail.smtp: "smtp://user:pass@host:587" (PORTCULLIS_SMTP_URL) so that sign-up can verify addresses, or selfService.signup: false'],
   [/./, /demo fixtures/, 'replace the demo clients, accounts and initial access token with your own (their secrets from your secret store)'],
+  [/^clients\[\d+\]\.(jwks|jwks_uri|token_endpoint_auth_signing_alg)([.[]|$)/, /./, 'README "Configured clients: private_key_jwt, client_secret_jwt and DPoP" shows each method with its members: private_key_jwt takes the client\'s public keys (jwks or jwks_uri, not both) and no client_secret; client_secret_jwt a client_secret of 32 bytes or more; token_endpoint_auth_signing_alg only with one of the two'],
+  [/^clients\[\d+\]\.client_secret$/, /private_key_jwt|client_secret_jwt/, 'README "Configured clients: private_key_jwt, client_secret_jwt and DPoP": a private_key_jwt client has no client_secret; a client_secret_jwt one needs a random secret of 32 bytes or more (npx portcullis cookie-key makes one)'],
   [/^clients\[\d+\]\.(?!client_secret|client_id)/, /./, 'a configured client meets the policy of dynamic registration: README "Client registration" lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
 ];
 

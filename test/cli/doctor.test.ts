@@ -4,6 +4,7 @@
  * without persistence.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
@@ -84,6 +85,22 @@ describe('configuration checks', () => {
   test('a refusal outside the production guards: the option and its row of the README table', async () => {
     const run = await doctor(['--config', configFile('secretless.json', { issuer: 'http://localhost:3000', clients: [{ client_id: 'rp', redirect_uris: ['https://rp.example/cb'] }] })], { NODE_ENV: 'development' });
     expect(run.stdout).toMatch(/✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients\[\]\.client_secret` row of README "Configuration" says what it takes\n/);
+  });
+
+  // The fix of a client-authentication mistake names the README section that shows each method's members.
+  const PUBLIC_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+  const AUTH_SECTION = 'README "Configured clients: private_key_jwt, client_secret_jwt and DPoP"';
+  test.each([
+    ['private_key_jwt without keys', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined }, 'clients[0].jwks'],
+    ['private_key_jwt with a secret', { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://rp.example/jwks' }, 'clients[0].client_secret'],
+    ['client_secret_jwt with a short secret', { token_endpoint_auth_method: 'client_secret_jwt', client_secret: 'short-secret' }, 'clients[0].client_secret'],
+    ['a signing alg with client_secret_basic', { token_endpoint_auth_signing_alg: 'RS256' }, 'clients[0].token_endpoint_auth_signing_alg'],
+    ['both jwks and jwks_uri', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined, jwks: { keys: [PUBLIC_KEY] }, jwks_uri: 'https://rp.example/jwks' }, 'clients[0].jwks_uri'],
+    ['an empty jwks', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined, jwks: { keys: [] } }, 'clients[0].jwks.keys'],
+  ])('client authentication: %s → the fix names the README section', async (_name, member, path) => {
+    const run = await doctor(['--config', configFile('client-auth.json', { issuer: 'http://localhost:3000', clients: [{ ...CLIENT, ...member }] })], { NODE_ENV: 'development' });
+    const line = new RegExp(`✗ \\[config-invalid\\] "${path.replace(/[[\].]/g, '\\$&')}": .*\\n {4}fix: (.*)`).exec(run.stdout);
+    expect(line?.[1] ?? run.stdout).toContain(AUTH_SECTION);
   });
 
   test('a clean development configuration: exit 0, no problem', async () => {
