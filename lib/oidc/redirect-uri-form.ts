@@ -2,14 +2,25 @@
 export const PORT_ZERO = 'port 0, which is not a destination: no server listens on it (RFC 6335 §6 reserves it)';
 
 /**
- * The host as written in an `http(s)://` URI: the authority without userinfo and port (an IPv6 literal keeps its
- * brackets), lower-cased as a URL parser lower-cases names.
+ * The host and port as written in an `http(s)://` URI: the authority without userinfo, split at the port's `:`
+ * (an IPv6 literal keeps its brackets); the host lower-cased as a URL parser lower-cases names, the port as written
+ * (`undefined` when there is no `:`).
  */
-function writtenHost(value: string): string {
+function writtenAuthority(value: string): { host: string; port?: string } {
   const authority = /^https?:\/\/([^/?#]*)/i.exec(value)![1]!;
   const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
-  const host = hostAndPort.startsWith('[') ? hostAndPort.slice(0, hostAndPort.indexOf(']') + 1) : hostAndPort.replace(/:[0-9]*$/, '');
-  return host.toLowerCase();
+  const hostEnd = hostAndPort.startsWith('[') ? hostAndPort.indexOf(']') + 1 : hostAndPort.search(/:[0-9]*$/);
+  if (hostEnd <= 0 || hostEnd === hostAndPort.length) return { host: hostAndPort.toLowerCase() };
+  return { host: hostAndPort.slice(0, hostEnd).toLowerCase(), port: hostAndPort.slice(hostEnd + 1) };
+}
+
+/** Why a port written otherwise than a URL parser writes it is refused (see {@link redirectUriFormProblem}). */
+function portSpellingProblem(written: string, url: URL): string {
+  if (url.port !== '') return `writes its port as ":${written}", which a URL parser reads as ${url.port}; write the port as ${url.port}`;
+  const without = `${url.protocol}//${url.host}${url.pathname}${url.search}`;
+  return `writes the port ":${written}", which a URL parser drops (${written === '' ? 'an empty port' : `the default port of ${url.protocol.slice(0, -1)}`}): `
+    + `the browser lands on ${without}, and a relying party that takes redirect_uri from the callback URL then sends that spelling, `
+    + `which exact matching refuses; write ${without}`;
 }
 
 /**
@@ -27,11 +38,16 @@ function writtenHost(value: string): string {
  * address is needed. Before, `http://127.1/cb` passed as loopback while `http://[::ffff:127.0.0.1]/cb` did not.
  *
  * Port 0 is refused too: no server listens on it (RFC 6335 §6 reserves it), so a redirect there is never a
- * destination.
+ * destination. So is a port written otherwise than the parser writes it: `https://rp.example:443/cb` (the default
+ * port, also `:0443` or an empty `:`) is sent to `https://rp.example/cb`, so a relying party that takes the
+ * redirect_uri of its code exchange from the callback URL (openid-client does) sends the spelling that was not
+ * registered and gets `invalid_grant`, and sending it at the authorization endpoint gets `invalid_redirect_uri`;
+ * `:08080` is read as `8080`. Refused, as a non-canonical host is.
  *
  * @returns what is wrong, in words, or `undefined`
  * @example redirectUriFormProblem('https:///evil.example/cb') // 'must name its host right after "https://" ...'
  * @example redirectUriFormProblem('http://127.1/cb') // 'writes its host as "127.1", which a URL parser reads as 127.0.0.1 ...'
+ * @example redirectUriFormProblem('https://rp.example:443/cb') // 'writes the port ":443", which a URL parser drops ...'
  */
 export function redirectUriFormProblem(value: string, url: URL): string | undefined {
   const scheme = url.protocol.slice(0, -1);
@@ -39,10 +55,12 @@ export function redirectUriFormProblem(value: string, url: URL): string | undefi
   if (web && !/^https?:\/\/[^/?#]/i.test(value)) {
     return `must name its host right after "${scheme}://" (RFC 9110 §4.2); a URL parser reads it as ${url.origin}`;
   }
-  if (web && writtenHost(value) !== url.hostname) {
-    return `writes its host as ${JSON.stringify(writtenHost(value))}, which a URL parser reads as ${url.hostname}; write the host as ${url.hostname}`;
+  const written = web ? writtenAuthority(value) : undefined;
+  if (written && written.host !== url.hostname) {
+    return `writes its host as ${JSON.stringify(written.host)}, which a URL parser reads as ${url.hostname}; write the host as ${url.hostname}`;
   }
   if (web && url.port === '0') return `names ${PORT_ZERO}`;
+  if (written?.port !== undefined && (written.port !== url.port || url.port === '')) return portSpellingProblem(written.port, url);
   const path = value.replace(/^[a-z][a-z0-9+.-]*:(\/\/[^/?#]*)?/i, '').split(/[?#]/, 1)[0]!;
   const dotSegment = path.split('/').some((s) => ['.', '..'].includes(s.replace(/%2e/gi, '.')));
   if (dotSegment) return 'must not contain "." or ".." path segments (RFC 3986 §5.2.4): a URL parser removes them, so the code would go to another path';

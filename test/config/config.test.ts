@@ -197,6 +197,8 @@ describe('configured clients meet the registration policy (as POST /registration
     ['a redirect_uri with userinfo', { redirect_uris: ['https://user@rp.example/cb'] }, 'clients[0].redirect_uris', /userinfo/, true],
     ['a javascript: redirect_uri', { redirect_uris: ['javascript:alert(1)//'] }, 'clients[0].redirect_uris', /javascript|https/, true],
     ['an http loopback redirect_uri for a web client (production only)', { redirect_uris: ['http://127.0.0.1:8080/cb'] }, 'clients[0].redirect_uris', /native clients in production/, false],
+    ['a redirect_uri with the default port :443, which the browser is sent to without', { redirect_uris: ['https://rp.example:443/cb'] }, 'clients[0].redirect_uris', /writes the port ":443", which a URL parser drops .*; write https:\/\/rp\.example\/cb$/, true],
+    ['a post_logout_redirect_uri with the default port :443', { post_logout_redirect_uris: ['https://rp.example:443/bye'] }, 'clients[0].post_logout_redirect_uris', /writes the port ":443", which a URL parser drops/, true],
     ['an http post_logout_redirect_uri on a public host', { post_logout_redirect_uris: ['http://rp.example/bye'] }, 'clients[0].post_logout_redirect_uris', /https/, true],
     ['implicit in grant_types with no response type that uses it (registration refuses it, never drops it)', { grant_types: ['authorization_code', 'implicit'] }, 'clients[0].grant_types', /implicit/, true],
     ['a code response type without the authorization_code grant', { grant_types: ['implicit'], response_types: ['code', 'id_token'] }, 'clients[0].grant_types', /authorization_code/, true],

@@ -88,3 +88,40 @@ describe('loopback and other hosts written otherwise than a URL parser reads the
     expect(res.body.redirect_uris).toEqual([uri]);
   });
 });
+
+// A port written otherwise than a URL parser writes it: the parser drops a default port (`:443` on https, `:80` on
+// http, also `:0443` and an empty `:`), so the browser lands on `https://rp.example/cb` while `https://rp.example:443/cb`
+// was registered. Exact matching then fails the relying party whichever spelling it sends: the registered one at
+// the authorization endpoint and the callback URL's at the code exchange (openid-client takes it from there) gets
+// invalid_grant; the other gets invalid_redirect_uri. Before this rule each row was registered (201).
+const PORT = 'which a URL parser drops';
+const ports: Array<[string, Record<string, unknown>, string]> = [
+  ['https with its default port :443', { redirect_uris: ['https://rp.example:443/cb'] }, `writes the port ":443", ${PORT} (the default port of https): the browser lands on https://rp.example/cb, and a relying party that takes redirect_uri from the callback URL then sends that spelling, which exact matching refuses; write https://rp.example/cb`],
+  ['https with :0443', { redirect_uris: ['https://rp.example:0443/cb?x=1'] }, `writes the port ":0443", ${PORT} (the default port of https): the browser lands on https://rp.example/cb?x=1`],
+  ['https with an empty port', { redirect_uris: ['https://rp.example:/cb'] }, `writes the port ":", ${PORT} (an empty port): the browser lands on https://rp.example/cb`],
+  ['http loopback with its default port :80', { redirect_uris: ['http://localhost:80/cb'] }, `writes the port ":80", ${PORT} (the default port of http): the browser lands on http://localhost/cb`],
+  ['a native IPv6 loopback with :80', { application_type: 'native', redirect_uris: ['http://[::1]:80/cb'] }, `writes the port ":80", ${PORT} (the default port of http): the browser lands on http://[::1]/cb`],
+  ['a port with a leading zero', { redirect_uris: ['https://rp.example:08443/cb'] }, 'writes its port as ":08443", which a URL parser reads as 8443; write the port as 8443'],
+  ['a post-logout URI with :443', { redirect_uris: ['https://rp.example/cb'], post_logout_redirect_uris: ['https://rp.example:443/bye'] }, `writes the port ":443", ${PORT} (the default port of https): the browser lands on https://rp.example/bye`],
+];
+
+describe('ports written otherwise than a URL parser writes them (a default port is dropped)', () => {
+  test.each(ports)('%s is refused', async (_name, metadata, description) => {
+    const res = await register(srv.issuer, metadata);
+    expect(res.status).toBe(400);
+    const member = metadata.post_logout_redirect_uris ? 'post_logout_redirect_uris' : 'redirect_uris';
+    expect(res.body.error).toBe(member === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata');
+    const uri = (metadata[member] as string[])[0];
+    expect(res.body.error_description).toContain(`${member} entry ${JSON.stringify(uri)} ${description}`);
+  });
+
+  test.each([
+    ['https on port 80 (not its default)', 'web', 'https://rp.example:80/cb'],
+    ['https on port 8443', 'web', 'https://rp.example:8443/cb'],
+    ['a native IPv6 loopback on port 8080', 'native', 'http://[::1]:8080/cb'],
+  ])('%s is accepted and comes back as sent', async (_name, type, uri) => {
+    const res = await register(srv.issuer, { application_type: type, redirect_uris: [uri] });
+    expect(res.status).toBe(201);
+    expect(res.body.redirect_uris).toEqual([uri]);
+  });
+});
