@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import { writeJsonError } from './json-error.js';
+import { requestSlot } from '../core/request-slot.js';
 
 /**
  * `413 invalid_request` (RFC 9110 §15.5.14) as JSON for a body over `limitBytes`, the limit in KiB as the limits
@@ -48,4 +49,27 @@ export function limitProviderBody(limitBytes: number): Middleware {
       if (ctx.status === 400 && read.bytes > limitBytes) refuseLargeBody(ctx, limitBytes);
     })();
   };
+}
+
+/**
+ * Marks a request whose body a host parser read before us and `adoptHostBody` (lib/http/host-body.ts) handed on: that parser has
+ * already undone any Content-Encoding (as `@koa/bodyparser` does), so the coding check of the provider endpoints
+ * ({@link encodedBody}) does not apply to it.
+ */
+export const hostBodyAdopted = requestSlot<true>('portcullis.hostBodyAdopted');
+
+/**
+ * Whether the body carries a Content-Encoding other than `identity` that nobody has undone. oidc-provider's body
+ * reader ignores Content-Encoding: a gzip body was parsed as form text (and answered "no client authentication
+ * mechanism provided"), and a body labelled with a coding it is not in (`x-bogus`, `gzip` on plain text) was read
+ * as plain. A host parser in front ({@link hostBodyAdopted}) has decoded it already.
+ */
+export function encodedBody(ctx: Context): boolean {
+  const coding = ctx.get('content-encoding');
+  return coding !== '' && coding.split(',').some((c) => !['', 'identity'].includes(c.trim().toLowerCase())) && !hostBodyAdopted.get(ctx.req);
+}
+
+/** RFC 9110 §15.5.16: 415 for a content coding the endpoint does not accept, with `Accept-Encoding` naming what it does. */
+export function refuseEncodedBody(ctx: Context): void {
+  writeJsonError(ctx, 415, 'invalid_request', `This endpoint does not accept a Content-Encoding (the request has ${JSON.stringify(ctx.get('content-encoding'))}): send the body uncompressed.`, { 'Accept-Encoding': 'identity' });
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
-import { refuseLargeBody } from './body-limit.js';
+import { hostBodyAdopted, refuseLargeBody } from './body-limit.js';
 import { writeError } from './error-handler.js';
 
 /** The request as a host app's body parser may have left it (`@koa/bodyparser` with `patchNode`, Express). */
@@ -57,6 +57,7 @@ export function adoptHostBody(limitBytes: number, replayStream = false): Middlew
       ctx.app.emit('error', new Error(HOST_BODY_PARSER_DESCRIPTION), ctx);
       return writeError(ctx, 500, 'server_error', HOST_BODY_PARSER_DESCRIPTION, { page: false });
     }
+    hostBodyAdopted.set(req, true);
     if (replayStream && raw !== undefined && (ctx.request.length === undefined || Buffer.byteLength(raw) === ctx.request.length)) replay(req, Buffer.from(raw));
     if (req.body === undefined) req.body = raw ?? parsed;
     if (request.body === undefined && parsed !== undefined) request.body = parsed;

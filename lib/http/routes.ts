@@ -1,6 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
-import { limitProviderBody } from './body-limit.js';
+import { encodedBody, limitProviderBody, refuseEncodedBody } from './body-limit.js';
 import { answeredMethod } from './allowed-methods.js';
 
 /**
@@ -273,6 +273,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
     const allowed = methods.get(ctx.path) ?? (ctx.path.startsWith(resumePrefix) ? RESUME_METHODS : undefined);
     if (allowed && answeredMethod(ctx, allowed)) return;
     const hasBody = ctx.req.headers['content-length'] !== undefined || ctx.req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && encodedBody(ctx)) return refuseEncodedBody(ctx);
     return hasBody ? limitBody(ctx, () => byPath(ctx, next)) : byPath(ctx, next);
   };
   function byPath(ctx: Context, next: Next) {
