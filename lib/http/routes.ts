@@ -262,6 +262,8 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   if (mw.answerUnservedEndpoint) table.get(PROVIDER_ROUTES.registration)!.push(mw.answerUnservedEndpoint);
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
   const resumePrefix = `${PROVIDER_ROUTES.authorization}/`;
+  // oidc-provider's resume route `/authorization/:uid` (one segment, one optional trailing slash); a deeper path has no route.
+  const isResume = (path: string) => path.startsWith(resumePrefix) && /^[^/]+\/?$/.test(path.slice(resumePrefix.length));
   const { answerUnservedEndpoint } = mw;
   // Every lane to oidc-provider passes here (standalone, host app, behind a host parser): one 413 for all.
   const limitBody = limitProviderBody(BODY_LIMITS.provider);
@@ -270,7 +272,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   // Userinfo is unserved in OAuth-only mode: its 404, not a 405, whatever the method.
   const methods = new Map([...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)));
   return function providerPreMiddlewareByPath(ctx: Context, next: Next) {
-    const allowed = methods.get(ctx.path) ?? (ctx.path.startsWith(resumePrefix) ? RESUME_METHODS : undefined);
+    const allowed = methods.get(ctx.path) ?? (isResume(ctx.path) ? RESUME_METHODS : undefined);
     if (allowed && answeredMethod(ctx, allowed)) return;
     const hasBody = ctx.req.headers['content-length'] !== undefined || ctx.req.headers['transfer-encoding'] !== undefined;
     if (hasBody && encodedBody(ctx)) return refuseEncodedBody(ctx);
@@ -279,8 +281,8 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   function byPath(ctx: Context, next: Next) {
     const chain = composed.get(ctx.path);
     if (chain) return chain(ctx, next);
-    if (onResume && ctx.path.startsWith(resumePrefix)) return onResume(ctx, next);
-    // A sub-path (`/token/x`, `/.well-known/x`, RFC 7592's `/registration/:id`): oidc-provider may have no route.
+    if (onResume && isResume(ctx.path)) return onResume(ctx, next);
+    // A sub-path (`/token/x`, `/.well-known/x`, `/authorization/:uid/x`, RFC 7592's `/registration/:id`): oidc-provider may have no route.
     if (answerUnservedEndpoint && !PROVIDER_EXACT_PATHS.has(ctx.path)) return answerUnservedEndpoint(ctx, next);
     return next();
   }

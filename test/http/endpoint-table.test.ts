@@ -91,6 +91,28 @@ test('a CORS preflight still gets oidc-provider\'s CORS answer', async () => {
   expect([res.status, res.headers.get('access-control-allow-methods'), res.headers.get('allow')]).toEqual([204, expect.stringContaining('POST'), null]);
 });
 
+// A path below the resume route `/authorization/<uid>` has no route in oidc-provider: before, GET answered Koa's
+// text/plain 404 'Not Found' (its page headers set) and POST 405 naming GET and HEAD, as if the resume route were there.
+test.each([
+  ['GET', '/authorization/some-uid/x'],
+  ['GET', '/authorization/some-uid/x/'],
+  ['HEAD', '/authorization/some-uid/x'],
+  ['POST', '/authorization/some-uid/x'],
+  ['GET', '/authorization/some-uid//'],
+])('%s %s: the JSON 404 of a path with no endpoint', async (method, path) => {
+  const res = await fetch(`${srv.issuer}${path}`, { method, redirect: 'manual' });
+  const body = method === 'HEAD' ? undefined : await res.json();
+  expect([res.status, res.headers.get('content-type'), body]).toEqual([
+    404, 'application/json; charset=utf-8', method === 'HEAD' ? undefined : { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' },
+  ]);
+});
+
+test.each([['/authorization/some-uid'], ['/authorization/some-uid/']])('GET %s still reaches the resume route (its error page, no cookie)', async (path) => {
+  const res = await fetch(`${srv.issuer}${path}`, { redirect: 'manual' });
+  expect([res.status, res.headers.get('content-type')]).toEqual([400, 'text/html; charset=utf-8']);
+  expect(await res.text()).toContain('authorization request has expired');
+});
+
 test('with registration off, POST /registration answers the JSON 404 of an endpoint that is off', async () => {
   const off = await startServer({ registration: { enabled: false, initialAccessToken: undefined } as never });
   try {
