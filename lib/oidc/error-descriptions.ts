@@ -16,6 +16,12 @@ const MISSING_DESCRIPTIONS: Readonly<Record<string, Readonly<Record<string, stri
     pushed_authorization_request: 'request_uri cannot be used in a pushed authorization request (RFC 9126 section 2.1): '
       + 'push the authorization parameters or a request object instead',
   }),
+  registration_not_supported: Object.freeze({
+    authorization: 'the registration parameter (OpenID Connect Core section 7.2.1) is not supported: '
+      + 'register the client beforehand (dynamic registration, RFC 7591) and send only its client_id',
+    pushed_authorization_request: 'the registration parameter (OpenID Connect Core section 7.2.1) is not supported: '
+      + 'register the client beforehand (dynamic registration, RFC 7591) and send only its client_id',
+  }),
 });
 
 /** The description to give `error` on `route`: oidc-provider's own when it has one, else ours (if any). */

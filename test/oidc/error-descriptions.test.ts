@@ -25,7 +25,7 @@ const authorize = (p: Record<string, string>) => new TestBrowser(srv.issuer).go(
 const cspHashes = (csp: string | null) => (csp ?? '').match(/'sha256-[^']+'/g) ?? [];
 const scriptHash = (body: string) => `'sha256-${createHash('sha256').update(/<script>([\s\S]*?)<\/script>/.exec(body)?.[1] ?? '').digest('base64')}'`;
 
-describe('request_uri_not_supported carries an error_description in every place it goes', () => {
+describe('request_uri_not_supported and registration_not_supported carry an error_description in every place they go', () => {
   test.each([
     ['query', {}],
     ['fragment', { response_mode: 'fragment' }],
@@ -58,6 +58,22 @@ describe('request_uri_not_supported carries an error_description in every place 
     const page = await authorize(params({ request_uri: BY_REFERENCE }));
     const answer = await oidc.authorizationCodeGrant(rp.config, new URL(page.redirectedTo!), { pkceCodeVerifier: 'x'.repeat(43), expectedState: 'st' }).catch((e: unknown) => e);
     expect(answer).toMatchObject({ error: 'request_uri_not_supported', error_description: expect.stringContaining('RFC 9126') });
+  });
+
+  // oidc-provider sends registration_not_supported (OpenID Connect Core §3.1.2.6) without a description too.
+  test.each([
+    ['query', {}],
+    ['fragment', { response_mode: 'fragment' }],
+    ['form_post', { response_mode: 'form_post' }],
+  ] as const)('registration_not_supported, response_mode %s', async (mode, extra) => {
+    const out = delivered(await authorize(params({ ...extra, registration: '{}' })));
+    expect(out).toMatchObject({ mode, target: WEB.uri, params: { error: 'registration_not_supported', state: 'st', iss: srv.issuer } });
+    expect(out!.params.error_description).toMatch(/^the registration parameter .* is not supported: register the client beforehand/);
+  });
+
+  test('registration_not_supported at the pushed authorization request endpoint', async () => {
+    const res = await pushRequest(srv.issuer, WEB.id, WEB.secret, params({ registration: '{}' }));
+    expect(res).toEqual({ status: 400, body: { error: 'registration_not_supported', error_description: expect.stringMatching(/^the registration parameter .* is not supported/) } });
   });
 
   test('errors oidc-provider already describes keep their own description', async () => {
