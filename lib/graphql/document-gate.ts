@@ -13,7 +13,7 @@ import {
   createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
   createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost,
 } from './rules/index.js';
-import type { GraphqlRequestItem } from './transport.js';
+import type { GraphqlRequestItem } from './request-params.js';
 import { DocumentCache, type CheckedDocument, type OperationAnalysis } from './document-cache.js';
 import { nullOverDefaultErrors, variablesNeedingValues } from './null-over-default.js';
 import { rootFieldPoints } from './plugins/operation-limits.js';

@@ -4,18 +4,10 @@ import { PortcullisError } from '../core/errors.js';
 import type { CsrfGuard } from '../http/csrf.js';
 import { sendGraphqlError } from './errors.js';
 import { DEFAULTS } from '../../config/defaults.js';
-
-export const MISSING_QUERY_MESSAGE = 'The GraphQL query is missing: send a JSON object with a non-empty "query" string, e.g. {"query":"{ __typename }"}.';
+import { formRequest, refused, requestItem, urlRequest, type GraphqlRequestItem, type ItemError } from './request-params.js';
 
 /** Default JSON body limit of the GraphQL endpoint. */
 export const GRAPHQL_BODY_LIMIT = '100kb';
-
-/** One GraphQL request as every transport delivers it, after the transport guard. */
-export interface GraphqlRequestItem {
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
 
 /** What the transport guard accepts beyond `POST application/json`. */
 export interface TransportOptions {
@@ -33,52 +25,14 @@ export interface TransportOptions {
   csrf?: CsrfGuard;
 }
 
+/** A refused batch: batching off, or more operations than allowed. */
+interface BatchError { status: 400; code: 'BATCHING_DISABLED' | 'BATCH_TOO_LARGE'; message: string }
+
 /** Path suffix of the endpoint that hands out the form transport's CSRF token. */
 export const CSRF_TOKEN_SUFFIX = '/csrf-token';
 
-/** Why one request object is refused: its error code and message. */
-interface ItemError { status: 400; code: 'QUERY_MISSING' | 'BAD_REQUEST' | 'PERSISTED_QUERY_NOT_SUPPORTED'; message: string }
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/**
- * One GraphQL request object (GraphQL over HTTP §"Request Parameters"): no `extensions.persistedQuery` (else
- * `PERSISTED_QUERY_NOT_SUPPORTED`, with or without a query), `query` a non-empty string (else `QUERY_MISSING`),
- * `operationName` a string or null, `variables` and `extensions` JSON objects or null. Anything else is
- * refused with the member named, so no transport hands Apollo a request it would read differently.
- */
-function requestItem(value: unknown): GraphqlRequestItem | ItemError {
-  const missing: ItemError = { status: 400, code: 'QUERY_MISSING', message: MISSING_QUERY_MESSAGE };
-  if (!isObject(value)) return missing;
-  const { query, variables, operationName, extensions } = value;
-  // Automatic persisted queries are off; a hash-carrying request is refused rather than half-honoured. Checked
-  // before the query: an APQ client's first request carries the hash alone, and only this code makes it fall back
-  // to sending the full text (Apollo Client's PersistedQueryLink retries on PERSISTED_QUERY_NOT_SUPPORTED only).
-  if (isObject(extensions) && 'persistedQuery' in extensions) {
-    return { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED', message: 'Automatic persisted queries are not supported here: send the full query text.' };
-  }
-  // A query that is absent, empty or not a string (a number, a list, a parsed document) is the same mistake.
-  if (typeof query !== 'string' || query.trim() === '') return missing;
-  if (variables !== undefined && variables !== null && !isObject(variables)) {
-    return { status: 400, code: 'BAD_REQUEST', message: 'The "variables" member must be a JSON object (not a string, list or number).' };
-  }
-  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
-    return { status: 400, code: 'BAD_REQUEST', message: 'The "operationName" member must be a string.' };
-  }
-  if (extensions !== undefined && extensions !== null && !isObject(extensions)) {
-    return { status: 400, code: 'BAD_REQUEST', message: 'The "extensions" member must be a JSON object.' };
-  }
-  return {
-    query,
-    variables: isObject(variables) ? variables : undefined,
-    operationName: typeof operationName === 'string' ? operationName : undefined,
-  };
-}
-
 /** The `next` handed to the body parser: nothing follows it (the guard goes on itself once the body is read). */
 const parsed = async (): Promise<void> => {};
-
-const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'code' in item;
 
 /** The body parser's message for a prototype key, kept from its `onError` to the answer. */
 const PROTOTYPE_KEY = 'prototype key';
@@ -95,9 +49,6 @@ function charsetsOf(contentType: string): string[] {
     .filter(([name]) => name!.trim().toLowerCase() === 'charset')
     .map(([, value = '']) => value.trim().replace(/^"(.*)"$/, '$1'));
 }
-/** The fields of a form POST: a form carries no `extensions` (so no persisted query), and nothing else is read. */
-const FORM_FIELDS = new Set(['query', 'variables', 'operationName', 'csrf_token']);
-
 /**
  * Refuses what is not a GraphQL request before Apollo sees it (SPEC area B rule 4). By default only `POST`
  * with `application/json` whose body is a JSON object with a non-empty string `query`: other methods get 405
@@ -199,61 +150,41 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
     return true;
   }
 
+  /** The request of a form POST, handed to Apollo as the JSON body it reads; `undefined` once refused. */
+  function formItem(ctx: Context): GraphqlRequestItem | ItemError | undefined {
+    const form = ctx.request.body as Record<string, unknown>;
+    // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
+    if (!options.csrf!.verify(ctx, { scope: options.path, binding: '' }, form.csrf_token)) {
+      sendGraphqlError(ctx, 403, 'CSRF_TOKEN_INVALID', `The csrf_token field is missing or does not match its cookie: get one from GET ${options.path}${CSRF_TOKEN_SUFFIX}.`);
+      return undefined;
+    }
+    const item = formRequest(form);
+    if (refused(item)) return item;
+    // Apollo executes JSON bodies only; the form has been checked, so hand it over as one.
+    ctx.request.body = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
+    ctx.request.headers['content-type'] = 'application/json';
+    return item;
+  }
+
+  /** The requests of a JSON body: one object, or a batch (an array) when `maxBatchSize` allows it. */
+  function jsonItems(body: unknown): GraphqlRequestItem[] | ItemError | BatchError {
+    if (!Array.isArray(body) || body.length === 0) {
+      const item = requestItem(body);
+      return refused(item) ? item : [item];
+    }
+    if (maxBatch === 0) return { status: 400, code: 'BATCHING_DISABLED', message: 'Batched requests (JSON arrays) are not accepted here: send one operation per request.' };
+    if (body.length > maxBatch) return { status: 400, code: 'BATCH_TOO_LARGE', message: `A batch may hold at most ${maxBatch} operations.` };
+    const items = body.map(requestItem);
+    return items.find(refused) ?? items as GraphqlRequestItem[];
+  }
+
   /** The request's GraphQL requests, or nothing once a refusal has been answered. */
   function requireQuery(ctx: Context, transport: 'get' | 'json' | 'form'): GraphqlRequestItem[] | void {
-    let items: GraphqlRequestItem[];
-    if (transport === 'get') {
-      const params = new URLSearchParams(ctx.querystring);
-      // Apollo reads these parameters too: one value each, so the document checked is the document run.
-      if (['query', 'variables', 'operationName', 'extensions'].some((name) => params.getAll(name).length > 1)) {
-        return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'Each of query, variables, operationName and extensions may appear once.');
-      }
-      const raw: Record<string, unknown> = { query: params.get('query'), operationName: params.get('operationName') ?? undefined };
-      for (const name of ['variables', 'extensions']) {
-        const text = params.get(name);
-        if (!text) continue;
-        try { raw[name] = JSON.parse(text); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', `The ${name} parameter is not valid JSON.`); }
-      }
-      const item = requestItem(raw);
-      if (refused(item)) return sendGraphqlError(ctx, item.status, item.code, item.message);
-      items = [item];
-    } else if (transport === 'form') {
-      const form = ctx.request.body as Record<string, unknown>;
-      // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
-      if (!options.csrf!.verify(ctx, { scope: options.path, binding: '' }, form.csrf_token)) {
-        return sendGraphqlError(ctx, 403, 'CSRF_TOKEN_INVALID', `The csrf_token field is missing or does not match its cookie: get one from GET ${options.path}${CSRF_TOKEN_SUFFIX}.`);
-      }
-      // A field we do not read (`extensions`), a repeated one or a bracketed one (`variables[id]=1`, which the form
-      // parser nests) would be dropped in silence and the request run without it: refuse it instead.
-      if (Object.entries(form).some(([name, value]) => !FORM_FIELDS.has(name) || typeof value !== 'string')) {
-        return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'A form may hold only the fields query, variables (JSON), operationName and csrf_token, each once.');
-      }
-      let variables: unknown;
-      if (typeof form.variables === 'string' && form.variables !== '') {
-        try { variables = JSON.parse(form.variables); } catch { return sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The variables field is not valid JSON.'); }
-      }
-      const item = requestItem({ query: form.query, variables, operationName: form.operationName });
-      if (refused(item)) return sendGraphqlError(ctx, item.status, item.code, item.message);
-      items = [item];
-      // Apollo executes JSON bodies only; the form has been checked, so hand it over as one.
-      ctx.request.body = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));
-      ctx.request.headers['content-type'] = 'application/json';
-    } else {
-      const body = ctx.request.body as unknown;
-      if (Array.isArray(body) && body.length > 0) {
-        if (maxBatch === 0) return sendGraphqlError(ctx, 400, 'BATCHING_DISABLED', 'Batched requests (JSON arrays) are not accepted here: send one operation per request.');
-        if (body.length > maxBatch) return sendGraphqlError(ctx, 400, 'BATCH_TOO_LARGE', `A batch may hold at most ${maxBatch} operations.`);
-        const parsed = body.map(requestItem);
-        const bad = parsed.find(refused);
-        if (bad) return sendGraphqlError(ctx, bad.status, bad.code, bad.message);
-        items = parsed as GraphqlRequestItem[];
-      } else {
-        const item = requestItem(body);
-        if (refused(item)) return sendGraphqlError(ctx, item.status, item.code, item.message);
-        items = [item];
-      }
-    }
-    return items;
+    const found = transport === 'get' ? urlRequest(new URLSearchParams(ctx.querystring))
+      : transport === 'form' ? formItem(ctx) : jsonItems(ctx.request.body);
+    if (found === undefined) return;
+    if ('code' in found) return sendGraphqlError(ctx, found.status, found.code, found.message);
+    return Array.isArray(found) ? found : [found];
   }
 
   // One middleware, the steps in order (CORS, CSRF-token endpoint, method and content type, body, request

@@ -1,0 +1,85 @@
+export const MISSING_QUERY_MESSAGE = 'The GraphQL query is missing: send a JSON object with a non-empty "query" string, e.g. {"query":"{ __typename }"}.';
+
+/** One GraphQL request as every transport delivers it, after the transport guard. */
+export interface GraphqlRequestItem {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** Why one request is refused: its error code and message. */
+export interface ItemError { status: 400; code: 'QUERY_MISSING' | 'BAD_REQUEST' | 'PERSISTED_QUERY_NOT_SUPPORTED'; message: string }
+
+export const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'code' in item;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const badRequest = (message: string): ItemError => ({ status: 400, code: 'BAD_REQUEST', message });
+
+/**
+ * One GraphQL request object (GraphQL over HTTP §"Request Parameters"): no `extensions.persistedQuery` (else
+ * `PERSISTED_QUERY_NOT_SUPPORTED`, with or without a query), `query` a non-empty string (else `QUERY_MISSING`),
+ * `operationName` a string or null, `variables` and `extensions` JSON objects or null. Anything else is
+ * refused with the member named, so no transport hands Apollo a request it would read differently.
+ */
+export function requestItem(value: unknown): GraphqlRequestItem | ItemError {
+  const missing: ItemError = { status: 400, code: 'QUERY_MISSING', message: MISSING_QUERY_MESSAGE };
+  if (!isObject(value)) return missing;
+  const { query, variables, operationName, extensions } = value;
+  // Automatic persisted queries are off; a hash-carrying request is refused rather than half-honoured. Checked
+  // before the query: an APQ client's first request carries the hash alone, and only this code makes it fall back
+  // to sending the full text (Apollo Client's PersistedQueryLink retries on PERSISTED_QUERY_NOT_SUPPORTED only).
+  if (isObject(extensions) && 'persistedQuery' in extensions) {
+    return { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED', message: 'Automatic persisted queries are not supported here: send the full query text.' };
+  }
+  // A query that is absent, empty or not a string (a number, a list, a parsed document) is the same mistake.
+  if (typeof query !== 'string' || query.trim() === '') return missing;
+  if (variables !== undefined && variables !== null && !isObject(variables)) {
+    return badRequest('The "variables" member must be a JSON object (not a string, list or number).');
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    return badRequest('The "operationName" member must be a string.');
+  }
+  if (extensions !== undefined && extensions !== null && !isObject(extensions)) {
+    return badRequest('The "extensions" member must be a JSON object.');
+  }
+  return {
+    query,
+    variables: isObject(variables) ? variables : undefined,
+    operationName: typeof operationName === 'string' ? operationName : undefined,
+  };
+}
+
+/** The parameters of a GET request that Apollo reads too. */
+const URL_PARAMETERS = ['query', 'variables', 'operationName', 'extensions'];
+
+/** The request of a `GET ?query=` (its URL parameters). */
+export function urlRequest(params: URLSearchParams): GraphqlRequestItem | ItemError {
+  // Apollo reads these parameters too: one value each, so the document checked is the document run.
+  if (URL_PARAMETERS.some((name) => params.getAll(name).length > 1)) {
+    return badRequest('Each of query, variables, operationName and extensions may appear once.');
+  }
+  const raw: Record<string, unknown> = { query: params.get('query'), operationName: params.get('operationName') ?? undefined };
+  for (const name of ['variables', 'extensions']) {
+    const text = params.get(name);
+    if (!text) continue;
+    try { raw[name] = JSON.parse(text); } catch { return badRequest(`The ${name} parameter is not valid JSON.`); }
+  }
+  return requestItem(raw);
+}
+
+/** The fields of a form POST: a form carries no `extensions` (so no persisted query), and nothing else is read. */
+const FORM_FIELDS = new Set(['query', 'variables', 'operationName', 'csrf_token']);
+
+/** The request of a form POST (its fields as the body parser read them), its CSRF token already checked. */
+export function formRequest(form: Record<string, unknown>): GraphqlRequestItem | ItemError {
+  // A field we do not read (`extensions`), a repeated one or a bracketed one (`variables[id]=1`, which the form
+  // parser nests) would be dropped in silence and the request run without it: refuse it instead.
+  if (Object.entries(form).some(([name, value]) => !FORM_FIELDS.has(name) || typeof value !== 'string')) {
+    return badRequest('A form may hold only the fields query, variables (JSON), operationName and csrf_token, each once.');
+  }
+  let variables: unknown;
+  if (typeof form.variables === 'string' && form.variables !== '') {
+    try { variables = JSON.parse(form.variables); } catch { return badRequest('The variables field is not valid JSON.'); }
+  }
+  return requestItem({ query: form.query, variables, operationName: form.operationName });
+}
