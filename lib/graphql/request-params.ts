@@ -49,10 +49,32 @@ export function requestItem(value: unknown): GraphqlRequestItem | ItemError {
   };
 }
 
+/**
+ * The value of a JSON-encoded URL parameter or form field (`what` names it), read as the JSON body is read: a
+ * `__proto__` member at any depth is refused, as the body parser refuses it in a POST body (`JSON.parse` keeps it
+ * as a plain member, which a later copy or merge would turn into the object's prototype).
+ */
+function jsonValue(text: string, what: string): { value: unknown } | ItemError {
+  let proto = false;
+  let value: unknown;
+  try {
+    value = JSON.parse(text, (key, v: unknown) => { if (key === '__proto__') proto = true; return v; });
+  } catch {
+    return badRequest(`The ${what} is not valid JSON.`);
+  }
+  return proto ? badRequest(`The ${what} holds a "__proto__" member, which is refused.`) : { value };
+}
+
 /** The parameters of a GET request that Apollo reads too. */
 const URL_PARAMETERS = ['query', 'variables', 'operationName', 'extensions'];
 
-/** The request of a `GET ?query=` (its URL parameters). */
+/**
+ * The request of a `GET ?query=` (its URL parameters), read as a JSON body with the same members would be. An
+ * empty `variables` or `extensions` is no parameter (GraphQL over HTTP §GET: "Specifying the empty string for
+ * optional request parameters is equivalent to not specifying them at all"), and `null` is none as in a JSON body
+ * (§JSON Encoding). Apollo reads the URL again after us and refuses both (`invalid JSON`, `should contain a
+ * JSON-encoded object`), so such a parameter is deleted from `params`: the caller hands Apollo what is left.
+ */
 export function urlRequest(params: URLSearchParams): GraphqlRequestItem | ItemError {
   // Apollo reads these parameters too: one value each, so the document checked is the document run.
   if (URL_PARAMETERS.some((name) => params.getAll(name).length > 1)) {
@@ -61,8 +83,11 @@ export function urlRequest(params: URLSearchParams): GraphqlRequestItem | ItemEr
   const raw: Record<string, unknown> = { query: params.get('query'), operationName: params.get('operationName') ?? undefined };
   for (const name of ['variables', 'extensions']) {
     const text = params.get(name);
-    if (!text) continue;
-    try { raw[name] = JSON.parse(text); } catch { return badRequest(`The ${name} parameter is not valid JSON.`); }
+    if (text === null) continue;
+    const parsed = text === '' ? { value: null } : jsonValue(text, `${name} parameter`);
+    if ('code' in parsed) return parsed;
+    if (parsed.value === null) params.delete(name);
+    else raw[name] = parsed.value;
   }
   return requestItem(raw);
 }
@@ -79,7 +104,9 @@ export function formRequest(form: Record<string, unknown>): GraphqlRequestItem |
   }
   let variables: unknown;
   if (typeof form.variables === 'string' && form.variables !== '') {
-    try { variables = JSON.parse(form.variables); } catch { return badRequest('The variables field is not valid JSON.'); }
+    const parsed = jsonValue(form.variables, 'variables field');
+    if ('code' in parsed) return parsed;
+    variables = parsed.value;
   }
   return requestItem({ query: form.query, variables, operationName: form.operationName });
 }

@@ -150,6 +150,15 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
     return true;
   }
 
+  /** The request of a GET; the URL Apollo reads is left without the parameters that mean none (`variables=`). */
+  function urlItem(ctx: Context): GraphqlRequestItem | ItemError {
+    const params = new URLSearchParams(ctx.querystring);
+    const before = params.size;
+    const item = urlRequest(params);
+    if (!refused(item) && params.size !== before) ctx.querystring = params.toString();
+    return item;
+  }
+
   /** The request of a form POST, handed to Apollo as the JSON body it reads; `undefined` once refused. */
   function formItem(ctx: Context): GraphqlRequestItem | ItemError | undefined {
     const form = ctx.request.body as Record<string, unknown>;
@@ -180,8 +189,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
 
   /** The request's GraphQL requests, or nothing once a refusal has been answered. */
   function requireQuery(ctx: Context, transport: 'get' | 'json' | 'form'): GraphqlRequestItem[] | void {
-    const found = transport === 'get' ? urlRequest(new URLSearchParams(ctx.querystring))
-      : transport === 'form' ? formItem(ctx) : jsonItems(ctx.request.body);
+    const found = transport === 'get' ? urlItem(ctx) : transport === 'form' ? formItem(ctx) : jsonItems(ctx.request.body);
     if (found === undefined) return;
     if ('code' in found) return sendGraphqlError(ctx, found.status, found.code, found.message);
     return Array.isArray(found) ? found : [found];

@@ -232,6 +232,33 @@ describe('transport and operation mistakes: 4xx, a specific code, no internal me
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// GET and the form read their JSON-encoded parameters as a POST body's members are read: `null` (and, in a URL, the
+// empty string: GraphQL over HTTP §GET) is no parameter, and a "__proto__" member is refused at any depth. Apollo
+// reads the URL again after the guard, so what the guard accepts must be what Apollo accepts.
+
+const refusal = (message: string) => ({ status: 400, json: { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] } });
+const typename = { status: 200, json: { data: { __typename: 'Query' } } };
+const withDefault = 'query($id: Int = 2) { product(id: $id) { id } }';
+const jsonParameterRows: Array<[string, () => Promise<Sent>, { status: number; json: unknown }]> = [
+  ['GET variables=null (POST accepts "variables": null)', getQs(() => open, { query: withDefault, variables: 'null' }), { status: 200, json: { data: { product: { id: 2 } } } }],
+  ['GET variables= (empty: no variables)', getQs(() => open, { query: withDefault, variables: '' }), { status: 200, json: { data: { product: { id: 2 } } } }],
+  ['GET extensions=null', getQs(() => open, { query: '{ __typename }', extensions: 'null' }), typename],
+  ['GET extensions= (empty: no extensions)', getQs(() => open, { query: '{ __typename }', extensions: '' }), typename],
+  ['GET variables with a "__proto__" member', getQs(() => open, { query: '{ __typename }', variables: '{"__proto__":{}}' }), refusal('The variables parameter holds a "__proto__" member, which is refused.')],
+  ['GET variables with a nested "__proto__" member', getQs(() => open, { query: withDefault, variables: '{"id":{"__proto__":{"x":1}}}' }), refusal('The variables parameter holds a "__proto__" member, which is refused.')],
+  ['GET extensions with a "__proto__" member', getQs(() => open, { query: '{ __typename }', extensions: '{"__proto__":{"x":1}}' }), refusal('The extensions parameter holds a "__proto__" member, which is refused.')],
+  ['form variables with a "__proto__" member', form({ query: '{ __typename }', variables: '{"__proto__":{}}' }), refusal('The variables field holds a "__proto__" member, which is refused.')],
+  ['POST variables with a "__proto__" member (the answer the others match)', body(() => open, '{"query":"{ __typename }","variables":{"__proto__":{}}}'), refusal('The request body holds a "__proto__" member, which is refused.')],
+];
+
+describe('GET and form parameters are read as the members of a JSON body', () => {
+  test.each(jsonParameterRows)('%s', async (_name, request, expected) => {
+    const res = await request();
+    expect({ status: res.status, json: res.json }).toEqual(expected);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
 // A syntax error is GRAPHQL_PARSE_FAILED with graphql-js' message, whatever names the document holds; only graphql-js'
 // own token-limit message is MAX_TOKENS_EXCEEDED (default limit 1000: `{`, 998 fields and `}` are 1000 tokens).
 
