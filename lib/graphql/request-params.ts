@@ -95,15 +95,17 @@ export function urlRequest(params: URLSearchParams): GraphqlRequestItem | ItemEr
 /** The fields of a form POST: a form carries no `extensions` (so no persisted query), and nothing else is read. */
 const FORM_FIELDS = new Set(['query', 'variables', 'operationName', 'csrf_token']);
 
-/** The request of a form POST (its fields as the body parser read them), its CSRF token already checked. */
-export function formRequest(form: Record<string, unknown>): GraphqlRequestItem | ItemError {
-  // A field we do not read (`extensions`), a repeated one or a bracketed one (`variables[id]=1`, which the form
-  // parser nests) would be dropped in silence and the request run without it: refuse it instead.
-  if (Object.entries(form).some(([name, value]) => !FORM_FIELDS.has(name) || typeof value !== 'string')) {
+/** The request of a form POST (its fields, in order, as sent), its CSRF token already checked. */
+export function formRequest(fields: ReadonlyArray<[string, unknown]>): GraphqlRequestItem | ItemError {
+  // A field we do not read (`extensions`, `constructor`), a repeated one or a bracketed one (`variables[id]=1`)
+  // would be dropped in silence and the request run without it: refuse it instead.
+  const names = new Set(fields.map(([name]) => name));
+  if (names.size !== fields.length || fields.some(([name, value]) => !FORM_FIELDS.has(name) || typeof value !== 'string')) {
     return badRequest('A form may hold only the fields query, variables (JSON), operationName and csrf_token, each once.');
   }
+  const form = Object.fromEntries(fields) as Record<string, string | undefined>;
   let variables: unknown;
-  if (typeof form.variables === 'string' && form.variables !== '') {
+  if (form.variables !== undefined && form.variables !== '') {
     const parsed = jsonValue(form.variables, 'variables field');
     if ('code' in parsed) return parsed;
     variables = parsed.value;

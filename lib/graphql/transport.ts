@@ -161,13 +161,18 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
 
   /** The request of a form POST, handed to Apollo as the JSON body it reads; `undefined` once refused. */
   function formItem(ctx: Context): GraphqlRequestItem | ItemError | undefined {
-    const form = ctx.request.body as Record<string, unknown>;
+    // The fields as sent, from the raw body: the form parser (qs) drops names of Object.prototype (`constructor`,
+    // `toString`, `__proto__[x]`) before anything could refuse them. A host's body parser in front leaves only its
+    // parsed object.
+    const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+    const fields: Array<[string, unknown]> = typeof raw === 'string' ? [...new URLSearchParams(raw)] : Object.entries(ctx.request.body as object);
+    const tokens = fields.filter(([name]) => name === 'csrf_token');
     // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
-    if (!options.csrf!.verify(ctx, { scope: options.path, binding: '' }, form.csrf_token)) {
+    if (!options.csrf!.verify(ctx, { scope: options.path, binding: '' }, tokens.length === 1 ? tokens[0]![1] : undefined)) {
       sendGraphqlError(ctx, 403, 'CSRF_TOKEN_INVALID', `The csrf_token field is missing or does not match its cookie: get one from GET ${options.path}${CSRF_TOKEN_SUFFIX}.`);
       return undefined;
     }
-    const item = formRequest(form);
+    const item = formRequest(fields);
     if (refused(item)) return item;
     // Apollo executes JSON bodies only; the form has been checked, so hand it over as one.
     ctx.request.body = Object.fromEntries(Object.entries(item).filter(([, v]) => v !== undefined));

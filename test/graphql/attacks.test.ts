@@ -39,11 +39,19 @@ const form = (query: string, variables?: Record<string, unknown>) => async () =>
   return send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: fields.toString() });
 };
 
+/** A form POST of `{__typename}` with its CSRF token and cookie, and `extra` (raw `name=value` pairs) appended. */
+const formWith = (extra: string) => async () => {
+  const { token, cookie } = await csrfToken(open);
+  const fields = `${new URLSearchParams({ query: '{__typename}', csrf_token: token })}&${extra}`;
+  return send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: fields });
+};
+const ONLY_THESE_FIELDS = 'A form may hold only the fields query, variables (JSON), operationName and csrf_token, each once.';
+
 const aliases = (n: number, field = 'product(id: 1) { id }') => `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} }`;
 const fragmentBomb = (n = 24) => `query { ...F${n} }\nfragment F0 on Query { products { id } }\n${Array.from({ length: n }, (_, i) => `fragment F${i + 1} on Query { ...F${i} ...F${i} }`).join('\n')}`;
 const nested = (depth: number) => `{ products { ${'related { '.repeat(depth)}id${' }'.repeat(depth)} } }`;
 
-type Expect = { status: number; code?: string; codes?: string[]; allow?: string };
+type Expect = { status: number; code?: string; codes?: string[]; allow?: string; message?: string };
 const rows: Array<[string, () => Promise<Sent>, Expect]> = [
   // Introspection, decided on the parsed document (SPEC rule 7)
   ['introspection probe {__schema{queryType{name}}}', post('{__schema{queryType{name}}}'), { status: 400, code: 'INTROSPECTION_DISABLED' }],
@@ -100,6 +108,12 @@ const rows: Array<[string, () => Promise<Sent>, Expect]> = [
     const { token } = await csrfToken(open);
     return send(open.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ query: '{__typename}', csrf_token: token }).toString() });
   }, { status: 403, code: 'CSRF_TOKEN_INVALID' }],
+  // The form parser (qs) drops names of Object.prototype before anything sees them: read from the raw body instead.
+  ['form with a constructor field', formWith('constructor=1'), { status: 400, code: 'BAD_REQUEST', message: ONLY_THESE_FIELDS }],
+  ['form with a toString field', formWith('toString=1'), { status: 400, code: 'BAD_REQUEST', message: ONLY_THESE_FIELDS }],
+  ['form with a __proto__ field', formWith('__proto__=1'), { status: 400, code: 'BAD_REQUEST', message: ONLY_THESE_FIELDS }],
+  ['form with a __proto__[x] field', formWith('__proto__%5Bx%5D=1'), { status: 400, code: 'BAD_REQUEST', message: ONLY_THESE_FIELDS }],
+  ['form with an extensions field', formWith('extensions=%7B%7D'), { status: 400, code: 'BAD_REQUEST', message: ONLY_THESE_FIELDS }],
   ['CSRF token endpoint while the form transport is off', () => send(`${strict.graphqlUrl}/csrf-token`, { method: 'GET' }), { status: 404, code: 'NOT_FOUND' }],
   ['non-GraphQL request', postJson(() => strict, { hello: 'world' }), { status: 400, code: 'QUERY_MISSING' }],
   // Authorization
@@ -116,6 +130,7 @@ describe('attack table over HTTP', () => {
     if (expected.code) expect(res.json?.errors?.[0]?.extensions?.code).toBe(expected.code);
     if (expected.codes) expect(res.json?.errors?.map((e) => e.extensions?.code)).toEqual(expected.codes);
     if (expected.allow) expect(res.headers.get('allow')).toBe(expected.allow);
+    if (expected.message) expect(res.json?.errors?.[0]?.message).toBe(expected.message);
     if (expected.status !== 200) expect(res.json?.data ?? null).toBeNull();
     expect(res.text).not.toMatch(/did you mean|stacktrace|__schema\s*\{|<html/i);
   });
