@@ -19,7 +19,10 @@ const badRequest = (message: string): ItemError => ({ status: 400, code: 'BAD_RE
  * One GraphQL request object (GraphQL over HTTP §"Request Parameters"): no `extensions.persistedQuery` (else
  * `PERSISTED_QUERY_NOT_SUPPORTED`, with or without a query), `query` a non-empty string (else `QUERY_MISSING`),
  * `operationName` a string or null, `variables` and `extensions` JSON objects or null. Anything else is
- * refused with the member named, so no transport hands Apollo a request it would read differently.
+ * refused with the member named, so no transport hands Apollo a request it would read differently. An empty
+ * `operationName` is none, in every transport: GraphQL over HTTP §GET says so of the URL parameter (an HTML form's
+ * empty field is the same encoding), and in JSON no operation can be named "" (a GraphQL Name has a first letter),
+ * so "" could only ever be refused. Apollo is handed it as none too ({@link forApollo}).
  */
 export function requestItem(value: unknown): GraphqlRequestItem | ItemError {
   const missing: ItemError = { status: 400, code: 'QUERY_MISSING', message: MISSING_QUERY_MESSAGE };
@@ -45,8 +48,20 @@ export function requestItem(value: unknown): GraphqlRequestItem | ItemError {
   return {
     query,
     variables: isObject(variables) ? variables : undefined,
-    operationName: typeof operationName === 'string' ? operationName : undefined,
+    operationName: typeof operationName === 'string' && operationName !== '' ? operationName : undefined,
   };
+}
+
+const emptyName = (o: unknown): boolean => isObject(o) && o.operationName === '';
+const named = (o: unknown): unknown => (emptyName(o) ? { ...o as object, operationName: null } : o);
+
+/**
+ * A JSON body (one request object or a batch) as Apollo is to read it after {@link requestItem} accepted it: an
+ * empty `operationName` as `null` (Apollo would look for an operation named ""). The body itself when none is empty.
+ */
+export function forApollo(body: unknown): unknown {
+  if (Array.isArray(body)) return body.some(emptyName) ? body.map(named) : body;
+  return named(body);
 }
 
 /**
@@ -72,14 +87,16 @@ const URL_PARAMETERS = ['query', 'variables', 'operationName', 'extensions'];
  * The request of a `GET ?query=` (its URL parameters), read as a JSON body with the same members would be. An
  * empty `variables` or `extensions` is no parameter (GraphQL over HTTP §GET: "Specifying the empty string for
  * optional request parameters is equivalent to not specifying them at all"), and `null` is none as in a JSON body
- * (§JSON Encoding). Apollo reads the URL again after us and refuses both (`invalid JSON`, `should contain a
- * JSON-encoded object`), so such a parameter is deleted from `params`: the caller hands Apollo what is left.
+ * (§JSON Encoding); an empty `operationName` is none as well. Apollo reads the URL again after us and refuses
+ * these (`invalid JSON`, `should contain a JSON-encoded object`, no operation named ""), so such a parameter is
+ * deleted from `params`: the caller hands Apollo what is left.
  */
 export function urlRequest(params: URLSearchParams): GraphqlRequestItem | ItemError {
   // Apollo reads these parameters too: one value each, so the document checked is the document run.
   if (URL_PARAMETERS.some((name) => params.getAll(name).length > 1)) {
     return badRequest('Each of query, variables, operationName and extensions may appear once.');
   }
+  if (params.get('operationName') === '') params.delete('operationName');
   const raw: Record<string, unknown> = { query: params.get('query'), operationName: params.get('operationName') ?? undefined };
   for (const name of ['variables', 'extensions']) {
     const text = params.get(name);

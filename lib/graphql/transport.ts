@@ -4,7 +4,7 @@ import { PortcullisError } from '../core/errors.js';
 import type { CsrfGuard } from '../http/csrf.js';
 import { sendGraphqlError } from './errors.js';
 import { DEFAULTS } from '../../config/defaults.js';
-import { formRequest, refused, requestItem, urlRequest, type GraphqlRequestItem, type ItemError } from './request-params.js';
+import { formRequest, forApollo, refused, requestItem, urlRequest, type GraphqlRequestItem, type ItemError } from './request-params.js';
 
 /** Default JSON body limit of the GraphQL endpoint. */
 export const GRAPHQL_BODY_LIMIT = '100kb';
@@ -197,6 +197,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
     const found = transport === 'get' ? urlItem(ctx) : transport === 'form' ? formItem(ctx) : jsonItems(ctx.request.body);
     if (found === undefined) return;
     if ('code' in found) return sendGraphqlError(ctx, found.status, found.code, found.message);
+    if (transport === 'json') ctx.request.body = forApollo(ctx.request.body);
     return Array.isArray(found) ? found : [found];
   }
 

@@ -259,6 +259,29 @@ describe('GET and form parameters are read as the members of a JSON body', () =>
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// An empty operationName is none, in every transport: GraphQL over HTTP §GET says so of the URL parameter, an HTML
+// form sends its empty field the same way, and in JSON no operation can be named "".
+
+const twoOperations = 'query A { __typename } query B { __typename }';
+const ambiguous = { status: 400, json: { errors: [{ message: 'The document has 2 operations: name the one to run in operationName.', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } }] } };
+const emptyNameRows: Array<[string, () => Promise<Sent>, { status: number; json: unknown }]> = [
+  ['JSON "operationName": ""', json(() => open, { query: '{ __typename }', operationName: '' }), typename],
+  ['GET operationName=', getQs(() => open, { query: '{ __typename }', operationName: '' }), typename],
+  ['form with an empty operationName field', form({ query: '{ __typename }', operationName: '' }), typename],
+  ['a batch item with "operationName": ""', json(() => open, [{ query: '{ __typename }', operationName: '' }, { query: twoOperations, operationName: 'B' }]),
+    { status: 200, json: [{ data: { __typename: 'Query' } }, { data: { __typename: 'Query' } }] }],
+  ['JSON "operationName": "" with two operations (as without one)', json(() => open, { query: twoOperations, operationName: '' }), ambiguous],
+  ['form with an empty operationName field and two operations', form({ query: twoOperations, operationName: '' }), ambiguous],
+];
+
+describe('an empty operationName is none', () => {
+  test.each(emptyNameRows)('%s', async (_name, request, expected) => {
+    const res = await request();
+    expect({ status: res.status, json: res.json }).toEqual(expected);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
 // A syntax error is GRAPHQL_PARSE_FAILED with graphql-js' message, whatever names the document holds; only graphql-js'
 // own token-limit message is MAX_TOKENS_EXCEEDED (default limit 1000: `{`, 998 fields and `}` are 1000 tokens).
 
