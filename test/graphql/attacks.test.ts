@@ -173,6 +173,17 @@ describe('what must keep working', () => {
     expect((await named('B')).json).toEqual({ data: { product: { id: 1 } } });
   });
 
+  // README "GraphQL security" says so: with introspection off, graphql-js' own messages still name types and tell a
+  // declared directive from an unknown one. An upgrade that changes them shows here.
+  test('what validation messages still tell with introspection off (README)', async () => {
+    const messages = async (query: string) => (await post(query)()).json?.errors?.map((e) => e.message);
+    expect(await messages('{ product(id: 1) { nope } }')).toEqual(['Cannot query field "nope" on type "Product".']);
+    expect(await messages('{ products(sort: 1) { id } }')).toEqual(['Enum "ProductSort" cannot represent non-enum value: 1.']);
+    expect(await messages('{ product(id: "x") { id } }')).toEqual(['Int cannot represent non-integer value: "x"']);
+    expect(await messages('{ products @requiresScopes(scopes: []) { id } }')).toEqual(['Directive "@requiresScopes" may not be used on FIELD.']);
+    expect(await messages('{ products @aa { id } }')).toEqual(['Unknown directive "@aa".']);
+  });
+
   test('the fragment bomb is refused by the limits in milliseconds (no graphql-depth-limit walk)', async () => {
     const res = await post(fragmentBomb(30))();
     expect(res.json?.errors?.map((e) => e.extensions?.code)).toEqual(['MAX_RECURSIVE_SELECTIONS_EXCEEDED', 'MAX_ROOT_FIELDS_EXCEEDED', 'MAX_COST_EXCEEDED']);
