@@ -132,6 +132,9 @@ export class ConfigError extends PortcullisError {
   }
 }
 
+/** `Retry-After` of a storage outage's 503, seconds. */
+export const STORAGE_RETRY_AFTER_SECONDS = '5';
+
 /**
  * Thrown by storage when it cannot take a write (`ERR_STORAGE_FULL`: the memory adapter's `maxEntries`) or
  * answer at all (`ERR_STORAGE_UNAVAILABLE`: Redis down); `status` 503, `expose` true, `headers` carry
@@ -144,7 +147,7 @@ export class StorageUnavailableError extends PortcullisError {
   declare readonly code: 'ERR_STORAGE_FULL' | 'ERR_STORAGE_UNAVAILABLE';
 
   constructor(code: 'ERR_STORAGE_FULL' | 'ERR_STORAGE_UNAVAILABLE', message: string, options?: ErrorOptions) {
-    super(code, message, { ...options, status: 503, expose: true, headers: { 'Retry-After': '5' } });
+    super(code, message, { ...options, status: 503, expose: true, headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS } });
   }
 }
 

@@ -1,6 +1,6 @@
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { Adapter, AdapterFactory } from '../core/storage.js';
-import { StorageUnavailableError } from '../core/errors.js';
+import { STORAGE_RETRY_AFTER_SECONDS, StorageUnavailableError } from '../core/errors.js';
 import { noteStorageOutage } from '../core/outage-note.js';
 
 /**
@@ -76,4 +76,15 @@ export function throughProviderBoundary(configuration: Configuration): Configura
     out.features = { ...out.features, registration: { ...registration, policies: wrapped as never } };
   }
   return out;
+}
+
+/**
+ * oidc-provider middleware (the first `provider.use`, so it runs for every endpoint, userinfo and the authorization
+ * endpoint's page included): a 503 answered by oidc-provider's route error handlers, which set status and body but
+ * no header, gets the `Retry-After` that {@link StorageUnavailableError} carries (RFC 9110 §10.2.3), as the 503s
+ * of our own routes and of GraphQL do.
+ */
+export async function retryAfterOnOutage(ctx: { status: number; response: { get(name: string): string }; set(name: string, value: string): void }, next: () => Promise<void>): Promise<void> {
+  await next();
+  if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
 }

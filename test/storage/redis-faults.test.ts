@@ -213,21 +213,22 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       expect(lines).toEqual([expect.objectContaining({ level: 40, reqId, msg: 'request', status: 503, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE' }) })]);
     });
 
-    // The other endpoints: each 503 is logged once, at warn, on its request line with the outage's code and words.
+    // The other endpoints: each 503 carries Retry-After (oidc-provider's error handlers set none of their own) and is
+    // logged once, at warn, on its request line with the outage's code and words.
     test.each<[string, () => Promise<{ url: string; init?: RequestInit }>]>([
       ['the token endpoint', async () => ({ url: `${srv.issuer}/token`, init: { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: 'demo-web', client_secret: 'demo-web-secret' }) } })],
       ['the userinfo endpoint', async () => ({ url: `${srv.issuer}/userinfo`, init: { headers: { authorization: `Bearer ${accessToken}` } } })],
       ['the authorization endpoint (error page)', async () => ({ url: String((await startAuthorization(rp)).url), init: { headers: { accept: 'text/html' }, redirect: 'manual' } })],
       ['the introspection endpoint', async () => ({ url: `${srv.issuer}/token/introspection`, init: { method: 'POST', body: new URLSearchParams({ token: accessToken, client_id: 'demo-web', client_secret: 'demo-web-secret' }) } })],
       ['the login page (our interaction route)', async () => ({ url: loginPage.url })],
-    ])('%s: 503, its request line at warn with the outage', async (name, request) => {
+    ])('%s: 503 with Retry-After, its request line at warn with the outage', async (name, request) => {
       const { url, init = {} } = await request();
       const reqId = `outage-${randomUUID()}`;
       const headers = { ...init.headers as Record<string, string>, 'x-request-id': reqId };
       const res = url === loginPage.url ? await loginPage.browser.request(url, { headers }) : await get(url, { ...init, headers });
       const lines = logLines.filter((l) => l.reqId === reqId);
-      expect({ name, status: res.status, lines }).toEqual({
-        name, status: 503,
+      expect({ name, status: res.status, retryAfter: res.headers.get('retry-after'), lines }).toEqual({
+        name, status: 503, retryAfter: '5',
         lines: [expect.objectContaining({ level: 40, msg: 'request', status: 503, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE', message: expect.stringMatching(/unavailable/) }) })],
       });
     });

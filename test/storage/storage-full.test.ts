@@ -5,7 +5,7 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  * A full memory storage (`storage.maxEntries`) inside oidc-provider's own routes: the adapter throws an honest
  * StorageUnavailableError (ERR_STORAGE_FULL), the provider boundary (lib/oidc/storage-outage.ts) turns it into
  * oidc-provider's temporarily_unavailable, and the client sees 503 `temporarily_unavailable` (JSON or the error
- * page), never a 500 and never a redirect.
+ * page) with `Retry-After`, never a 500 and never a redirect.
  */
 describe('memory storage full', () => {
   let srv: RunningServer;
@@ -21,17 +21,17 @@ describe('memory storage full', () => {
     }),
   });
 
-  test('a JSON endpoint answers 503 temporarily_unavailable once the storage is full; an authorization request gets the page', async () => {
+  test('a JSON endpoint answers 503 temporarily_unavailable with Retry-After once the storage is full; an authorization request gets the page', async () => {
     // The one entry goes to the first write (the pushed request, or an entry the server keeps itself); then full.
     let full = await push();
     for (let i = 0; i < 2 && full.status === 201; i++) full = await push();
-    expect(full.status).toBe(503);
-    expect(await full.json()).toEqual({ error: 'temporarily_unavailable', error_description: 'storage is full (storage.maxEntries reached); try again later' });
+    expect({ status: full.status, retryAfter: full.headers.get('retry-after'), body: await full.json() }).toEqual({
+      status: 503, retryAfter: '5', body: { error: 'temporarily_unavailable', error_description: 'storage is full (storage.maxEntries reached); try again later' },
+    });
 
     const rp = await relyingParty(srv.issuer);
     const page = await fetch((await startAuthorization(rp)).url, { redirect: 'manual', headers: { accept: 'text/html' } });
-    expect(page.status).toBe(503);
-    expect(page.headers.get('location')).toBeNull();
+    expect({ status: page.status, retryAfter: page.headers.get('retry-after'), location: page.headers.get('location') }).toEqual({ status: 503, retryAfter: '5', location: null });
     const text = await page.text();
     expect(text).toContain('temporarily_unavailable');
     expect(text).toContain('storage is full');
