@@ -75,11 +75,20 @@ function startFailure(err: (Error & { code?: string; hostname?: string; address?
   return { reason: code ? `${code}: ${message}` : message, fatal: false };
 }
 
-/** Storage errors that mean "Redis is not there": answered 503, never 500. */
+/**
+ * Replies with which a reachable Redis refuses a command for a while, whatever the command (the first word of the
+ * reply, also of a script's error): out of memory under `noeviction`, a replica after a failover (`READONLY`), a
+ * failed snapshot (`MISCONF`), a long script (`BUSY`), a replica without its master, a password changed on the
+ * server (`NOAUTH`), a dataset still loading, a cluster resharding or down.
+ */
+const SERVER_REFUSAL = /^(OOM|READONLY|MISCONF|BUSY|MASTERDOWN|NOREPLICAS|NOAUTH|LOADING|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/** Storage errors that mean "Redis cannot serve now" (unreachable, or refusing every write): answered 503, never 500. */
 function isConnectionError(err: unknown): boolean {
   const e = err as { name?: string; message?: string; code?: string };
-  return e?.name === 'MaxRetriesPerRequestError'
-    || /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|Socket timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(String(e?.message ?? e?.code ?? ''));
+  const message = String(e?.message ?? e?.code ?? '');
+  return e?.name === 'MaxRetriesPerRequestError' || SERVER_REFUSAL.test(message)
+    || /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|Socket timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(message);
 }
 
 /**
