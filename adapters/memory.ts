@@ -139,7 +139,12 @@ export class MemoryStorage implements Storage {
     return entry && decode(entry);
   }
 
+  /** Stores `payload` at `key` for `expiresIn` seconds (undefined: no expiry; 0 or less: already expired, so removed). */
   set(key: string, payload: AdapterPayload, expiresIn?: number): void {
+    if (expiresIn !== undefined && expiresIn <= 0) {
+      this.delete(key);
+      return;
+    }
     if (this.#maxEntries && !this.#entries.has(key) && this.#entries.size >= this.#maxEntries) {
       this.sweep();
       if (this.#entries.size >= this.#maxEntries) throw new StorageUnavailableError('ERR_STORAGE_FULL', 'storage is full (storage.maxEntries reached); try again later');

@@ -56,6 +56,13 @@ export class RedisStorage extends RedisConnection implements Storage {
   }
 }
 
+/**
+ * Longest TTL written, seconds (about 31,700 years): `EXPIRE` refuses a time whose milliseconds overflow 64 bits, and
+ * a number JavaScript writes with an exponent (`1e+21`, `Infinity`). A client's assertion `exp` (ReplayDetection)
+ * can be any number.
+ */
+const MAX_TTL_SECONDS = 10 ** 12;
+
 class RedisAdapter implements Adapter {
   readonly #s: RedisConnection;
   readonly #model: string;
@@ -94,8 +101,11 @@ class RedisAdapter implements Adapter {
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    // Already expired (oidc-provider saves `exp - now`, which reaches 0 or less at the end of a lifetime): a TTL of
+    // 0 would have kept it forever.
+    if (expiresIn !== undefined && expiresIn <= 0) return this.destroy(id);
     const key = this.#key(id);
-    const ttl = expiresIn && expiresIn > 0 ? Math.ceil(expiresIn) : 0;
+    const ttl = expiresIn && expiresIn > 0 ? Math.min(Math.ceil(expiresIn), MAX_TTL_SECONDS) : 0;
     const { consumed, ...rest } = payload;
     // Only tokens and codes join the grant's set (see GRANT_LINKED_MODELS); an Interaction's grantId is data.
     const grantId = GRANT_LINKED_MODELS.has(this.#model) ? payload.grantId : undefined;

@@ -4,7 +4,8 @@ import type { Logger } from './logger.js';
 
 /**
  * The storage contract of oidc-provider (its `adapter` option), shared by every Portcullis adapter.
- * `expiresIn` is in seconds. `revokeByGrantId` removes the entries of {@link GRANT_LINKED_MODELS} that carry the
+ * `expiresIn` is in seconds: undefined means no expiry, 0 or less an entry already expired (upsert removes it, as
+ * oidc-provider saves `exp - now` at the end of a lifetime), any larger number is kept. `revokeByGrantId` removes the entries of {@link GRANT_LINKED_MODELS} that carry the
  * `grantId`, and nothing else: an Interaction or a Session may carry a `grantId` too, and must survive.
  * Portcullis' own models use the same contract, so every adapter serves them too: `VerificationToken` (e-mail
  * links, id = SHA-256 of the token; relies on the atomic `consume`), `AccountIndex` (id = account id; the

@@ -66,6 +66,27 @@ export function adapterConformance(name: string, make: () => Promise<Storage>): 
       expect(await a.findByUid('cu1')).toBeUndefined();
     });
 
+    // expiresIn as oidc-provider passes it: `exp - now` reaches 0 or less at the end of a lifetime (an Interaction
+    // resumed, a DeviceCode confirmed, a ReplayDetection), and a client's assertion `exp` can be any number.
+    test.each<[string, number | undefined, boolean]>([
+      ['undefined: kept, no expiry', undefined, true],
+      ['0: already expired, removed', 0, false],
+      ['-5: already expired, removed', -5, false],
+      ['0.2: kept, rounded up', 0.2, true],
+      ['1e12 (about 31,700 years): kept', 1e12, true],
+      ['1e17 (beyond what Redis EXPIRE takes): kept', 1e17, true],
+      ['1e300: kept', 1e300, true],
+      ['Infinity: kept', Infinity, true],
+    ])('upsert with expiresIn %s; the earlier entry and its indexes are replaced', async (_name, expiresIn, kept) => {
+      const a = storage.adapter('DeviceCode');
+      await a.upsert('ttl', { userCode: 'OLD-CODE', grantId: 'g-ttl' }, 60);
+      await a.upsert('ttl', { userCode: 'NEW-CODE', grantId: 'g-ttl' }, expiresIn);
+      const expected = kept ? { userCode: 'NEW-CODE', grantId: 'g-ttl' } : undefined;
+      expect([await a.find('ttl'), await a.findByUserCode('NEW-CODE'), await a.findByUserCode('OLD-CODE')]).toEqual([expected, expected, undefined]);
+      await a.revokeByGrantId('g-ttl');
+      expect(await a.find('ttl')).toBeUndefined();
+    });
+
     test('destroy removes the entry and its indexes', async () => {
       const a = storage.adapter('Interaction');
       await a.upsert('i1', { uid: 'iu1' }, 60);

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { SignJWT } from 'jose';
 import { pino } from 'pino';
 import { MemoryAccountStore } from '../../adapters/memory-account-store.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
@@ -11,11 +12,15 @@ import { suiteIf } from '../helpers/skip.js';
 
 /**
  * A reachable Redis that refuses commands (out of memory under `noeviction`, a replica after a failover) is an
- * outage like an unreachable one: 503 `temporarily_unavailable` with Retry-After, logged at warn, never a 500. The
- * test runs its own redis-server.
+ * outage like an unreachable one: 503 `temporarily_unavailable` with Retry-After, logged at warn, never a 500. And
+ * a client assertion whose `exp` lies far in the future (its ReplayDetection entry lives that long) is answered as
+ * with the memory storage, not with a 500 from an EXPIRE Redis cannot take. The test runs its own redis-server.
  */
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 if (!hasRedisServer && process.env.CI) throw new Error('CI=true but redis-server is not installed');
+
+const HS_SECRET = 'k6Qw3v9XyZ0pL2mN4bR7tU1sE8aD5fG-hJiKoPqWxYc';
+const REDIRECT = 'http://localhost:8080/callback';
 
 suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('Redis refusing commands', () => {
   let redis: ChildProcess;
@@ -32,6 +37,10 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     srv = await startServer({
       storage: { type: 'redis', url: `redis://127.0.0.1:${port}` }, accountStore: await MemoryAccountStore.fromSeed(demoFixtures().accounts!),
       logger: pino({ level: 'info' }, { write: (line: string) => { logLines.push(JSON.parse(line) as Record<string, unknown>); } }),
+      clients: [...demoFixtures().clients!, {
+        client_id: 'rp-hs256', client_secret: HS_SECRET, token_endpoint_auth_method: 'client_secret_jwt', token_endpoint_auth_signing_alg: 'HS256',
+        redirect_uris: [REDIRECT], grant_types: ['authorization_code'], response_types: ['code'],
+      }],
     });
     rp = await relyingParty(srv.issuer);
   });
@@ -88,10 +97,24 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     });
   });
 
+  test.each([
+    ['a minute ahead (the control row)', Math.floor(Date.now() / 1000) + 60],
+    ['in the year 33658 (1e12 s)', 1e12],
+    ['1e17 s ahead (beyond what EXPIRE takes)', 1e17],
+    ['1e300 (written as a float)', 1e300],
+  ])('a client assertion with exp %s: the client authenticates (its replay entry is stored), the bogus code gets invalid_grant', async (_name, exp) => {
+    const assertion = await new SignJWT({ exp }).setProtectedHeader({ alg: 'HS256' }).setIssuer('rp-hs256').setSubject('rp-hs256')
+      .setAudience(srv.issuer).setJti(randomUUID()).setIssuedAt().sign(new TextEncoder().encode(HS_SECRET));
+    const res = await fetch(`${srv.issuer}/token`, { method: 'POST', body: new URLSearchParams({
+      grant_type: 'authorization_code', code: 'x'.repeat(43), redirect_uri: REDIRECT, client_id: 'rp-hs256',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion,
+    }) });
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'grant request is invalid' } });
+  });
+
   test('nothing was logged at error level', () => {
     expect(logLines.filter((l) => (l.level as number) >= 50).map((l) => l.msg)).toEqual([]);
   });
-
 });
 
 if (!hasRedisServer) test('refusal tests need redis-server (see the warning above)', () => expect(hasRedisServer).toBe(false));
