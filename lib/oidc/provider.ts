@@ -7,7 +7,7 @@ import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
 import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
-import { ProviderStorageOutage, retryAfterOnOutage, throughProviderBoundary } from './storage-outage.js';
+import { ProviderStorageOutage, retryAfterOnOutages, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
@@ -262,7 +262,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   // (oidc-provider 9's Provider is its Koa application: `provider.app` is a deprecated alias.)
   (provider as unknown as { maxIpsCount: number }).maxIpsCount = deps.config.proxyHops;
   provider.on('authorization.success', issuerInEveryResponse);
-  provider.use(retryAfterOnOutage as never);
+  retryAfterOnOutages(provider as never);
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
   provider.use(providerPreMiddleware({
     answerStorageOutages: answerStorageOutages as never,

@@ -79,12 +79,30 @@ export function throughProviderBoundary(configuration: Configuration): Configura
 }
 
 /**
- * oidc-provider middleware (the first `provider.use`, so it runs for every endpoint, userinfo and the authorization
- * endpoint's page included): a 503 answered by oidc-provider's route error handlers, which set status and body but
- * no header, gets the `Retry-After` that {@link StorageUnavailableError} carries (RFC 9110 §10.2.3), as the 503s
- * of our own routes and of GraphQL do.
+ * The events oidc-provider's route error handlers emit once they have set an error's status and body
+ * (lib/helpers/initialize_app.js, lib/shared/error_handler.js and authorization_error_handler.js of oidc-provider 9;
+ * an event of an endpoint that is not enabled is never emitted), and `server_error`.
  */
-export async function retryAfterOnOutage(ctx: { status: number; response: { get(name: string): string }; set(name: string, value: string): void }, next: () => Promise<void>): Promise<void> {
-  await next();
-  if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
+const ROUTE_ERROR_EVENTS = [
+  'authorization.error', 'grant.error', 'userinfo.error', 'introspection.error', 'revocation.error',
+  'pushed_authorization_request.error', 'registration_create.error', 'registration_read.error',
+  'registration_update.error', 'registration_delete.error', 'end_session.error', 'end_session_confirm.error',
+  'end_session_success.error', 'jwks.error', 'discovery.error', 'device_authorization.error', 'code_verification.error',
+  'device_resume.error', 'backchannel_authentication.error', 'credential.error', 'challenge.error',
+  'openid_credential_issuer.error', 'server_error',
+] as const;
+
+type ErrorEventContext = { status: number; response: { get(name: string): string }; set(name: string, value: string): void };
+
+/**
+ * A 503 answered by oidc-provider's route error handlers, which set status and body but no header, gets the
+ * `Retry-After` that {@link StorageUnavailableError} carries (RFC 9110 §10.2.3), as the 503s of our own routes and of
+ * GraphQL do: set from the error events those handlers emit before the response is written, so a request that
+ * meets no error pays nothing (a `provider.use` step would run on every request, `/userinfo` and `/token` included).
+ */
+export function retryAfterOnOutages(provider: { on(event: string, listener: (ctx: ErrorEventContext) => void): unknown }): void {
+  const listener = (ctx: ErrorEventContext) => {
+    if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
+  };
+  for (const event of ROUTE_ERROR_EVENTS) provider.on(event, listener);
 }
