@@ -147,8 +147,10 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const initialAccessTokens = new InitialAccessTokens(storage.adapter);
     const accountSessions = new AccountSessions(storage.adapter, logger, storage.addToAccountIndex?.bind(storage));
     const sessionDevices = new SessionDevices(storage.adapter, logger); // each session's User-Agent and IP, for /account
+    const linkTokens = new VerificationTokens(storage.adapter, Math.max(config.selfService.verificationTtl, config.selfService.resetTtl, config.ttl.interaction));
     const provider = await createProvider({
       config, storage, accounts, consents, scopes, signingKeys, cookieKeys, initialAccessTokens, limiterBackend, adapter: accountSessions.wrap(storage.adapter), afterSignIn: sessionDevices.middleware() as never,
+      credentialsChangedAt: (id: string) => linkTokens.credentialsChangedAt(id),
     });
     provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
     // Errors outside oidc-provider's route handlers (e.g. a client aborting a request body) go to our logger, not
@@ -159,8 +161,6 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
-    const linkTokens = new VerificationTokens(storage.adapter, Math.max(config.selfService.verificationTtl, config.selfService.resetTtl));
-
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
     const passkeys = config.passkeys.enabled && hasPasskeyMethods(accounts)
       ? new PasskeyService({ accounts, challenges: new PasskeyChallenges(storage.adapter, config.passkeys.challengeTtl), rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger })

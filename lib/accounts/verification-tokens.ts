@@ -36,7 +36,10 @@ export class VerificationTokens {
   readonly #revoked;
   readonly #revokedTtlSeconds: number;
 
-  /** @param longestTtlSeconds the longest lifetime of a link, seconds: how long a revocation must be remembered. */
+  /**
+   * @param longestTtlSeconds how long a revocation must be remembered, seconds: the longest lifetime of a link or of
+   *   a sign-in in the making (an interaction), whose password {@link credentialsChangedAt} is compared with.
+   */
   constructor(adapter: AdapterFactory, longestTtlSeconds = 7 * 24 * 3600) {
     this.#adapter = adapter('VerificationToken');
     this.#revoked = adapter('VerificationRevocation');

@@ -28,6 +28,7 @@ import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import { explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens } from './authorization-rules.js';
 import { describeUndescribedErrors, errorPageDescription } from './error-descriptions.js';
+import { dropStaleSignIns, type CredentialsChangedAt } from './stale-sign-in.js';
 
 export interface ProviderDeps {
   config: ResolvedConfig;
@@ -45,6 +46,8 @@ export interface ProviderDeps {
   adapter?: AdapterFactory;
   /** Runs around oidc-provider's resume route once a sign-in completes (e.g. recording the session's device). */
   afterSignIn?: ProviderPreMiddleware['afterSignIn'];
+  /** When an account's password or address last changed: a sign-in checked before then is not resumed (stale-sign-in.ts). */
+  credentialsChangedAt?: CredentialsChangedAt;
 }
 
 /** Whether `POST /registration` is on (`registration.enabled`, which defaults to whether a token is configured). */
@@ -263,6 +266,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   (provider as unknown as { maxIpsCount: number }).maxIpsCount = deps.config.proxyHops;
   provider.on('authorization.success', issuerInEveryResponse);
   retryAfterOnOutages(provider as never);
+  const dropStale = deps.credentialsChangedAt && dropStaleSignIns(provider, deps.credentialsChangedAt, `${PROVIDER_ROUTES.authorization}/`);
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
   provider.use(providerPreMiddleware({
     answerStorageOutages: answerStorageOutages as never,
@@ -274,6 +278,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     inactiveStructuredTokens: inactiveStructuredTokens as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
+    dropStaleSignIn: dropStale as never,
     afterSignIn: deps.afterSignIn,
     pageHeaders: providerPageHeaders as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,

@@ -157,6 +157,8 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     let accessToken = '';
     /** A login page opened before the outage (its interaction is in Redis), and its browser. */
     let loginPage: { browser: TestBrowser; url: string };
+    /** A sign-in finished before the outage whose browser comes back to oidc-provider's resume route during it. */
+    let resume: { browser: TestBrowser; url: string };
     let rp: RelyingParty;
     const token: Record<'opaque' | 'jwt' | 'dpop', string> = { opaque: '', jwt: '', dpop: '' };
     let dpopKeys: Awaited<ReturnType<typeof oidc.randomDPoPKeyPair>>;
@@ -172,6 +174,12 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       const browser = new TestBrowser(srv.issuer);
       loginPage = { browser, url: (await browser.go(String((await startAuthorization(rp)).url))).url };
       expect(loginPage.url).toContain('/interaction/');
+      const resumeBrowser = new TestBrowser(srv.issuer);
+      const form = (await resumeBrowser.go(String((await startAuthorization(rp)).url))).dom.querySelector('form')!;
+      const fields = Object.fromEntries(form.querySelectorAll('input[type=hidden]').map((i) => [i.getAttribute('name')!, i.getAttribute('value') ?? '']));
+      const posted = await resumeBrowser.request(new URL(form.getAttribute('action')!, srv.issuer).href, { method: 'POST', body: new URLSearchParams({ ...fields, email: 'alice@example.com', password: 'alice-demo-password' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      resume = { browser: resumeBrowser, url: new URL(posted.headers.get('location')!, srv.issuer).href };
+      expect(resume.url).toContain('/authorization/');
       // resource=<graphql url>: an RFC 9068 JWT access token, verified at /graphql without a storage lookup.
       token.jwt = (await signIn(srv.issuer, rp, { params: { resource: srv.graphqlUrl } })).tokens.access_token;
       dpopKeys = await oidc.randomDPoPKeyPair('ES256');
@@ -221,11 +229,13 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       ['the authorization endpoint (error page)', async () => ({ url: String((await startAuthorization(rp)).url), init: { headers: { accept: 'text/html' }, redirect: 'manual' } })],
       ['the introspection endpoint', async () => ({ url: `${srv.issuer}/token/introspection`, init: { method: 'POST', body: new URLSearchParams({ token: accessToken, client_id: 'demo-web', client_secret: 'demo-web-secret' }) } })],
       ['the login page (our interaction route)', async () => ({ url: loginPage.url })],
+      ['the resume route of a finished sign-in (its credential check)', async () => ({ url: resume.url })],
     ])('%s: 503 with Retry-After, its request line at warn with the outage', async (name, request) => {
       const { url, init = {} } = await request();
       const reqId = `outage-${randomUUID()}`;
       const headers = { ...init.headers as Record<string, string>, 'x-request-id': reqId };
-      const res = url === loginPage.url ? await loginPage.browser.request(url, { headers }) : await get(url, { ...init, headers });
+      const browser = url === loginPage.url ? loginPage.browser : url === resume.url ? resume.browser : undefined;
+      const res = browser ? await browser.request(url, { headers }) : await get(url, { ...init, headers });
       const lines = logLines.filter((l) => l.reqId === reqId);
       expect({ name, status: res.status, retryAfter: res.headers.get('retry-after'), lines }).toEqual({
         name, status: 503, retryAfter: '5',

@@ -20,13 +20,18 @@ export const ACR_VALUES = [ACR_PWD, ACR_MFA] as const;
 /** Authentication methods of RFC 8176 §2 this server reports. */
 export type Amr = 'pwd' | 'otp' | 'hwk' | 'swk' | 'user' | 'mfa';
 
-/** The `login` result of an interaction: the account, `amr` (with `mfa` for two factors) and the matching `acr`. */
-export function loginResult(accountId: string, methods: readonly Amr[]): { accountId: string; amr: string[]; acr: string } {
+/**
+ * The `login` result of an interaction: the account, `amr` (with `mfa` for two factors) and the matching `acr`, and
+ * `firstFactorAt` (epoch ms), when the sign-in's first factor (password or passkey) was checked: a sign-in whose
+ * first factor is older than the account's last password or address change is not resumed
+ * (lib/oidc/stale-sign-in.ts). A step-up of a signed-in session has none: it keeps that session's sign-in.
+ */
+export function loginResult(accountId: string, methods: readonly Amr[], firstFactorAt?: number): { accountId: string; amr: string[]; acr: string; firstFactorAt?: number } {
   const amr = [...new Set(methods)];
   const factors = new Set(amr.filter((m) => m !== 'user' && m !== 'mfa'));
   const mfa = factors.size >= 2 || amr.includes('mfa');
   if (mfa && !amr.includes('mfa')) amr.push('mfa');
-  return { accountId, amr, acr: mfa ? ACR_MFA : ACR_PWD };
+  return { accountId, amr, acr: mfa ? ACR_MFA : ACR_PWD, ...(firstFactorAt === undefined ? {} : { firstFactorAt }) };
 }
 
 /** Whether the request's `acr_values` accept only a two-factor sign-in (the known values it lists exclude {@link ACR_PWD}). */

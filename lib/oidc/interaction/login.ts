@@ -71,6 +71,8 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
         const page = await loginForm(ctx, deps, details, 'login.tooMany', email);
         return renderTooManyRequests(ctx, limit.retryAfterSeconds, page);
       }
+      // Taken before the hash is read: a password changed while it is checked counts as changed after the check.
+      const checkedAt = Date.now();
       const account = email && password ? await deps.accounts.verifyPassword(email, password) : undefined;
       if (!account) return showLogin(ctx, deps, details, 401, 'login.wrongPassword', email);
       // The counter reset goes out together with the interaction write (one round trip less); both are awaited.
@@ -83,8 +85,8 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
           return showLogin(ctx, deps, details, 403, 'login.confirmFirst', email);
         }
         // The MFA policy may ask for a second factor (or its enrolment) first: then that page is shown instead.
-        if (!(await afterPassword(ctx, deps, details, account))) return;
-        await finishInteraction(ctx, details, { login: loginResult(account.id, ['pwd']) }, false);
+        if (!(await afterPassword(ctx, deps, details, account, checkedAt))) return;
+        await finishInteraction(ctx, details, { login: loginResult(account.id, ['pwd'], checkedAt) }, false);
       } finally {
         await reset;
       }

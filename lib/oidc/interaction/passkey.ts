@@ -38,6 +38,7 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
         return again(429, t.t('login.tooMany'));
       }
       const credential = formField(formBody(ctx), 'credential', MAX_CREDENTIAL_JSON);
+      const checkedAt = Date.now();
       const result = await deps.passkeys.service.authenticate(passkeyBinding(details), credential);
       if (!result.ok) {
         return again(result.reason === 'expired' ? 400 : 401, t.t(result.reason === 'expired' ? 'passkey.login.expired' : 'passkey.login.refused'));
@@ -53,7 +54,7 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
         await deps.flows.resendVerification(ctx, account, details.uid);
         return showLogin(ctx, deps, details, 403, 'login.confirmFirst');
       }
-      await finishInteraction(ctx, details, { login: loginResult(account.id, amr as Amr[]) }, false);
+      await finishInteraction(ctx, details, { login: loginResult(account.id, amr as Amr[], checkedAt) }, false);
     },
   ];
 }

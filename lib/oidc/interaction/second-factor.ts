@@ -107,10 +107,11 @@ export async function secondStepOf(deps: InteractionActionDeps, details: Details
 }
 
 /**
- * After a correct password: the MFA policy (lib/accounts/mfa/policy.ts) decides whether the sign-in is complete.
+ * After a correct password (checked from `checkedAt`, epoch ms): the MFA policy (lib/accounts/mfa/policy.ts) decides
+ * whether the sign-in is complete.
  * @returns `false` when a second step was started (its page is rendered), `true` when the caller should finish.
  */
-export async function afterPassword(ctx: Context, deps: InteractionActionDeps, details: Details, account: Account): Promise<boolean> {
+export async function afterPassword(ctx: Context, deps: InteractionActionDeps, details: Details, account: Account, checkedAt: number): Promise<boolean> {
   const mfa = deps.mfa;
   if (!mfa) return true;
   const [hasFactor, client] = await Promise.all([
@@ -119,7 +120,7 @@ export async function afterPassword(ctx: Context, deps: InteractionActionDeps, d
   ]);
   const next = afterFirstFactor({ enrolled: hasFactor, clientRequiresMfa: clientRequiresMfa(client), requested: mfaRequested(details.params.acr_values) });
   if (next === 'done') return true;
-  const pending: Pending = { accountId: account.id, methods: ['pwd'], stage: next, at: Date.now() };
+  const pending: Pending = { accountId: account.id, methods: ['pwd'], stage: next, at: checkedAt };
   await savePending(mfa, details, pending);
   await showSecondStep(ctx, deps, details, pending, account);
   return false;
@@ -155,7 +156,7 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
  */
 export async function finishSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, methods: readonly Amr[]): Promise<void> {
   await deps.mfa!.pending.destroy(details.uid);
-  const login = loginResult(pending.accountId, [...pending.methods, ...methods]);
+  const login = loginResult(pending.accountId, [...pending.methods, ...methods], pending.at);
   await finishInteraction(ctx, details, { login: pending.signedInAt === undefined ? login : { ...login, ts: pending.signedInAt } }, false);
 }
 
