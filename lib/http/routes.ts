@@ -216,8 +216,6 @@ export interface ProviderPreMiddleware {
   inactiveStructuredTokens?: Middleware;
   /** OAuth-only mode: no openid-configuration, no OpenID members in RFC 8414 metadata. */
   oauthOnlyDiscovery?: Middleware;
-  /** On the resume route before oidc-provider resumes: drops a finished sign-in the account's credentials outlived. */
-  dropStaleSignIn?: Middleware;
   /** After a sign-in completes (`/authorization/:uid`, oidc-provider's resume route), e.g. recording the device. */
   afterSignIn?: Middleware;
   /**
@@ -244,7 +242,7 @@ export const UNSERVED_ENDPOINTS = Object.freeze([
 
 /**
  * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint (and
- * `pageHeaders`, `dropStaleSignIn` and `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (userinfo, JWKS, …) run none.
+ * `pageHeaders` and `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (userinfo, JWKS, …) run none.
  */
 export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const table = new Map<string, Middleware[]>([
@@ -269,7 +267,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const { answerUnservedEndpoint } = mw;
   // Every lane to oidc-provider passes here (standalone, host app, behind a host parser): one 413 for all.
   const limitBody = limitProviderBody(BODY_LIMITS.provider);
-  const resumeChain = [mw.pageHeaders, mw.dropStaleSignIn, mw.afterSignIn].filter((m): m is Middleware => m !== undefined);
+  const resumeChain = [mw.pageHeaders, mw.afterSignIn].filter((m): m is Middleware => m !== undefined);
   const onResume = resumeChain.length ? compose(resumeChain) : undefined;
   // Userinfo is unserved in OAuth-only mode: its 404, not a 405, whatever the method.
   const methods = new Map([...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)));

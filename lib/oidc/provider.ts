@@ -28,7 +28,7 @@ import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import { explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens } from './authorization-rules.js';
 import { describeUndescribedErrors, errorPageDescription } from './error-descriptions.js';
-import { dropStaleSignIns, type CredentialsChangedAt } from './stale-sign-in.js';
+import { checkedSignIns, type CredentialsChangedAt } from './stale-sign-in.js';
 
 export interface ProviderDeps {
   config: ResolvedConfig;
@@ -122,7 +122,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
   const { config, storage, consents, scopes } = deps;
   const accounts = accountLookup(deps.accounts, consents);
   const configuredToken = registrationEnabled(config) ? config.registration.initialAccessToken : undefined;
-  const adapter = codeExchangeScopeAdapter(prefetchingAdapter(InitialAccessTokens.withConfigured(deps.adapter ?? storage.adapter, configuredToken), accounts));
+  const prefetching = prefetchingAdapter(InitialAccessTokens.withConfigured(deps.adapter ?? storage.adapter, configuredToken), accounts);
+  const adapter = codeExchangeScopeAdapter(deps.credentialsChangedAt ? checkedSignIns(prefetching, deps.credentialsChangedAt) : prefetching);
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
   // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).
   const prefix = issuerPath(config.issuer);
@@ -266,7 +267,6 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   (provider as unknown as { maxIpsCount: number }).maxIpsCount = deps.config.proxyHops;
   provider.on('authorization.success', issuerInEveryResponse);
   retryAfterOnOutages(provider as never);
-  const dropStale = deps.credentialsChangedAt && dropStaleSignIns(provider, deps.credentialsChangedAt, `${PROVIDER_ROUTES.authorization}/`);
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
   provider.use(providerPreMiddleware({
     answerStorageOutages: answerStorageOutages as never,
@@ -278,7 +278,6 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     inactiveStructuredTokens: inactiveStructuredTokens as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
-    dropStaleSignIn: dropStale as never,
     afterSignIn: deps.afterSignIn,
     pageHeaders: providerPageHeaders as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,

@@ -1,13 +1,7 @@
-import type { Context, Next } from 'koa';
-import type Provider from 'oidc-provider';
-import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
-import { writeError } from '../http/error-handler.js';
+import type { Adapter, AdapterFactory } from '../core/storage.js';
 
 /** When an account's password or address last changed, epoch ms (`VerificationTokens.credentialsChangedAt`). */
 export type CredentialsChangedAt = (accountId: string) => Promise<number | undefined>;
-
-/** An interaction uid as oidc-provider makes them (nanoid); anything else is left to oidc-provider to refuse. */
-const UID = /^[\w-]{1,64}$/;
 
 /** The `login` result our interaction actions save (lib/accounts/mfa/policy.ts `loginResult`). */
 interface LoginResult { accountId?: unknown; ts?: unknown; firstFactorAt?: unknown }
@@ -26,44 +20,64 @@ function firstFactorAt(login: LoginResult, interactionIat: number | undefined): 
 }
 
 /**
- * Provider pre-middleware of the resume route (`/authorization/:uid`): a finished sign-in whose first factor was
- * checked before the account's last password or address change (a reset, a change on `/account`, an e-mail
- * change) is taken out of its interaction before oidc-provider resumes it. oidc-provider then finds no sign-in and
- * no session and shows a fresh login page, as for a sign-in never made (the browser is not signed in).
- * Before, a browser that had posted the old password and kept the 303's Location until after the change was
- * signed in as the account there and got its consent page, or at once a code (remembered consent).
+ * Wraps the storage of oidc-provider's Interaction model so that a finished sign-in (`result.login`) whose first
+ * factor was checked before the account's last password or address change (a reset, a change on `/account`, an
+ * e-mail change) never becomes a session. oidc-provider's resume (`/authorization/:uid`) reads the interaction,
+ * destroys it, and only then applies `result.login` to the browser's session: the read starts the marker read
+ * (`credentialsChangedAt`) beside the account and consent reads it starts anyway (lib/oidc/provider-accounts.ts),
+ * and the destroy waits for it. A stale sign-in is then taken out of the very `result` object the resume holds
+ * (oidc-provider's models copy a stored payload's members, not their contents) and out of storage, so the resume
+ * finds no sign-in and no session and shows a fresh login page, as for a sign-in never made. Before, a browser that
+ * had posted the old password and kept the 303's Location until after the change was signed in as the account there
+ * and got its consent page, or at once a code (remembered consent).
  *
- * The stored result is what is changed, not oidc-provider's session: its resume would apply the sign-in to the
- * browser's session, and every later step would save it, a refusal included. One Interaction read and, for a
- * sign-in, one marker read per resume; nothing on /token, /userinfo or GraphQL.
- *
- * @param resumePrefix the resume route's path up to the uid (`/authorization/`).
+ * An interaction bound to a session (`session.uid`: the consent step after a sign-in, a step-up) is not checked:
+ * oidc-provider resumes it only in that session, which the change ends. A marker that cannot be read fails the
+ * destroy (a storage outage: 503), so a sign-in is never resumed unchecked. Cost: one marker read per resume of a
+ * fresh sign-in, sent with reads already under way (no round trip of its own on Redis); nothing on other
+ * interactions, /token, /userinfo or GraphQL.
  */
-export function dropStaleSignIns(provider: Provider, credentialsChangedAt: CredentialsChangedAt, resumePrefix: string) {
-  /** Drops the sign-in result of interaction `uid` when the account's credentials changed since its first factor. */
-  async function drop(uid: string): Promise<void> {
-    const interaction = UID.test(uid) ? await provider.Interaction.find(uid) : undefined;
-    const login = interaction?.result?.login as LoginResult | undefined;
-    const checkedAt = login && typeof login.accountId === 'string' ? firstFactorAt(login, interaction!.iat) : undefined;
-    if (checkedAt === undefined) return;
-    const changedAt = await credentialsChangedAt(login!.accountId as string);
-    // Equal counts as before: the marker is written after the new password, so a check in that very millisecond
-    // may have read the old one.
-    const ttl = interaction!.exp - Math.floor(Date.now() / 1000);
-    if (changedAt === undefined || changedAt < checkedAt || ttl <= 0) return;
-    interaction!.result = undefined;
-    await interaction!.save(ttl);
-  }
-  return async function dropStaleSignIn(ctx: Context, next: Next): Promise<void> {
-    try {
-      await drop(ctx.path.slice(resumePrefix.length));
-    } catch (err) {
-      // Never resumed unchecked: with its storage down, the sign-in waits (503, our error page for a browser).
-      const outage = storageOutageOf(err);
-      if (!outage) throw err;
-      noteStorageOutage(ctx.req, outage);
-      return writeError(ctx, 503, 'temporarily_unavailable', outage.message, { headers: { 'Retry-After': '5' } });
-    }
-    await next();
+export function checkedSignIns(base: AdapterFactory, credentialsChangedAt: CredentialsChangedAt): AdapterFactory {
+  return (model) => {
+    const inner = base(model);
+    if (model !== 'Interaction') return inner;
+    /** Checks under way, by interaction id: each resolves once the stale sign-in (if any) is taken out. */
+    const checks = new Map<string, Promise<void>>();
+    /** Ids destroyed while their check ran: the sign-in taken out is not written back (that would restore the entry). */
+    const destroyed = new Set<string>();
+    const checked = Object.create(inner) as Adapter;
+    checked.find = async (id: string) => {
+      const payload = await inner.find(id);
+      const session = payload?.session as { uid?: unknown } | undefined;
+      const result = payload?.result as { login?: LoginResult } | undefined;
+      const login = result?.login;
+      const checkedAt = login && !session?.uid && typeof login.accountId === 'string' ? firstFactorAt(login, payload!.iat as number | undefined) : undefined;
+      if (checkedAt === undefined) return payload;
+      const check = (async () => {
+        const changedAt = await credentialsChangedAt(login!.accountId as string);
+        // Equal counts as before: the marker is written after the new password, so a check in that very
+        // millisecond may have read the old one.
+        if (changedAt === undefined || changedAt < checkedAt) return;
+        delete result!.login;
+        const ttl = (payload!.exp as number) - Math.floor(Date.now() / 1000);
+        if (ttl > 0 && !destroyed.has(id)) await inner.upsert(id, payload!, ttl);
+      })();
+      checks.set(id, check);
+      // Settled either way; a failure is rethrown by the destroy or write that waits for it, never unhandled.
+      const settled = () => { checks.delete(id); destroyed.delete(id); };
+      void check.then(settled, settled);
+      return payload;
+    };
+    checked.destroy = async (id: string) => {
+      const check = checks.get(id);
+      if (check) destroyed.add(id);
+      await Promise.all([inner.destroy(id), check]);
+    };
+    checked.upsert = async (id, payload, expiresIn) => {
+      const check = checks.get(id);
+      if (check) await check;
+      return inner.upsert(id, payload, expiresIn);
+    };
+    return checked;
   };
 }
