@@ -39,4 +39,16 @@ export async function providerPageHeaders(ctx: Context, next: Next): Promise<voi
   if (!ctx.response.get('X-Frame-Options') && ctx.response.get('Content-Security-Policy')?.includes('frame-ancestors') === false) {
     ctx.remove('Cross-Origin-Opener-Policy');
   }
+  keepOpenerForWebMessage(ctx, (ctx as { oidc?: { params?: { response_mode?: unknown } } }).oidc?.params?.response_mode);
+}
+
+/**
+ * Takes `Cross-Origin-Opener-Policy` off every page and redirect of an authorization request with
+ * `response_mode=web_message` (the redirect to the login page, the login, second-factor and consent pages).
+ * A popup that loads one document with `same-origin` from another origin than its opener loses its opener for
+ * good (HTML §7.1.3, browsing context group switch), so the `web_message` page at the end would post to no one
+ * and the relying party would never get its answer. Framing stays refused on those pages.
+ */
+export function keepOpenerForWebMessage(ctx: Context, responseMode: unknown): void {
+  if (responseMode === 'web_message') ctx.remove('Cross-Origin-Opener-Policy');
 }

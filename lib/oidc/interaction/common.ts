@@ -7,6 +7,7 @@ import type { AccountStore } from '../../core/account-store.js';
 import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
+import { keepOpenerForWebMessage } from '../../http/security-headers.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
 import type { Adapter } from '../../core/storage.js';
@@ -108,6 +109,7 @@ export function loadInteraction(provider: Provider): Middleware {
     ctx.state.interaction = details;
     useUiLocales(ctx, details.params.ui_locales);
     await next();
+    keepOpenerForWebMessage(ctx, details.params.response_mode);
   };
 }
 
