@@ -72,11 +72,15 @@ function variables(p: Palette): string {
   return Object.entries(p).map(([name, value]) => `--pc-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}:${value}`).join(';');
 }
 
-/** The style sheet: hex colours only (checked by the option schema), so nothing else reaches it. */
+/**
+ * The style sheet: hex colours only (checked by the option schema), so nothing else reaches it. `overflow-wrap:
+ * anywhere` breaks a word that cannot fit (a client name or address without a break, or padded with no-break
+ * spaces), so no part of it runs off the card out of sight.
+ */
 function styleSheet(colors: Palette, dark: Palette): string {
   return `:root{color-scheme:light dark;${variables(colors)}}
 @media (prefers-color-scheme:dark){:root{${variables(dark)}}}
-body{font-family:system-ui,sans-serif;background:var(--pc-background);margin:0;padding:32px 16px;color:var(--pc-text);line-height:1.45}
+body{font-family:system-ui,sans-serif;background:var(--pc-background);margin:0;padding:32px 16px;color:var(--pc-text);line-height:1.45;overflow-wrap:anywhere}
 header.brand,main,footer{max-width:400px;margin:0 auto}header.brand{margin-bottom:16px;display:flex;align-items:center;gap:10px;font-weight:700;font-size:1.15em}
 header.brand img{max-height:48px;max-width:220px}header.brand a{color:inherit;text-decoration:none}
 main{background:var(--pc-surface);border-radius:8px;padding:28px;box-shadow:0 1px 4px rgba(0,0,0,.15)}
