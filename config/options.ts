@@ -242,7 +242,7 @@ const graphqlSchema = Type.Object({
   }),
   maxBatchSize: withDefault(Type.Integer({ minimum: 0, maximum: 100 }), 0, {
     defaultText: '(batching off)',
-    description: 'Operations allowed in one JSON-array request (`0` refuses batches with `BATCHING_DISABLED`); each runs through every limit and the rate limit',
+    description: 'Operations allowed in one JSON-array request (`0` refuses batches with `BATCHING_DISABLED`); each runs through every limit, and the rate limit is charged for the whole batch before any of it runs: over budget, `429 RATE_LIMITED` and nothing ran (never some results with a 429)',
     security: 'batches multiply work per request',
   }),
   trustedDocuments: optional(Type.Array(Type.String({ minLength: 1 })), {

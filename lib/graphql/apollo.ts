@@ -14,7 +14,7 @@ import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
 import type { ResolvedGraphqlOptions } from './options.js';
-import { operationLimitsPlugin } from './plugins/operation-limits.js';
+import { operationLimitsPlugin, type GateOutcome } from './plugins/operation-limits.js';
 import { maskUnexpectedError, resolverErrorLog } from './resolver-errors.js';
 
 /**
@@ -124,7 +124,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
     ApolloServerPluginInlineTraceDisabled(),
     operationLimitsPlugin({
-      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gateChecked: (context) => koaOf(context)?.state.graphqlDocumentsChecked === true,
+      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
       onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
     }),
     resolverErrorLog(deps.logger, (context) => koaOf(context)?.state.requestId as string | undefined),
@@ -153,5 +153,5 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
       return context;
     },
   }) as unknown as Middleware;
-  return { apollo, middleware, gate: documentGate(schema, options, documents), schema, options };
+  return { apollo, middleware, gate: documentGate(schema, options, documents, limiter), schema, options };
 }

@@ -14,6 +14,8 @@ import {
   createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost,
 } from './rules/index.js';
 import type { GraphqlRequestItem } from './request-params.js';
+import type { Limiter } from '../core/limiter.js';
+import { chargeBatch } from './operation-budget.js';
 import { DocumentCache, type CheckedDocument, type OperationAnalysis } from './document-cache.js';
 import { nullOverDefaultErrors, variablesNeedingValues } from './null-over-default.js';
 import { rootFieldPoints } from './plugins/operation-limits.js';
@@ -130,9 +132,11 @@ function resolveOperation(document: DocumentNode, operationName: string | undefi
  *    default used where a value is required, which would fail during execution), and the cost of the operation with
  *    those values — defaults and coercion included (400 `MAX_COST_EXCEEDED`). The resolved operation, its
  *    cost when it declares no variables and its rate-limit points are measured once per document.
- * When every request passed, `ctx.state.graphqlDocumentsChecked` is set for the operation-limits plugin.
+ * When every request passed, `ctx.state.graphqlGate` is set for the operation-limits plugin: `checked`, or, for a
+ * batch of several operations with a `limiter`, `charged` once their points, summed, are spent at once
+ * ({@link chargeBatch}: the batch runs whole or is refused whole, 429 `RATE_LIMITED`).
  */
-export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions, documents: DocumentCache = new DocumentCache()): Middleware {
+export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions, documents: DocumentCache = new DocumentCache(), limiter?: Limiter): Middleware {
   const { limits } = options;
   const allLimits = [parallelRules(limitRules(limits))];
   const wholeDocumentLimits = [parallelRules([
@@ -185,6 +189,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
   return function checkDocuments(ctx: Context, next: Next) {
     const items = (ctx.state.graphqlRequests ?? []) as GraphqlRequestItem[];
     let rewritten = false;
+    let points = 0;
     for (const item of items) {
       if (Buffer.byteLength(item.query) > maxQueryBytes) {
         return sendGraphqlError(ctx, 413, 'QUERY_TOO_LARGE', `The query is larger than the limit of ${maxQueryBytes} bytes.`, { limit: maxQueryBytes });
@@ -264,6 +269,7 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
       if (cost! > maxCost) {
         return sendGraphqlError(ctx, 400, 'MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, { limit: maxCost });
       }
+      points += operation.points;
       if (entry.rewritten !== undefined) {
         item.query = entry.rewritten;
         rewritten = true;
@@ -281,8 +287,9 @@ export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOpti
       }
     }
     // Every operation of this request passed, its cost measured with its own variables: the operation-limits
-    // plugin does not measure it again.
-    ctx.state.graphqlDocumentsChecked = true;
+    // plugin does not measure it again; a batch is charged here, whole, before any of it runs.
+    if (limiter && items.length > 1) return chargeBatch(ctx, next, limiter, points, items.length);
+    ctx.state.graphqlGate = 'checked';
     return next();
   };
 }

@@ -9,8 +9,9 @@ import type { GraphQLError } from 'graphql';
  *   opaque token or a DPoP proof's `jti` before Apollo or spending the rate limit inside it; nothing is executed
  *   (the OAuth endpoints answer the same outage 503 `temporarily_unavailable`);
  * - the limits of `rules/` (400, with `extensions.limit`): `MAX_DEPTH_EXCEEDED` … `QUERY_TOO_LARGE`;
- * - during execution: `FORBIDDEN` (a field beyond the token's scopes, its value `null`), `RATE_LIMITED` (429 with
- *   `Retry-After`), and Apollo's own `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (message
+ * - `RATE_LIMITED` (429 with `Retry-After`): the operation rate limit is spent; an operation is refused once it is
+ *   resolved, before it executes, and a batch as a whole by the document gate, before any of it runs;
+ * - during execution: `FORBIDDEN` (a field beyond the token's scopes, its value `null`), and Apollo's own `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (message
  *   `Unexpected error.` unless `graphql.exposeResolverErrors`, lib/graphql/resolver-errors.ts; no stack trace).
  */
 export const GraphqlErrorCode = {
@@ -49,7 +50,7 @@ export const GraphqlErrorCode = {
 export type GraphqlErrorCode = (typeof GraphqlErrorCode)[keyof typeof GraphqlErrorCode];
 
 /** Codes of errors the GraphQL endpoint answers before Apollo executes anything (`extensions.code`). */
-export type GraphqlTransportErrorCode = Exclude<GraphqlErrorCode, 'FORBIDDEN' | 'RATE_LIMITED' | 'INTERNAL_SERVER_ERROR'>;
+export type GraphqlTransportErrorCode = Exclude<GraphqlErrorCode, 'FORBIDDEN' | 'INTERNAL_SERVER_ERROR'>;
 
 /** "Did you mean …?" in any message (validation, variable coercion of enum values, …): it leaks schema names. */
 export const SUGGESTION = /\s*Did you mean[^]*$/;

@@ -1,5 +1,4 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
-import { ipLimitKey } from '../../core/client-key.js';
 import { getOperationAST, GraphQLError, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { StorageUnavailableError } from '../../core/errors.js';
 import type { Limiter, LimitResult } from '../../core/limiter.js';
@@ -10,8 +9,8 @@ import { limitError } from '../rules/limit-error.js';
 import { coerceVariables, operationCost, type CostOptions } from '../rules/max-cost.js';
 import { fragmentsOf, sumOverFields } from '../rules/fragments.js';
 import type { DocumentCache } from '../document-cache.js';
-import { storageOutageOf } from '../../core/outage-note.js';
 import { storageOutageGraphqlError } from '../storage-outage.js';
+import { limiterOutage, operationLimitKey, rateLimitedMessage } from '../operation-budget.js';
 import { DEFAULTS } from '../../../config/defaults.js';
 
 /**
@@ -70,6 +69,9 @@ export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: Reado
   return weigh(selectionSet);
 }
 
+/** What the document gate did for a request, read by {@link operationLimitsPlugin}. */
+export type GateOutcome = 'checked' | 'charged';
+
 /** Options of {@link operationLimitsPlugin}. */
 export interface OperationLimitsOptions {
   schema: GraphQLSchema;
@@ -79,8 +81,12 @@ export interface OperationLimitsOptions {
   limiter?: Limiter;
   /** The document gate's checked documents (Apollo's documentStore): their analysis is reused. */
   documents?: DocumentCache;
-  /** Whether the document gate checked this request's operations, cost included (see `documentGate`). */
-  gateChecked?: (context: GraphqlContext) => boolean;
+  /**
+   * What the document gate did for this request (see `documentGate`): `checked` its operations, cost included, or
+   * `charged` — checked them and spent the points of the whole batch, so nothing is measured or spent here.
+   * `undefined`: no gate in front (a host's own Apollo Server), everything is measured and spent here.
+   */
+  gate?: (context: GraphqlContext) => GateOutcome | undefined;
   /** Called when the limiter's storage does not answer, before the operation is refused with 503 (noted for the request log line). */
   onStorageOutage?: (context: GraphqlContext, err: StorageUnavailableError) => void;
 }
@@ -88,7 +94,8 @@ export interface OperationLimitsOptions {
 /**
  * Apollo plugin that runs once the operation is known (`didResolveOperation`, before execution, for every
  * transport and every operation of a batch):
- * - unless the document gate already did for this request (`gateChecked`, a document from `documents`),
+ * - nothing for the operations of a batch the document gate charged as a whole (`gate` answers `charged`);
+ * - unless the document gate already did for this request (`gate` answers `checked`, a document from `documents`),
  *   computes the cost with the variables the executor will use (`first: $n`, defaults and coercion applied),
  *   400 `MAX_COST_EXCEEDED`;
  * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<sub>|client:<client_id>` for a
@@ -105,7 +112,10 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       // A document the gate checked for this very request: its cost with these variables was measured there
       // and its points once per document. Anything else (no gate in front, an entry evicted meanwhile) is
       // measured here.
-      const checked = options.gateChecked?.(rc.contextValue) ? options.documents?.of(rc.document) : undefined;
+      const gate = options.gate?.(rc.contextValue);
+      // A batch the gate charged whole before any of it ran (its points and costs measured there).
+      if (gate === 'charged') return;
+      const checked = gate === 'checked' ? options.documents?.of(rc.document) : undefined;
       let points: number | undefined;
       if (checked) {
         for (const analysis of checked.operations.values()) if (analysis.operation === rc.operation) points = analysis.points;
@@ -129,20 +139,18 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       if (!options.limiter) return;
       if (points === 0) return;
       const { auth, ip } = rc.contextValue;
-      const key = auth ? `sub:${auth.sub}|client:${auth.client_id}` : `ip:${ip === undefined ? 'unknown' : ipLimitKey(ip)}`;
       let result: LimitResult;
       try {
-        result = await options.limiter.consume(key, points);
+        result = await options.limiter.consume(operationLimitKey(auth, ip), points);
       } catch (err) {
         // A limiter that cannot count refuses (never lets the operation through); thrown as it is, Apollo would
         // answer 500 INTERNAL_SERVER_ERROR.
-        const outage = storageOutageOf(err);
-        if (!outage) throw err;
+        const outage = limiterOutage(err);
         options.onStorageOutage?.(rc.contextValue, outage);
         throw storageOutageGraphqlError(outage);
       }
       if (!result.allowed) {
-        throw new GraphQLError(`Rate limit exceeded: this operation would spend ${points} point(s) (one per root field and per alias, weighted by field cost); retry in ${result.retryAfterSeconds} s.`, {
+        throw new GraphQLError(rateLimitedMessage(points, result.retryAfterSeconds), {
           extensions: {
             code: GraphqlErrorCode.RATE_LIMITED,
             http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
