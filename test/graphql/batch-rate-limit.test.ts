@@ -1,3 +1,8 @@
+import { ApolloServer } from '@apollo/server';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { createLimiter } from '../../lib/core/limiter.js';
+import type { GraphqlContext } from '../../lib/graphql/auth-context.js';
+import { operationLimitsPlugin } from '../../lib/graphql/plugins/operation-limits.js';
 import { relyingParty, signIn } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { opsResolvers, opsTypeDefs } from './ops-schema.js';
@@ -85,4 +90,20 @@ test('a token holder\'s batch is charged to its own budget (subject + client), n
     expect((await post(srv, [{ query: ADD }, { query: aliases(1) }], token))).toEqual(refusedBatch(2, 2));
     expect(seen).toEqual(['lamp']);
   } finally { await srv.close(); }
+});
+
+test('without the document gate (the plugin alone, as in a host\'s own Apollo Server) operations are charged one by one', async () => {
+  const schema = makeExecutableSchema({ typeDefs: opsTypeDefs, resolvers: opsResolvers });
+  const limiter = createLimiter('graphql-ops', { points: BUDGET, durationSeconds: 60 });
+  const apollo = new ApolloServer<GraphqlContext>({ schema, plugins: [operationLimitsPlugin({ schema, maxCost: 5000, cost: {}, limiter })] });
+  await apollo.start();
+  try {
+    const run = async (query: string) => {
+      const res = await apollo.executeOperation({ query }, { contextValue: { auth: null, ip: '192.0.2.1' } });
+      return res.body.kind === 'single' ? { status: res.http.status ?? 200, errors: res.body.singleResult.errors?.map((e) => e.extensions?.code) } : undefined;
+    };
+    expect([await run(aliases(3)), await run(aliases(2)), await run(aliases(1))]).toEqual([
+      { status: 200, errors: undefined }, { status: 200, errors: undefined }, { status: 429, errors: ['RATE_LIMITED'] },
+    ]);
+  } finally { await apollo.stop(); }
 });
