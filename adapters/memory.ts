@@ -1,7 +1,7 @@
 import { errors } from 'oidc-provider';
 import { StorageUnavailableError } from '../lib/core/errors.js';
 import { jsonCopy } from '../lib/core/json-copy.js';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
+import { GRANT_LINKED_MODELS, indexValue, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { AccountSeed, AccountStore } from '../lib/core/account-store.js';
 import { memoryLimiterBackend, type LimiterBackend } from '../lib/core/limiter.js';
@@ -152,16 +152,15 @@ export class MemoryStorage implements Storage {
     this.delete(key);
     const expiresAt = expiresIn ? Date.now() + expiresIn * 1000 : Infinity;
     const { consumed, ...rest } = payload;
-    this.#entries.set(key, {
-      payload: jsonCopy(rest), uid: payload.uid, userCode: payload.userCode, grantId: payload.grantId,
-      consumed, expiresAt,
-    });
+    // Only string members are indexed (indexValue), as in the Redis storage; any other value is plain data.
+    const [uid, userCode, grantId] = [indexValue(payload.uid), indexValue(payload.userCode), indexValue(payload.grantId)];
+    this.#entries.set(key, { payload: jsonCopy(rest), uid, userCode, grantId, consumed, expiresAt });
     const model = key.slice(0, key.indexOf(':'));
-    if (payload.uid) this.#uid.set(`${model}:${payload.uid}`, key);
-    if (payload.userCode) this.#userCode.set(`${model}:${payload.userCode}`, key);
-    if (payload.grantId && GRANT_LINKED_MODELS.has(model)) {
-      let keys = this.#grant.get(payload.grantId);
-      if (!keys) this.#grant.set(payload.grantId, (keys = new Set()));
+    if (uid) this.#uid.set(`${model}:${uid}`, key);
+    if (userCode) this.#userCode.set(`${model}:${userCode}`, key);
+    if (grantId && GRANT_LINKED_MODELS.has(model)) {
+      let keys = this.#grant.get(grantId);
+      if (!keys) this.#grant.set(grantId, (keys = new Set()));
       keys.add(key);
     }
   }

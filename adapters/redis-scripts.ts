@@ -1,13 +1,20 @@
 /** The Lua scripts of the Redis storage: each runs atomically in one round trip (single node or Sentinel). */
 
+/**
+ * Whether a decoded payload member is an indexed value: a non-empty string, as `indexValue` (lib/core/storage.ts)
+ * decides in JavaScript. A JSON null decodes to a userdata, which `..` cannot concatenate.
+ */
+const INDEXED = `
+local function indexed(v) return type(v) == 'string' and v ~= '' end`;
+
 /** Single-node upsert: replaces the entry and its indexes atomically, dropping indexes the old payload had. */
-export const UPSERT = `
+export const UPSERT = `${INDEXED}
 local old = redis.call('HGET', KEYS[1], 'payload')
 if old then
   local o = cjson.decode(old)
-  if o.uid and o.uid ~= ARGV[4] then redis.call('DEL', ARGV[7] .. 'uid:{' .. o.uid .. '}') end
-  if o.userCode and o.userCode ~= ARGV[5] then redis.call('DEL', ARGV[7] .. 'userCode:{' .. o.userCode .. '}') end
-  if o.grantId and o.grantId ~= ARGV[6] then redis.call('SREM', ARGV[8] .. o.grantId .. '}', KEYS[1]) end
+  if indexed(o.uid) and o.uid ~= ARGV[4] then redis.call('DEL', ARGV[7] .. 'uid:{' .. o.uid .. '}') end
+  if indexed(o.userCode) and o.userCode ~= ARGV[5] then redis.call('DEL', ARGV[7] .. 'userCode:{' .. o.userCode .. '}') end
+  if indexed(o.grantId) and o.grantId ~= ARGV[6] then redis.call('SREM', ARGV[8] .. o.grantId .. '}', KEYS[1]) end
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'payload', ARGV[1])
@@ -33,14 +40,14 @@ end
 return 1`;
 
 /** Single-node destroy: the entry, its indexes and its grant-set membership at once. */
-export const DESTROY = `
+export const DESTROY = `${INDEXED}
 local p = redis.call('HGET', KEYS[1], 'payload')
 redis.call('DEL', KEYS[1])
 if p then
   local o = cjson.decode(p)
-  if o.uid then redis.call('DEL', ARGV[1] .. 'uid:{' .. o.uid .. '}') end
-  if o.userCode then redis.call('DEL', ARGV[1] .. 'userCode:{' .. o.userCode .. '}') end
-  if o.grantId then redis.call('SREM', ARGV[2] .. o.grantId .. '}', KEYS[1]) end
+  if indexed(o.uid) then redis.call('DEL', ARGV[1] .. 'uid:{' .. o.uid .. '}') end
+  if indexed(o.userCode) then redis.call('DEL', ARGV[1] .. 'userCode:{' .. o.userCode .. '}') end
+  if indexed(o.grantId) then redis.call('SREM', ARGV[2] .. o.grantId .. '}', KEYS[1]) end
 end
 return 1`;
 

@@ -3,7 +3,7 @@ import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { AccountSeed, AccountStore } from '../lib/core/account-store.js';
 import type { LimiterBackend } from '../lib/core/limiter.js';
 import type { Logger } from '../lib/core/logger.js';
-import { GRANT_LINKED_MODELS, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
+import { GRANT_LINKED_MODELS, indexValue, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
 import { RedisAccountStore } from './redis-account-store.js';
 import { RedisConnection } from './redis-connection.js';
 import { ACCOUNT_INDEX_ADD, CONSUME, DESTROY, FIND_BY_INDEX, REVOKE_GRANT, UPSERT } from './redis-scripts.js';
@@ -108,10 +108,13 @@ class RedisAdapter implements Adapter {
     const ttl = expiresIn && expiresIn > 0 ? Math.min(Math.ceil(expiresIn), MAX_TTL_SECONDS) : 0;
     const { consumed, ...rest } = payload;
     // Only tokens and codes join the grant's set (see GRANT_LINKED_MODELS); an Interaction's grantId is data.
-    const grantId = GRANT_LINKED_MODELS.has(this.#model) ? payload.grantId : undefined;
+    // Only string members are indexed (indexValue); any other value is plain data, in the scripts too.
+    const grantId = GRANT_LINKED_MODELS.has(this.#model) ? indexValue(payload.grantId) : undefined;
+    const uid = indexValue(payload.uid);
+    const userCode = indexValue(payload.userCode);
     if (!this.#s.isCluster) {
       await this.#s.run(() => this.#s.eval(UPSERT, [key], [
-        JSON.stringify(rest), ttl, consumed ?? '', payload.uid ?? '', payload.userCode ?? '', grantId ?? '',
+        JSON.stringify(rest), ttl, consumed ?? '', uid ?? '', userCode ?? '', grantId ?? '',
         this.#modelPrefix, this.#grantPrefix, id,
       ]));
       return;
@@ -121,11 +124,12 @@ class RedisAdapter implements Adapter {
     if (consumed) commands.push(['HSET', key, 'consumed', consumed]);
     if (ttl) commands.push(['EXPIRE', key, ttl]);
     const setIndex = (kind: 'uid' | 'userCode', value: string) => commands.push(ttl ? ['SET', this.#index(kind, value), id, 'EX', ttl] : ['SET', this.#index(kind, value), id]);
-    if (payload.uid) setIndex('uid', payload.uid);
-    if (payload.userCode) setIndex('userCode', payload.userCode);
-    if (old?.uid && old.uid !== payload.uid) commands.push(['DEL', this.#index('uid', old.uid)]);
-    if (old?.userCode && old.userCode !== payload.userCode) commands.push(['DEL', this.#index('userCode', old.userCode)]);
-    if (old?.grantId && old.grantId !== grantId) commands.push(['SREM', this.#grant(old.grantId), key]);
+    if (uid) setIndex('uid', uid);
+    if (userCode) setIndex('userCode', userCode);
+    const [oldUid, oldUserCode, oldGrantId] = [indexValue(old?.uid), indexValue(old?.userCode), indexValue(old?.grantId)];
+    if (oldUid && oldUid !== uid) commands.push(['DEL', this.#index('uid', oldUid)]);
+    if (oldUserCode && oldUserCode !== userCode) commands.push(['DEL', this.#index('userCode', oldUserCode)]);
+    if (oldGrantId && oldGrantId !== grantId) commands.push(['SREM', this.#grant(oldGrantId), key]);
     if (grantId) {
       const grantKey = this.#grant(grantId);
       commands.push(['SADD', grantKey, key]);
@@ -172,9 +176,10 @@ class RedisAdapter implements Adapter {
     }
     const payload = await this.find(id);
     const commands: Array<[string, ...Array<string | number>]> = [['DEL', key]];
-    if (payload?.uid) commands.push(['DEL', this.#index('uid', payload.uid)]);
-    if (payload?.userCode) commands.push(['DEL', this.#index('userCode', payload.userCode)]);
-    if (payload?.grantId) commands.push(['SREM', this.#grant(payload.grantId), key]);
+    const [uid, userCode, grantId] = [indexValue(payload?.uid), indexValue(payload?.userCode), indexValue(payload?.grantId)];
+    if (uid) commands.push(['DEL', this.#index('uid', uid)]);
+    if (userCode) commands.push(['DEL', this.#index('userCode', userCode)]);
+    if (grantId) commands.push(['SREM', this.#grant(grantId), key]);
     await this.#s.run(() => this.#s.batch(commands));
   }
 

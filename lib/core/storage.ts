@@ -30,6 +30,14 @@ export const GRANT_LINKED_MODELS: ReadonlySet<string> = new Set([
   'PreAuthorizedCode',
 ]);
 
+/**
+ * The value of an index member (`uid`, `userCode`, `grantId`) of a payload that the storages index: a non-empty
+ * string, else `undefined` (a null, a number or an object stays data and is not looked up by).
+ */
+export function indexValue(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 export interface AdapterPayload {
   [key: string]: unknown;
   jti?: string;
