@@ -27,6 +27,12 @@ if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1`;
 
+/** Sets KEYS[1] to ARGV[2] only while it still holds ARGV[1] (one key, so on a Cluster too); 1 when set. */
+const REPLACE_IF_UNCHANGED = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
+
 /** How often {@link RedisAccountStore.updateSecondFactor} reads again after another write got in between. */
 const UPDATE_ATTEMPTS = 50;
 
@@ -36,7 +42,9 @@ const UPDATE_ATTEMPTS = 50;
  * `<prefix>AccountEmail:{<canonical e-mail>}` (the id; `canonicalEmail`), `<prefix>AccountMfa:{<id>}` (JSON of the
  * second factors, changed by compare-and-set so that concurrent sign-ins cannot undo each other's spent codes). An
  * address is claimed with `SET NX`, so two concurrent sign-ups for one mailbox across instances cannot both win,
- * whichever spelling each used. Earlier versions keyed the index by the address lower-cased, which is the canonical
+ * whichever spelling each used. Record and index are separate commands (different Cluster slots): an index entry
+ * counts only while the account it names exists and has that address; any other entry (left by a sign-up or
+ * e-mail change cut off between its writes) is ignored by lookups and taken over by a claim (compare-and-set). Earlier versions keyed the index by the address lower-cased, which is the canonical
  * form of every plain ASCII address; entries under another spelling (an IDN domain, a trailing dot, a decomposed
  * letter) are moved to their canonical key once, when {@link RedisAccountStore.fromSeed} opens the store
  * (`migrateEmailIndex`, marker `<prefix>AccountEmailCanonical:v1`). One it has not moved yet (it ran out of time, or
@@ -123,11 +131,28 @@ export class RedisAccountStore implements AccountStore {
     return old;
   }
 
-  /** Claims the index entry of `key` for account `id` (`SET NX`); true when it is now `id`'s. */
+  /**
+   * Claims the index entry of `key` for account `id`; true when it is now `id`'s. A free entry is taken with
+   * `SET NX`; a held one only when stale (its account missing, or without this address), with a compare-and-set so
+   * that of concurrent claims of one stale entry exactly one wins.
+   */
   async #claim(key: string, id: string): Promise<boolean> {
     const entry = this.#emailKey(key);
-    if ((await this.#s.run(() => this.#s.client.set(entry, id, 'NX'))) === 'OK') return true;
-    return (await this.#s.run(() => this.#s.client.get(entry))) === id;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if ((await this.#s.run(() => this.#s.client.set(entry, id, 'NX'))) === 'OK') return true;
+      const holder = await this.#s.run(() => this.#s.client.get(entry));
+      if (holder === id) return true;
+      if (holder === null) continue;
+      const held = await this.#read(holder);
+      if (held && canonicalEmail(held.account.email) === key) return false;
+      if ((await this.#s.run(() => this.#s.eval(REPLACE_IF_UNCHANGED, [entry], [holder, id]))) === 1) return true;
+    }
+    return false;
+  }
+
+  /** Whether the index entry of `key` is `id`'s (after a claim: another claim may have taken over meanwhile). */
+  async #holds(key: string, id: string): Promise<boolean> {
+    return (await this.#s.run(() => this.#s.client.get(this.#emailKey(key)))) === id;
   }
 
   async #update(id: string, change: (account: Account) => Account, passwordHash?: string): Promise<void> {
@@ -154,10 +179,12 @@ export class RedisAccountStore implements AccountStore {
     // An account of an earlier version indexed under this spelling (and not yet moved) holds the address too.
     if (key === undefined || (input.email.trim().toLowerCase() !== key && await this.#byEmail(input.email))) return undefined;
     const account = newAccountRecord(input);
-    const claimed = await this.#s.run(() => this.#s.client.set(this.#emailKey(key), account.id, 'NX'));
-    if (claimed !== 'OK') return undefined;
+    // The record first (its id is new, nothing names it yet), so that an entry never names an account that was
+    // not written; a sign-up cut off before the claim leaves only an unreachable record.
     await this.#write({ account, passwordHash });
-    return account;
+    if (await this.#claim(key, account.id)) return account;
+    await this.#s.run(() => this.#s.client.del(this.#key(account.id)));
+    return undefined;
   }
 
   async setPassword(id: string, password: string): Promise<void> {
@@ -170,6 +197,12 @@ export class RedisAccountStore implements AccountStore {
     const key = canonicalEmail(email);
     if (!stored || key === undefined || !(await this.#claim(key, id))) return false;
     await this.#write({ ...stored, account: freezeAccount({ ...stored.account, email, emailVerified: true, claims: { ...stored.account.claims, updated_at: nowSeconds() } }) });
+    // Until the write, our claim named an account without the address: a sign-up may have taken it over. Then it
+    // is theirs, and the account keeps its old address (whose entry is still ours).
+    if (!(await this.#holds(key, id))) {
+      await this.#write(stored);
+      return false;
+    }
     const old = this.#emailKey(canonicalEmail(stored.account.email) ?? stored.account.email.toLowerCase());
     // Only our own entry: another account may hold the old address's canonical key (see #byEmail).
     if (old !== this.#emailKey(key) && (await this.#s.run(() => this.#s.client.get(old))) === id) {

@@ -4,12 +4,24 @@ function passkey(credentialId: string, extra: Partial<StoredPasskey> = {}): Stor
   return { credentialId, publicKey: 'pQECAyYgASFYIA', counter: 0, name: `key ${credentialId}`, createdAt: Date.now(), ...extra };
 }
 
+/**
+ * What a store's test harness gives the suite: the store, `close`, and `leaveIndexEntry(email, id)`, which writes
+ * the e-mail index entry of `email` (its canonical form) naming account `id` as an interrupted write would leave
+ * it behind (a store that writes record and index in one step cannot have one: it does nothing).
+ */
+export interface AccountStoreHarness {
+  store: AccountStore;
+  close(): Promise<void>;
+  leaveIndexEntry(email: string, id: string): Promise<void>;
+}
+
 /** Every AccountStore must pass this unchanged. `make` returns a store seeded with alice (alice-demo-password). */
-export function accountStoreConformance(name: string, make: () => Promise<{ store: AccountStore; close(): Promise<void> }>): void {
+export function accountStoreConformance(name: string, make: () => Promise<AccountStoreHarness>): void {
   describe(`${name} account store`, () => {
     let store: AccountStore;
     let close: () => Promise<void>;
-    beforeEach(async () => ({ store, close } = await make()));
+    let leaveIndexEntry: AccountStoreHarness['leaveIndexEntry'];
+    beforeEach(async () => ({ store, close, leaveIndexEntry } = await make()));
     afterEach(() => close());
 
     test('seed accounts are found by id and by e-mail (case-insensitive) and keep no clear password', async () => {
@@ -50,6 +62,44 @@ export function accountStoreConformance(name: string, make: () => Promise<{ stor
     test('concurrent sign-ups for one address: exactly one account', async () => {
       const results = await Promise.all(Array.from({ length: 4 }, (_, i) => store.create({ email: 'race@example.com', password: `race-password-${i}0`, claims: {} })));
       expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    // An entry left by a sign-up or e-mail change cut off between its writes names an account that does not exist,
+    // or one that does not have the address: it must not lock the address for good.
+    describe.each<[string, string]>([
+      ['a missing account (interrupted sign-up)', 'ghost'],
+      ['an account without that address (interrupted e-mail change)', 'alice'],
+    ])('an e-mail index entry naming %s does not hold the address', (_name, holder) => {
+      test.each<[string, string]>([
+        ['the same spelling', 'bob@example.com'],
+        ['another spelling', 'BOB@Example.COM.'],
+      ])('sign-up with %s succeeds, once; the account signs in', async (_spelling, email) => {
+        await leaveIndexEntry('bob@example.com', holder);
+        expect(await store.findByEmail('bob@example.com')).toBeUndefined();
+        const bob = await store.create({ email, password: 'bob-password-123', claims: {} });
+        expect(bob).toMatchObject({ email, emailVerified: false });
+        expect((await store.findByEmail('bob@example.com'))?.id).toBe(bob!.id);
+        expect((await store.verifyPassword('bob@example.com', 'bob-password-123'))?.id).toBe(bob!.id);
+        expect(await store.create({ email: 'bob@example.com', password: 'other-password-1', claims: {} })).toBeUndefined();
+        expect((await store.verifyPassword('alice@example.com', 'alice-demo-password'))?.id).toBe('alice');
+      });
+
+      test('concurrent sign-ups for that address: exactly one account', async () => {
+        await leaveIndexEntry('race@example.com', holder);
+        const results = await Promise.all(Array.from({ length: 4 }, (_, i) => store.create({ email: 'race@example.com', password: `race-password-${i}0`, claims: {} })));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await store.findByEmail('race@example.com'))?.id).toBe(results.find(Boolean)!.id);
+      });
+
+      test('an e-mail change to that address succeeds', async () => {
+        const carol = (await store.create({ email: 'carol@example.com', password: 'carol-password-1', claims: {} }))!;
+        await leaveIndexEntry('carol.new@example.com', holder);
+        expect(await store.setEmail(carol.id, 'carol.new@example.com')).toBe(true);
+        expect((await store.findByEmail('carol.new@example.com'))?.id).toBe(carol.id);
+        expect((await store.verifyPassword('carol.new@example.com', 'carol-password-1'))?.id).toBe(carol.id);
+        expect(await store.findByEmail('carol@example.com')).toBeUndefined();
+        expect(await store.create({ email: 'carol.new@example.com', password: 'other-password-1', claims: {} })).toBeUndefined();
+      });
     });
 
     test('setPassword, markEmailVerified and setEmail', async () => {
