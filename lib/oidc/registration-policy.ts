@@ -3,6 +3,7 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { CLIENT_AUTH_SIGNING_ALGS } from '../../config/options.js';
 import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 import { checkOutboundUrl, OutboundFetchError } from '../http/guarded-fetch.js';
+import { displayTextProblem } from './display-text.js';
 import { PORT_ZERO, redirectUriFormProblem } from './redirect-uri-form.js';
 import { ENCRYPTED_RESPONSES, registrationRequestProblem } from './registration-request.js';
 
@@ -183,6 +184,8 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
       if (key === 'client_name' && UNSAFE_DISPLAY_CHARACTERS.test(value as string)) {
         refuse('client_name must not hold control or bidirectional formatting characters (such as U+202E): they would change how the consent page reads');
       }
+      const displayProblem = key === 'client_name' ? displayTextProblem(key, value as string) : undefined;
+      if (displayProblem) refuse(displayProblem);
       const native = metadata.application_type === 'native';
       if (key === 'redirect_uris' || key === 'post_logout_redirect_uris') {
         for (const entry of value as string[]) checkRedirectUri(key, entry, native, options.production);
