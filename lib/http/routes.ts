@@ -224,6 +224,8 @@ export interface ProviderPreMiddleware {
    * its resume route and `/session/end`.
    */
   pageHeaders?: Middleware;
+  /** On `/session/end/confirm`: the "signed out" page after a full sign-out learns the client that asked. */
+  nameClientAfterLogout?: Middleware;
   /**
    * On the endpoints of features Portcullis leaves off ({@link UNSERVED_ENDPOINTS}; userinfo too in OAuth-only mode)
    * and on sub-paths of provider endpoints: oidc-provider may have no route there and would answer Koa's plain-text
@@ -253,7 +255,8 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   ]);
   if (mw.describeErrors) for (const path of [PROVIDER_ROUTES.authorization, PROVIDER_ROUTES.pushed_authorization_request]) table.get(path)!.push(mw.describeErrors);
   if (mw.inactiveStructuredTokens) table.get(PROVIDER_ROUTES.introspection)!.push(mw.inactiveStructuredTokens);
-  if (mw.pageHeaders) for (const path of [PROVIDER_ROUTES.end_session, `${PROVIDER_ROUTES.end_session}/confirm`]) table.set(path, [mw.pageHeaders]);
+  if (mw.pageHeaders) table.set(PROVIDER_ROUTES.end_session, [mw.pageHeaders]);
+  table.set(`${PROVIDER_ROUTES.end_session}/confirm`, [mw.pageHeaders, mw.nameClientAfterLogout].filter((m): m is Middleware => m !== undefined));
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
   if (mw.answerUnservedEndpoint) {
     for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])]) table.set(path, [mw.answerUnservedEndpoint]);

@@ -1,3 +1,4 @@
+import type { Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { PortcullisError } from '../core/errors.js';
 import { raw } from '../http/html.js';
@@ -47,6 +48,25 @@ export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<
   const onward = home && client
     ? { href: home, text: ui.t.t('signedOut.backTo', { client }) }
     : ui.settings.homeUrl ? { href: ui.settings.homeUrl, text: ui.t.t('signedOut.home', { product: ui.settings.productName }) } : undefined;
+  // oidc-provider names the client here after "Yes, sign me out" (see nameClientAfterLogout) and after "No, stay
+  // signed in"; only the second keeps the session cookie.
+  const stillSignedIn = client !== undefined && ctx.cookies.get(ctx.oidc.provider.cookieName('session')) !== undefined;
   ctx.type = 'html';
-  ctx.body = signedOutPage({ nonce, ui, clientName: client, onward });
+  ctx.body = signedOutPage({ nonce, ui, clientName: client, stillSignedIn, onward });
+}
+
+/**
+ * On `/session/end/confirm`. After "Yes, sign me out" oidc-provider sends the browser to the "signed out" page
+ * without the client (it forwards `client_id` only when the session stays), so that page could neither name the
+ * client that asked nor link to its `client_uri`. This adds that client (the logout request's `id_token_hint`
+ * audience or `client_id`, which oidc-provider keeps in the session's logout state and loads on confirm) to the
+ * redirect. A client id is no secret, and the page takes `client_id` from anyone already. Redirects to a
+ * `post_logout_redirect_uri` are left alone.
+ */
+export async function nameClientAfterLogout(ctx: KoaContextWithOIDC, next: Next): Promise<void> {
+  await next();
+  const clientId = ctx.oidc?.client?.clientId;
+  if (ctx.status !== 303 || clientId === undefined) return;
+  const success = ctx.oidc.urlFor('end_session_success');
+  if (ctx.response.get('Location') === success) ctx.redirect(`${success}?${new URLSearchParams({ client_id: clientId })}`);
 }

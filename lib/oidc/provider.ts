@@ -10,7 +10,7 @@ import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
 import { ProviderStorageOutage, retryAfterOnOutages, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
-import { logoutSource, postLogoutSuccessSource } from './logout-pages.js';
+import { logoutSource, nameClientAfterLogout, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from '../http/pages.js';
 import { useUiLocales } from '../ui/ui.js';
 import { CLIENT_AUTH_ENDPOINTS, issuerPath, PROVIDER_ROUTES, providerPreMiddleware, type ProviderPreMiddleware } from '../http/routes.js';
@@ -280,6 +280,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
     afterSignIn: deps.afterSignIn,
     pageHeaders: providerPageHeaders as never,
+    nameClientAfterLogout: nameClientAfterLogout as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,
   }) as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {

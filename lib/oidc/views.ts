@@ -70,7 +70,7 @@ export function signedOutPage(v: SignedOutView): string {
   const { t } = ui;
   const product = ui.settings.productName;
   const body = pageBody(ui, 'signedOut', v, () => html`<h1>${t.t('signedOut.title')}</h1>
-<p id="message">${v.clientName ? t.html('signedOut.messageClient', { client: html`<strong>${v.clientName}</strong>`, product }) : t.t('signedOut.message', { product })}</p>
+<p id="message">${v.clientName ? t.html(v.stillSignedIn ? 'signedOut.messageClientOnly' : 'signedOut.messageClient', { client: html`<strong>${v.clientName}</strong>`, product }) : t.t('signedOut.message', { product })}</p>
 ${v.onward ? html`<p><a id="onward" href="${v.onward.href}">${v.onward.text}</a></p>` : html`<p>${t.t('signedOut.close')}</p>`}`);
   return layout(v.nonce, t.t('signedOut.title'), body, ui);
 }

@@ -110,6 +110,8 @@ export interface SignedOutView {
   nonce: string;
   ui: PageUi;
   clientName?: string;
+  /** "No, stay signed in": only the client's session ended; the browser is still signed in here. */
+  stillSignedIn?: boolean;
   /** Where to go on: the client's `client_uri`, else `ui.homeUrl`. */
   onward?: { href: string; text: string };
 }

@@ -144,6 +144,7 @@ export const de: Catalog = {
   'signedOut.title': 'Abgemeldet',
   'signedOut.message': 'Sie sind von {product} abgemeldet.',
   'signedOut.messageClient': 'Sie sind von {client} und {product} abgemeldet.',
+  'signedOut.messageClientOnly': 'Sie sind von {client} abgemeldet. Bei {product} sind Sie weiterhin angemeldet.',
   'signedOut.backTo': 'Zurück zu {client}',
   'signedOut.home': 'Weiter zu {product}',
   'signedOut.close': 'Sie können dieses Fenster schließen.',

@@ -152,6 +152,7 @@ export const en = {
   'signedOut.title': 'Signed out',
   'signedOut.message': 'You are signed out of {product}.',
   'signedOut.messageClient': 'You are signed out of {client} and {product}.',
+  'signedOut.messageClientOnly': 'You are signed out of {client}. You are still signed in to {product}.',
   'signedOut.backTo': 'Back to {client}',
   'signedOut.home': 'Continue to {product}',
   'signedOut.close': 'You can close this window.',
