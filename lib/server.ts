@@ -175,7 +175,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     }) : undefined;
     if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
     const secondFactors = factors && { factors, passkeys: config.passkeys.secondFactor ? passkeys : undefined };
-    const flows = accountFlows({ config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui, secondFactors, signInMethods: { factors, passkeys } });
+    const flows = accountFlows({ config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui, secondFactors, signInMethods: { factors, passkeys }, responseModeOf: async (uid) => (await provider.Interaction.find(uid))?.params.response_mode });
     // Adding or removing any second factor (TOTP, recovery codes, a passkey) signs the other sessions out and mails a notice.
     const factorChanges = new FactorChanges(accountSessions, flows.mail, logger);
     const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending'), reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, credentialsChangedAt: (id: string) => linkTokens.credentialsChangedAt(id) } : undefined;

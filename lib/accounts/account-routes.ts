@@ -7,7 +7,7 @@ import type { Account, AccountStore } from '../core/account-store.js';
 import type { AccountLimits } from './account-limits.js';
 import { AccountMail } from './account-mail.js';
 import type { AccountSessions } from './account-sessions.js';
-import type { AccountActionDeps } from './actions/common.js';
+import { keepOpenerForWebMessageSignIn, type AccountActionDeps } from './actions/common.js';
 import { changeEmailActions } from './actions/change-email.js';
 import { resetConfirmActions } from './actions/reset-confirm.js';
 import { resetRequestActions } from './actions/reset.js';
@@ -38,6 +38,8 @@ export interface AccountFlowDeps {
   secondFactors?: AccountServices['secondFactors'];
   /** TOTP and passkeys, which a reset confirming an unconfirmed address removes (absent: none can exist). */
   signInMethods?: AccountServices['signInMethods'];
+  /** The `response_mode` of a pending sign-in by its interaction uid (undefined when none is pending). */
+  responseModeOf?: (interactionUid: string) => Promise<unknown>;
 }
 
 /** What the login page needs from the account flows. */
@@ -81,9 +83,10 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
     [ACCOUNT_PATHS.resetConfirm, resetConfirmActions(actionDeps)],
     [ACCOUNT_PATHS.changeEmail, changeEmailActions(actionDeps)],
   ];
+  const keepOpener = keepOpenerForWebMessageSignIn(deps.responseModeOf);
   for (const [path, actions] of pages) {
-    router.get(path, ...actions.show);
-    router.post(path, ...actions.submit);
+    router.get(path, keepOpener, ...actions.show);
+    router.post(path, keepOpener, ...actions.submit);
   }
 
   return {

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserSuite, launchChromium } from '../helpers/chromium.js';
 import { startCallbackServer } from '../helpers/chromium-pages.js';
 import { CHALLENGE, query } from '../helpers/authorization.js';
+import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 /**
@@ -14,12 +15,15 @@ browserSuite('web_message answers reach the page that opened the sign-in popup',
   let browser: Browser;
   let srv: RunningServer;
   let rp: Awaited<ReturnType<typeof startCallbackServer>>;
+  let mailbox: Mailbox;
   const CLIENT_ID = 'popup-app';
 
   beforeAll(async () => {
     rp = await startCallbackServer();
+    mailbox = await Mailbox.create();
     srv = await startServer({
       webMessageResponseMode: true,
+      mail: { mailbox: mailbox.dir },
       clients: [{
         client_id: CLIENT_ID, client_name: 'Popup app', redirect_uris: [`${rp.origin}/cb`], token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code'], response_types: ['code'],
@@ -31,6 +35,7 @@ browserSuite('web_message answers reach the page that opened the sign-in popup',
     await browser?.close();
     await srv?.close();
     await rp?.close();
+    await mailbox?.remove();
   });
 
   const authorizationUrl = (state: string, prompt?: string) => `${srv.issuer}/authorization?${query({
@@ -79,6 +84,16 @@ browserSuite('web_message answers reach the page that opened the sign-in popup',
       await signIn(popup, 'wrong-password-123');
       await signIn(popup, 'alice-demo-password');
       await popup.click('button[value=allow]');
+    }],
+    // The sign-up and reset pages are in the popup too (a storage read of the interaction decides their headers).
+    ['no session: "Create one" and "Forgot your password?", back to the sign-in, sign in and allow', () => browser.newContext(), 'consent', async (popup) => {
+      await popup.waitForSelector('#signup');
+      await Promise.all([popup.waitForNavigation(), popup.click('#signup')]);
+      await Promise.all([popup.waitForNavigation(), popup.click('#back')]);
+      // The reset page has no link back to the sign-in: the browser's Back.
+      await Promise.all([popup.waitForNavigation(), popup.click('#reset')]);
+      await popup.goBack();
+      await signInAndAllow(popup);
     }],
     // The popup answers at once, no page of ours on the way (passed before the fix too).
     ['a session with remembered consent: no page in between', signedInContext, undefined, async () => {}],

@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, formBody, formField, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
+import { keepOpenerForWebMessage } from '../../http/security-headers.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
 import { ACCOUNT_CSRF_SCOPE, INTERACTION_UID } from '../paths.js';
 import type { AccountServices } from '../use-cases/services.js';
@@ -103,6 +104,22 @@ export function interactionField(uid: string): Record<string, string> {
 /** The interaction uid of the query (`?interaction=`), else of the form. */
 export function interactionOf(ctx: Context): string {
   return typeof ctx.query.interaction === 'string' ? ctx.query.interaction : formField(formBody(ctx), 'interaction', 64);
+}
+
+/**
+ * Middleware: an account page opened from the login page of a `response_mode=web_message` sign-in (it carries the
+ * interaction's uid: sign-up, reset and the pages they lead to) drops `Cross-Origin-Opener-Policy` as that login page
+ * does (`keepOpenerForWebMessage`): in the sign-in popup, one document with the policy cuts the popup off from the
+ * relying party's window for good, and the answer is posted to no one. A uid of no pending sign-in, or a storage
+ * error, keeps the policy.
+ */
+export function keepOpenerForWebMessageSignIn(responseModeOf: ((uid: string) => Promise<unknown>) | undefined): Middleware {
+  return async function keepOpenerForWebMessageSignIn(ctx: Context, next: Next) {
+    await next();
+    const uid = interactionOf(ctx);
+    if (!responseModeOf || !INTERACTION_UID.test(uid) || !ctx.response.get('Cross-Origin-Opener-Policy')) return;
+    keepOpenerForWebMessage(ctx, await responseModeOf(uid).catch(() => undefined));
+  };
 }
 
 /** A new-password field with the length hints of the password rules and the rule in words under it. */
