@@ -318,13 +318,16 @@ async function userinfoScenarios(): Promise<void> {
  * holds nothing, so Portcullis must not carry the hundreds of thousands of codes and tokens the /token and
  * /userinfo scenarios left in its memory storage (a larger live heap makes every major GC longer).
  */
-async function freshServer(kind: ServerSpec['kind'], storage: ServerSpec['storage']): Promise<Running> {
-  const old = pool.get(`${kind}/${storage}`);
+async function freshServer(kind: ServerSpec['kind'], storage: ServerSpec['storage'], guards = false): Promise<Running> {
+  const key = `${kind}/${storage}${guards ? '/guards' : ''}`;
+  const old = pool.get(key);
   if (old) {
-    pool.delete(`${kind}/${storage}`);
+    pool.delete(key);
     await old.stop();
+    // What the old server knew (its registered clients, its measured rate) is not the new one's.
+    for (const cache of [registered, expectedRps]) for (const k of [...cache.keys()]) if (k.startsWith(`${old.label}/`)) cache.delete(k);
   }
-  return server(kind, storage);
+  return server(kind, storage, guards);
 }
 
 async function graphqlScenarios(): Promise<void> {
@@ -341,7 +344,9 @@ async function graphqlScenarios(): Promise<void> {
  */
 async function floorScenarios(): Promise<void> {
   if (part('floor', 'userinfo') || part('floor', 'token')) {
-    const [g, b] = [await server('oidc', 'memory', true), await server('oidc', 'memory')];
+    // Both fresh: the pooled bare peer of the /token and /userinfo scenarios holds their minted codes and tokens,
+    // which a server started now does not (a larger live heap makes every collection longer).
+    const [g, b] = [await freshServer('oidc', 'memory', true), await freshServer('oidc', 'memory')];
     if (part('floor', 'userinfo')) {
       const [tg, tb] = [await g.call<{ token: string }>('accessToken', { clientId: DEMO.client.id }), await b.call<{ token: string }>('accessToken', { clientId: DEMO.client.id })];
       await abScenario('/userinfo opaque token memory c=10', userinfoSide(g, tg.token), userinfoSide(b, tb.token), floorRows);
@@ -352,7 +357,7 @@ async function floorScenarios(): Promise<void> {
     }
   }
   if (part('floor', 'graphql')) {
-    const [g, b] = [await server('apollo', 'memory', true), await server('apollo', 'memory')];
+    const [g, b] = [await freshServer('apollo', 'memory', true), await freshServer('apollo', 'memory')];
     await abScenario('GraphQL cached document c=10', graphqlSide(g, false), graphqlSide(b, false), floorRows);
   }
 }
