@@ -3,7 +3,7 @@ import { TestBrowser, type Page } from '../helpers/browser.js';
 import { relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { demoFixtures } from '../../examples/demo-fixtures.js';
+import { ALICE, NEW_PASSWORD, startWithMfaApp } from '../helpers/credential-change.js';
 import { VerificationTokens } from '../../lib/accounts/verification-tokens.js';
 
 /**
@@ -12,21 +12,13 @@ import { VerificationTokens } from '../../lib/accounts/verification-tokens.js';
  * /account or e-mail change ends the account's sessions, and with them such a sign-in: whoever passed the old
  * password and kept the Location gets a fresh login page there, not a session, a consent page or a code.
  */
-const MFA_APP = { client_id: 'mfa-app', client_secret: 'mfa-app-secret-123', redirect_uris: ['http://localhost:8080/mfa-callback'], response_types: ['code' as const], grant_types: ['authorization_code' as const], require_mfa: true };
-const ALICE = { email: 'alice@example.com', password: 'alice-demo-password' };
-const NEW_PASSWORD = 'a brand new passphrase';
 const NEW_EMAIL = 'alice.new@example.com';
 
 let srv: RunningServer;
 let mailbox: Mailbox;
 let web: RelyingParty;
 let mfaApp: RelyingParty;
-beforeEach(async () => {
-  mailbox = await Mailbox.create();
-  srv = await startServer({ mail: { mailbox: mailbox.dir }, clients: [...demoFixtures().clients!, MFA_APP] });
-  web = await relyingParty(srv.issuer);
-  mfaApp = await relyingParty(srv.issuer, { clientId: MFA_APP.client_id, secret: MFA_APP.client_secret, redirectUri: MFA_APP.redirect_uris[0] });
-});
+beforeEach(async () => { ({ srv, mailbox, web, mfaApp } = await startWithMfaApp()); });
 afterEach(async () => { await srv.close(); await mailbox.remove(); });
 
 /** Submits the page's form with `fields` without following the answer's redirect: its Location. */

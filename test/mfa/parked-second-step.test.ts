@@ -1,9 +1,9 @@
 import { generate } from 'otplib';
 import { TestBrowser, type Page } from '../helpers/browser.js';
-import { relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
+import { signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
-import { startServer, type RunningServer } from '../helpers/server.js';
-import { demoFixtures } from '../../examples/demo-fixtures.js';
+import type { RunningServer } from '../helpers/server.js';
+import { ALICE, NEW_PASSWORD, startWithMfaApp } from '../helpers/credential-change.js';
 
 /**
  * A sign-in parked between its password and its second step (the TOTP enrolment a `require_mfa` client asks for,
@@ -12,21 +12,13 @@ import { demoFixtures } from '../../examples/demo-fixtures.js';
  * signed in after it. And the enrolment never replaces a second factor the account got meanwhile (the password
  * alone would own it): that factor is asked for instead.
  */
-const MFA_APP = { client_id: 'mfa-app', client_secret: 'mfa-app-secret-123', redirect_uris: ['http://localhost:8080/mfa-callback'], response_types: ['code' as const], grant_types: ['authorization_code' as const], require_mfa: true };
-const ALICE = { email: 'alice@example.com', password: 'alice-demo-password' };
-const NEW_PASSWORD = 'a brand new passphrase';
 const NO_STEP = 'There is no second sign-in step pending here. Go back to the application and start again.';
 
 let srv: RunningServer;
 let mailbox: Mailbox;
 let web: RelyingParty;
 let mfaApp: RelyingParty;
-beforeEach(async () => {
-  mailbox = await Mailbox.create();
-  srv = await startServer({ mail: { mailbox: mailbox.dir }, clients: [...demoFixtures().clients!, MFA_APP] });
-  web = await relyingParty(srv.issuer);
-  mfaApp = await relyingParty(srv.issuer, { clientId: MFA_APP.client_id, secret: MFA_APP.client_secret, redirectUri: MFA_APP.redirect_uris[0] });
-});
+beforeEach(async () => { ({ srv, mailbox, web, mfaApp } = await startWithMfaApp()); });
 afterEach(async () => { await srv.close(); await mailbox.remove(); });
 
 const totp = (page: Page) => generate({ secret: page.dom.querySelector('#totp-secret')!.text });
