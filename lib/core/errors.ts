@@ -132,7 +132,7 @@ export class ConfigError extends PortcullisError {
   }
 }
 
-/** `Retry-After` of a storage outage's 503, seconds. */
+/** `Retry-After` of a storage outage's 503, seconds: every 503 of ours (OAuth endpoints, pages, GraphQL) sends this one. */
 export const STORAGE_RETRY_AFTER_SECONDS = '5';
 
 /**

@@ -1,7 +1,7 @@
 import { HeaderMap } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { Context } from 'koa';
-import type { StorageUnavailableError } from '../core/errors.js';
+import { STORAGE_RETRY_AFTER_SECONDS, type StorageUnavailableError } from '../core/errors.js';
 import { GraphqlErrorCode, sendGraphqlError } from './errors.js';
 
 /**
@@ -11,8 +11,6 @@ import { GraphqlErrorCode, sendGraphqlError } from './errors.js';
  */
 export const STORAGE_OUTAGE_MESSAGE = 'storage is unavailable; try again later';
 
-/** `Retry-After` of the 503, seconds (as `StorageUnavailableError` and the OAuth endpoints). */
-const RETRY_AFTER_SECONDS = '5';
 
 /**
  * The outage as Apollo's answer, thrown from a plugin hook: a `GraphQLError` with `extensions.code`
@@ -24,13 +22,13 @@ export function storageOutageGraphqlError(err: StorageUnavailableError): GraphQL
     originalError: err,
     extensions: {
       code: GraphqlErrorCode.TEMPORARILY_UNAVAILABLE,
-      http: { status: 503, headers: new HeaderMap([['retry-after', RETRY_AFTER_SECONDS]]) },
+      http: { status: 503, headers: new HeaderMap([['retry-after', STORAGE_RETRY_AFTER_SECONDS]]) },
     },
   });
 }
 
 /** The outage answered before Apollo (Koa middleware): 503, `Retry-After`, the same body Apollo's path gives. */
 export function sendStorageOutage(ctx: Context): void {
-  ctx.set('Retry-After', RETRY_AFTER_SECONDS);
+  ctx.set('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
   sendGraphqlError(ctx, 503, GraphqlErrorCode.TEMPORARILY_UNAVAILABLE, STORAGE_OUTAGE_MESSAGE);
 }

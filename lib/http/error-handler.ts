@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import { PortcullisError, type OAuthErrorCode } from '../core/errors.js';
+import { PortcullisError, STORAGE_RETRY_AFTER_SECONDS, type OAuthErrorCode } from '../core/errors.js';
 import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
 import { writeJsonError } from './json-error.js';
 import { allowHeader } from './allowed-methods.js';
@@ -90,7 +90,7 @@ export async function handleErrors(ctx: Context, next: Next): Promise<void> {
     const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; error_description?: string };
     const status = e.status ?? e.statusCode ?? 500;
     const expose = status < 500 || e.expose === true;
-    const headers = status === 503 ? { 'Retry-After': '5', ...(err instanceof PortcullisError ? err.headers : {}) } : undefined;
+    const headers = status === 503 ? { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS, ...(err instanceof PortcullisError ? err.headers : {}) } : undefined;
     const error = status === 503 ? 'temporarily_unavailable' : status < 500 ? 'invalid_request' : 'server_error';
     const description = expose ? (e.error_description ?? e.message ?? 'request refused') : 'The server could not complete the request.';
     const outage = storageOutageOf(err);

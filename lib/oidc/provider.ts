@@ -2,7 +2,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { SCOPE_CLAIMS } from '../../config/defaults.js';
 import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
-import { ConfigError, StorageUnavailableError } from '../core/errors.js';
+import { ConfigError, STORAGE_RETRY_AFTER_SECONDS, StorageUnavailableError } from '../core/errors.js';
 import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
@@ -211,7 +211,7 @@ async function answerStorageOutages(ctx: { req: object; status: number; body: un
     if (!(err instanceof StorageUnavailableError || err instanceof ProviderStorageOutage)) throw err;
     const outage = storageOutageOf(err);
     if (outage) noteStorageOutage(ctx.req, outage);
-    writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': '5' }, page: false });
+    writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS }, page: false });
   }
 }
 

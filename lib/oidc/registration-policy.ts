@@ -3,7 +3,7 @@ import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { CLIENT_AUTH_SIGNING_ALGS } from '../../config/options.js';
 import { DPOP_ALGORITHMS } from '../core/dpop-algorithms.js';
 import { checkOutboundUrl, OutboundFetchError } from '../http/guarded-fetch.js';
-import { displayTextProblem } from './display-text.js';
+import { codePointName, displayTextProblem } from './display-text.js';
 import { PORT_ZERO, redirectUriFormProblem } from './redirect-uri-form.js';
 import { ENCRYPTED_RESPONSES, registrationRequestProblem } from './registration-request.js';
 
@@ -100,7 +100,7 @@ export function uriCharacterProblem(value: string): string | undefined {
   const found = NOT_A_URI_CHARACTER.exec(value)![0];
   if (found === '%') return '"%" not followed by two hex digits (RFC 3986 §2.1; a literal "%" is written "%25")';
   const code = found.codePointAt(0)!;
-  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const hex = codePointName(found);
   if (found === ' ') return `a space (${hex})`;
   if (code < 0x20 || code === 0x7f) return `a control character (${hex})`;
   if (code > 0x7f) return `a non-ASCII character (${hex}; percent-encode it as UTF-8, and write an internationalized host name in its xn-- form)`;
