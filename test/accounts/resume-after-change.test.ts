@@ -3,7 +3,7 @@ import { TestBrowser, type Page } from '../helpers/browser.js';
 import { relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
-import { ALICE, NEW_PASSWORD, startWithMfaApp } from '../helpers/credential-change.js';
+import { accountPage, accountPost, ALICE, NEW_PASSWORD, startWithMfaApp } from '../helpers/credential-change.js';
 import { VerificationTokens } from '../../lib/accounts/verification-tokens.js';
 
 /**
@@ -49,19 +49,6 @@ const PARKED: Record<string, (browser: TestBrowser) => Promise<string>> = {
   },
 };
 
-/** Opens /account in a browser of its own, signing in with the password. */
-async function accountPage(): Promise<{ browser: TestBrowser; home: Page }> {
-  const browser = new TestBrowser(srv.issuer);
-  await signIn(srv.issuer, web, { browser });
-  return { browser, home: await browser.go(`${srv.issuer}/account`) };
-}
-
-/** Posts an /account form with the page's CSRF token and `fields`. */
-async function accountPost(browser: TestBrowser, home: Page, path: string, fields: Record<string, string> = {}) {
-  const csrf = home.dom.querySelector('input[name=csrf]')!.getAttribute('value')!;
-  return browser.go(`${srv.issuer}${path}`, { method: 'POST', body: new URLSearchParams({ csrf, ...fields }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-}
-
 /** The latest mail to `to` with `subject` (a sign-in may have mailed alice a notice before it). */
 async function linkOf(to: string, subject: string): Promise<string> {
   for (let i = 0; i < 100; i++) {
@@ -85,7 +72,7 @@ const CHANGES: Record<string, { act: () => Promise<void>; after: { email: string
   },
   'a password change on /account': {
     act: async () => {
-      const { browser, home } = await accountPage();
+      const { browser, home } = await accountPage(srv.issuer, web);
       const done = await accountPost(browser, home, '/account/password', { current_password: ALICE.password, new_password: NEW_PASSWORD });
       expect(done.status).toBe(200);
     },
@@ -149,7 +136,7 @@ describe('a finished sign-in resumed after the owner changed the password or add
   });
 
   test('the session that changed the password on /account steps up to two factors after it, as before', async () => {
-    const { browser, home } = await accountPage();
+    const { browser, home } = await accountPage(srv.issuer, web);
     await accountPost(browser, home, '/account/password', { current_password: ALICE.password, new_password: NEW_PASSWORD });
     // the kept session's sign-in predates the change; a step-up adds a factor to it (no password asked)
     const enrol = await browser.go(String((await startAuthorization(mfaApp)).url));

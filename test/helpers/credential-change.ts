@@ -1,5 +1,6 @@
 import { demoFixtures } from '../../examples/demo-fixtures.js';
-import { relyingParty, type RelyingParty } from './flow.js';
+import { TestBrowser, type Page } from './browser.js';
+import { relyingParty, signIn, type RelyingParty } from './flow.js';
 import { Mailbox } from './mailbox.js';
 import { startServer, type RunningServer } from './server.js';
 
@@ -19,4 +20,17 @@ export async function startWithMfaApp(): Promise<{ srv: RunningServer; mailbox: 
   const web = await relyingParty(srv.issuer);
   const mfaApp = await relyingParty(srv.issuer, { clientId: MFA_APP.client_id, secret: MFA_APP.client_secret, redirectUri: MFA_APP.redirect_uris[0] });
   return { srv, mailbox, web, mfaApp };
+}
+
+/** Opens /account in a browser of its own, signing in with alice's password through `web`. */
+export async function accountPage(issuer: string, web: RelyingParty): Promise<{ browser: TestBrowser; home: Page }> {
+  const browser = new TestBrowser(issuer);
+  await signIn(issuer, web, { browser });
+  return { browser, home: await browser.go(`${issuer}/account`) };
+}
+
+/** Posts an /account form at `path` with the CSRF token of `home` and `fields`. */
+export async function accountPost(browser: TestBrowser, home: Page, path: string, fields: Record<string, string> = {}): Promise<Page> {
+  const csrf = home.dom.querySelector('input[name=csrf]')!.getAttribute('value')!;
+  return browser.go(new URL(path, home.url).href, { method: 'POST', body: new URLSearchParams({ csrf, ...fields }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 }

@@ -3,7 +3,7 @@ import { TestBrowser, type Page } from '../helpers/browser.js';
 import { signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import type { RunningServer } from '../helpers/server.js';
-import { ALICE, NEW_PASSWORD, startWithMfaApp } from '../helpers/credential-change.js';
+import { accountPage, accountPost, ALICE, NEW_PASSWORD, startWithMfaApp } from '../helpers/credential-change.js';
 
 /**
  * A sign-in parked between its password and its second step (the TOTP enrolment a `require_mfa` client asks for,
@@ -31,19 +31,6 @@ async function enrolPage(browser: TestBrowser): Promise<Page> {
   return page;
 }
 
-/** Opens /account in a browser of its own, signing in with the password. */
-async function accountPage(): Promise<{ browser: TestBrowser; home: Page }> {
-  const browser = new TestBrowser(srv.issuer);
-  await signIn(srv.issuer, web, { browser });
-  return { browser, home: await browser.go(`${srv.issuer}/account`) };
-}
-
-/** Posts an /account form with the page's CSRF token and `fields`. */
-async function accountPost(browser: TestBrowser, home: Page, path: string, fields: Record<string, string> = {}) {
-  const csrf = home.dom.querySelector('input[name=csrf]')!.getAttribute('value')!;
-  return browser.go(`${srv.issuer}${path}`, { method: 'POST', body: new URLSearchParams({ csrf, ...fields }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-}
-
 /** The link of the reset mail (a sign-in parked after its enrolment mailed alice a notice before it). */
 async function resetLink(): Promise<string> {
   for (let i = 0; i < 100; i++) {
@@ -63,7 +50,7 @@ const CHANGES: Array<[string, () => Promise<void>]> = [
     expect(done.dom.querySelector('h1')!.text).toBe('Password changed');
   }],
   ['a password change on /account', async () => {
-    const { browser, home } = await accountPage();
+    const { browser, home } = await accountPage(srv.issuer, web);
     const done = await accountPost(browser, home, '/account/password', { current_password: ALICE.password, new_password: NEW_PASSWORD });
     expect(done.status).toBe(200);
   }],
