@@ -3,6 +3,16 @@ import type { Adapter, AdapterFactory } from '../core/storage.js';
 /** When an account's password or address last changed, epoch ms (`VerificationTokens.credentialsChangedAt`). */
 export type CredentialsChangedAt = (accountId: string) => Promise<number | undefined>;
 
+/**
+ * Whether a first factor checked at `checkedAt` (epoch ms) is outlived by the account's credential change at
+ * `changedAt` (epoch ms, none: `undefined`). Equal counts as outlived: the marker is written after the new password,
+ * so a check in that very millisecond may have read the old one. The one rule of both checks: a finished sign-in here,
+ * a sign-in parked at its second step (lib/oidc/interaction/second-factor.ts).
+ */
+export function outlivedBy(changedAt: number | undefined, checkedAt: number): boolean {
+  return changedAt !== undefined && changedAt >= checkedAt;
+}
+
 /** The `login` result our interaction actions save (lib/accounts/mfa/policy.ts `loginResult`). */
 interface LoginResult { accountId?: unknown; ts?: unknown; firstFactorAt?: unknown }
 
@@ -54,10 +64,7 @@ export function checkedSignIns(base: AdapterFactory, credentialsChangedAt: Crede
       const checkedAt = login && !session?.uid && typeof login.accountId === 'string' ? firstFactorAt(login, payload!.iat as number | undefined) : undefined;
       if (checkedAt === undefined) return payload;
       const check = (async () => {
-        const changedAt = await credentialsChangedAt(login!.accountId as string);
-        // Equal counts as before: the marker is written after the new password, so a check in that very
-        // millisecond may have read the old one.
-        if (changedAt === undefined || changedAt < checkedAt) return;
+        if (!outlivedBy(await credentialsChangedAt(login!.accountId as string), checkedAt)) return;
         delete result!.login;
         const ttl = (payload!.exp as number) - Math.floor(Date.now() / 1000);
         if (ttl > 0 && !destroyed.has(id)) await inner.upsert(id, payload!, ttl);

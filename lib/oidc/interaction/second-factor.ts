@@ -4,6 +4,7 @@ import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REA
 import { codePage, enrolPage, recoveryCodesPage } from '../../accounts/mfa/views.js';
 import { passkeySecondFactor, secondFactorPage } from '../../accounts/passkeys/views.js';
 import { mountedPath } from '../../http/routes.js';
+import { outlivedBy } from '../stale-sign-in.js';
 import type { PageUi } from '../../ui/templates.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
@@ -70,8 +71,7 @@ async function sessionSignedInAt(deps: InteractionActionDeps, details: Details):
  */
 async function outlived(deps: InteractionActionDeps, pending: Pending): Promise<boolean> {
   if (pending.signedInAt !== undefined) return false;
-  const changed = await deps.mfa!.credentialsChangedAt(pending.accountId);
-  return changed !== undefined && changed >= (pending.at ?? 0);
+  return outlivedBy(await deps.mfa!.credentialsChangedAt(pending.accountId), pending.at ?? 0);
 }
 
 /**
