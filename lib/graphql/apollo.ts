@@ -13,6 +13,7 @@ import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields
 import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
+import { isGraphqlResponseType, labelGraphqlResponse } from './media-type.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import { operationLimitsPlugin, type GateOutcome } from './plugins/operation-limits.js';
 import { maskUnexpectedError, resolverErrorLog } from './resolver-errors.js';
@@ -77,6 +78,21 @@ function warnUnknownScopeMarks(schema: GraphQLSchema, options: ResolvedGraphqlOp
   if (!unknown.length) return;
   const list = unknown.map((m) => `${m.at} needs "${m.scope}"`).join(', ');
   deps.logger?.warn({ marks: unknown }, `graphql: @requiresScopes names scopes this server does not have (add them to config \`scopes\`), so no token can read these fields: ${list}`);
+}
+
+/**
+ * Apollo's Koa middleware with its answers (data, errors, the 429 and 503 its plugins throw) labelled with the media
+ * type our own refusals get ({@link labelGraphqlResponse}): Apollo negotiates the same two types by itself, but
+ * answers `application/json` to a request without `Accept` or with `*`/`*`. Relabelled once Apollo has written its
+ * answer (the integration then calls `next`), before anything after it runs; no extra promise per request.
+ */
+function answeredAsNegotiated(apolloKoa: Middleware): Middleware {
+  return function answerWithApollo(ctx, next) {
+    return apolloKoa(ctx, () => {
+      if (isGraphqlResponseType(ctx.response.get('Content-Type'))) labelGraphqlResponse(ctx);
+      return next();
+    });
+  };
 }
 
 /** Dependencies of {@link startApollo}. */
@@ -146,12 +162,13 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     plugins,
   });
   await apollo.start();
-  const middleware = koaMiddleware(apollo, {
+  const apolloKoa = koaMiddleware(apollo, {
     context: async ({ ctx }) => {
       const context: GraphqlContext = { auth: (ctx.state.auth as GraphqlContext['auth']) ?? null, ip: ctx.ip };
       (context as unknown as Record<symbol, unknown>)[KOA_CONTEXT] = ctx;
       return context;
     },
   }) as unknown as Middleware;
-  return { apollo, middleware, gate: documentGate(schema, options, documents, limiter), schema, options };
+  const gate = documentGate(schema, options, documents, limiter);
+  return { apollo, middleware: answeredAsNegotiated(apolloKoa), gate, schema, options };
 }

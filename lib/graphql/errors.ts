@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { GraphQLError } from 'graphql';
+import { labelGraphqlResponse } from './media-type.js';
 
 /**
  * Every `extensions.code` the GraphQL endpoint answers with (UPPER_SNAKE, as Apollo Server's `ApolloServerErrorCode`),
@@ -16,6 +17,7 @@ import type { GraphQLError } from 'graphql';
  */
 export const GraphqlErrorCode = {
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  NOT_ACCEPTABLE: 'NOT_ACCEPTABLE',
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   BAD_REQUEST: 'BAD_REQUEST',
   QUERY_MISSING: 'QUERY_MISSING',
@@ -63,10 +65,13 @@ export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTran
   writeErrors(ctx, status, [{ message, extensions: { code, ...extra } }]);
 }
 
-/** The GraphQL-over-HTTP error envelope `{ errors }`, never cached. */
+/**
+ * The GraphQL-over-HTTP error envelope `{ errors }`, never cached, under the media type the request's `Accept`
+ * negotiates ({@link labelGraphqlResponse}): every refusal of the transport guard, bearer auth and document gate.
+ */
 function writeErrors(ctx: Context, status: number, errors: readonly unknown[]): void {
   ctx.status = status;
-  ctx.type = 'application/json';
+  labelGraphqlResponse(ctx);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { errors };
 }

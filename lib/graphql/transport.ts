@@ -3,6 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { PortcullisError } from '../core/errors.js';
 import type { CsrfGuard } from '../http/csrf.js';
 import { sendGraphqlError } from './errors.js';
+import { graphqlResponseType } from './media-type.js';
 import { DEFAULTS } from '../../config/defaults.js';
 import { formRequest, forApollo, refused, requestItem, urlRequest, type GraphqlRequestItem, type ItemError } from './request-params.js';
 
@@ -53,7 +54,9 @@ function charsetsOf(contentType: string): string[] {
  * Refuses what is not a GraphQL request before Apollo sees it (SPEC area B rule 4). By default only `POST`
  * with `application/json` whose body is a JSON object with a non-empty string `query`: other methods get 405
  * with `Allow`, other content types 415, a body that does not parse as its declared type 400, a missing query
- * 400 `QUERY_MISSING`. `GET ?query=` and form POSTs are opt-in ({@link TransportOptions}); a form POST must
+ * 400 `QUERY_MISSING`; after the method and content type, an `Accept` header that takes neither GraphQL response
+ * type 406 `NOT_ACCEPTABLE` (every answer of the endpoint is labelled with the negotiated type,
+ * lib/graphql/media-type.ts). `GET ?query=` and form POSTs are opt-in ({@link TransportOptions}); a form POST must
  * carry the CSRF token. CORS headers only for the configured origins. The accepted requests are left in
  * `ctx.state.graphqlRequests` for the document gate.
  */
@@ -111,16 +114,29 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
   }
 
   /**
-   * The request's transport: `get`, `json` or `form`, or `undefined` once it has been answered (405 with
-   * `Allow`, 415).
+   * The request's transport: `get`, `json` or `form`, or `undefined` once it has been answered: 405 with `Allow`,
+   * 415, then 406 for an `Accept` that takes no GraphQL response type (what was sent is judged before what is
+   * wanted back, so a browser's `Accept: text/html` still learns that its method or content type is refused).
    */
   function transportOf(ctx: Context): 'get' | 'json' | 'form' | undefined {
-    if (ctx.method === 'GET' && allowGet) return 'get';
-    if (ctx.method !== 'POST') {
+    const get = ctx.method === 'GET' && allowGet;
+    if (!get && ctx.method !== 'POST') {
       ctx.set('Allow', allow);
       sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here: send a POST with Content-Type application/json${allowGet ? ' or a GET with ?query=' : ''}.`);
       return undefined;
     }
+    const transport = get ? 'get' : bodyTypeOf(ctx);
+    // GraphQL over HTTP §Body: with an Accept header that takes neither response type, 406 and nothing processed.
+    if (transport && graphqlResponseType(ctx) === undefined) {
+      const message = 'The Accept header takes neither application/graphql-response+json nor application/json.';
+      sendGraphqlError(ctx, 406, 'NOT_ACCEPTABLE', message);
+      return undefined;
+    }
+    return transport;
+  }
+
+  /** The body's transport by its Content-Type, `json` or `form`; `undefined` once answered 415. */
+  function bodyTypeOf(ctx: Context): 'json' | 'form' | undefined {
     const type = ctx.is('application/json') ? 'json' : allowForm && ctx.is('application/x-www-form-urlencoded') ? 'form' : undefined;
     if (!type) {
       sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`);
