@@ -13,6 +13,7 @@
  * @packageDocumentation
  */
 export { createServer, type PortcullisServer } from './server.js';
+export type { NodeHandlerSource, NodeNext, NodeRequestHandler } from './http/node-handler.js';
 export type {
   PortcullisConfig, ClientConfig, SeedAccount, ScopeDefinition, TtlConfig, KeysConfig, GraphqlConfig,
   StorageConfig, PrivateJwks, ResolvedConfig, SelfServiceConfig, MailConfig, AccountLimitsConfig, LimitConfig,

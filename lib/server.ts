@@ -35,6 +35,7 @@ import { handleErrors, notFound, refuseUnroutedMethods, writeError } from './htt
 import { healthEndpoints } from './http/health.js';
 import { providerLane } from './http/provider-lane.js';
 import { adoptHostBody } from './http/host-body.js';
+import { nodeHandler, type NodeHandlerSource } from './http/node-handler.js';
 import { isReservedPath, issuerPath, misplacedMountDescription, routeTable, unmatchedPaths, type RouteParts } from './http/routes.js';
 import { issuerHostGuard, pinAppToIssuer } from './http/issuer-host.js';
 import { requestLog } from './http/request-log.js';
@@ -50,7 +51,7 @@ import { ScopePolicy } from './oidc/scope-policy.js';
 import { logoRoute, resolveUi, uiContext } from './ui/ui.js';
 
 /** What {@link createServer} returns. */
-export interface PortcullisServer {
+export interface PortcullisServer extends NodeHandlerSource {
   /** The Koa app serving everything; `app.callback()` is a Node request listener. */
   readonly app: Koa;
   /** The oidc-provider instance (events, `Client`, `Grant`, `AccessToken` models). */
@@ -242,7 +243,6 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
 
     let httpServer: Server | undefined;
     let closed = false;
-
     return {
       app,
       provider,
@@ -252,7 +252,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       logger,
       storage,
       limiterBackend,
-      middleware: () => middleware,
+      middleware: () => middleware, handler: () => nodeHandler(app, middleware, config.issuer),
       listen(port, host) {
         return new Promise((resolve, reject) => {
           const server = createHttpServer(lane.listener(app.callback(), [guards.requestLog, guards.uiContext, guards.requireIssuerHost])).listen(port, host);

@@ -8,8 +8,9 @@ type ParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
 /** What the answer names when a host parser read the body and kept nothing we can use. */
 export const HOST_BODY_PARSER_DESCRIPTION = 'A body parser of the host application read this request body before Portcullis, '
-  + 'and left neither the raw body (ctx.request.rawBody) nor a parsed one (ctx.request.body). '
-  + 'Mount server.middleware() before the host\'s body parser, or use @koa/bodyparser (it keeps rawBody).';
+  + 'and left neither the raw body (ctx.request.rawBody, req.rawBody) nor a parsed one (ctx.request.body, req.body). '
+  + 'Mount server.middleware() before the host\'s body parser (Koa), or server.handler() before it (Express, Fastify, '
+  + 'node:http), or use a parser that keeps the raw body (@koa/bodyparser does).';
 
 /**
  * Makes a request stream a host parser already read readable again with the same bytes, the way oidc-provider's
