@@ -4,6 +4,13 @@ import { writeJsonError } from './json-error.js';
 import { requestSlot } from '../core/request-slot.js';
 
 /**
+ * Body limits in bytes per kind of route, as their own parsers apply them: oidc-provider's (56 KiB,
+ * `lib/shared/selective_body.js`), our forms' (`parseForm`, 16 KiB), GraphQL's (`GRAPHQL_BODY_LIMIT`, 100 KiB).
+ * Checked again on a body a host parser read first.
+ */
+export const BODY_LIMITS = Object.freeze({ provider: 56 * 1024, pages: 16 * 1024, graphql: 100 * 1024 });
+
+/**
  * `413 invalid_request` (RFC 9110 §15.5.14) as JSON for a body over `limitBytes`, the limit in KiB as the limits
  * are documented (README "Body parsers"): the same answer whoever noticed it (a `Content-Length` over the limit, a
  * chunked body that grew past it, or a host parser's raw body, lib/http/host-body.ts).
@@ -12,7 +19,24 @@ export function refuseLargeBody(ctx: Context, limitBytes: number): void {
   writeJsonError(ctx, 413, 'invalid_request', `The request body is larger than this endpoint accepts (${Math.floor(limitBytes / 1024)} KiB).`);
 }
 
-type ReadableRequest = IncomingMessage & { iterator(options?: object): AsyncIterable<Buffer> };
+/** A request as oidc-provider's body reader consumes it: `req.readable`, then `req.iterator()`. */
+export type ReadableRequest = IncomingMessage & { iterator(options?: object): AsyncIterable<Buffer> };
+
+/**
+ * Makes a request stream that was already read readable again with the same `bytes`, the way oidc-provider's body
+ * reader consumes it (`req.readable`, then `req.iterator()`): after a host parser (lib/http/host-body.ts) or our own
+ * check of a form body (lib/http/provider-input.ts).
+ */
+export function replayBody(req: IncomingMessage, bytes: Buffer): void {
+  Object.defineProperty(req, 'readable', { value: true, configurable: true });
+  Object.defineProperty(req, 'iterator', {
+    configurable: true,
+    value: async function* replayed() {
+      Object.defineProperty(req, 'readable', { value: false, configurable: true });
+      if (bytes.length) yield bytes;
+    },
+  });
+}
 
 /** Counts the bytes a reader of `req.iterator()` (oidc-provider's body reader) takes from a chunked body. */
 function countReadBytes(req: ReadableRequest): { bytes: number } {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
-import { hostBodyAdopted, refuseLargeBody } from './body-limit.js';
+import { hostBodyAdopted, refuseLargeBody, replayBody } from './body-limit.js';
 import { writeError } from './error-handler.js';
 
 /** The request as a host app's body parser may have left it (`@koa/bodyparser` with `patchNode`, Express). */
@@ -11,21 +11,6 @@ export const HOST_BODY_PARSER_DESCRIPTION = 'A body parser of the host applicati
   + 'and left neither the raw body (ctx.request.rawBody, req.rawBody) nor a parsed one (ctx.request.body, req.body). '
   + 'Mount server.middleware() before the host\'s body parser (Koa), or server.handler() before it (Express, Fastify, '
   + 'node:http), or use a parser that keeps the raw body (@koa/bodyparser does).';
-
-/**
- * Makes a request stream a host parser already read readable again with the same bytes, the way oidc-provider's
- * body reader consumes it (`req.readable`, then `req.iterator()`).
- */
-function replay(req: ParsedRequest, bytes: Buffer): void {
-  Object.defineProperty(req, 'readable', { value: true, configurable: true });
-  Object.defineProperty(req, 'iterator', {
-    configurable: true,
-    value: async function* replayed() {
-      Object.defineProperty(req, 'readable', { value: false, configurable: true });
-      if (bytes.length) yield bytes;
-    },
-  });
-}
 
 /**
  * Middleware on Portcullis' routes that makes a host app's body parser in front of them harmless. Our parsers
@@ -59,7 +44,7 @@ export function adoptHostBody(limitBytes: number, replayStream = false): Middlew
       return writeError(ctx, 500, 'server_error', HOST_BODY_PARSER_DESCRIPTION, { page: false });
     }
     hostBodyAdopted.set(req, true);
-    if (replayStream && raw !== undefined && (ctx.request.length === undefined || Buffer.byteLength(raw) === ctx.request.length)) replay(req, Buffer.from(raw));
+    if (replayStream && raw !== undefined && (ctx.request.length === undefined || Buffer.byteLength(raw) === ctx.request.length)) replayBody(req, Buffer.from(raw));
     if (req.body === undefined) req.body = raw ?? parsed;
     if (request.body === undefined && parsed !== undefined) request.body = parsed;
     return next();

@@ -2,6 +2,7 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
 import type { CsrfForm, CsrfGuard } from './csrf.js';
 import { html, raw, type SafeHtml } from './html.js';
+import { encodingDefect } from './form-encoding.js';
 import type { IncomingMessage } from 'node:http';
 import { setPageSecurityHeaders } from './security-headers.js';
 import type { MessageKey } from '../ui/i18n.js';
@@ -88,8 +89,7 @@ export function renderTooManyRequests(ctx: Context, retryAfterSeconds: number, b
   renderPage(ctx, 429, build);
 }
 
-/** Parses `application/x-www-form-urlencoded` bodies of our forms, at most 16 KiB (larger: 413). */
-export const parseForm: Middleware = bodyParser({
+const readForm: Middleware = bodyParser({
   enableTypes: ['form'],
   formLimit: '16kb',
   // A body that cannot be read is the client's mistake, never a 500: a corrupt gzip or br body (zlib's error has
@@ -101,6 +101,20 @@ export const parseForm: Middleware = bodyParser({
     ctx.throw(400, 'The form could not be read.');
   },
 });
+
+/**
+ * Parses `application/x-www-form-urlencoded` bodies of our forms, at most 16 KiB (larger: 413). A malformed
+ * percent-encoding (`%ZZ`, percent-encoded bytes that are not UTF-8; {@link encodingDefect}) is `400 invalid_request`
+ * naming it, where the parser would keep it as text or put U+FFFD in its place.
+ */
+export const parseForm: Middleware = function parseForm(ctx: Context, next: Next) {
+  return readForm(ctx, () => {
+    const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+    const defect = typeof raw === 'string' ? encodingDefect(raw, 'form body') : undefined;
+    if (defect) ctx.throw(400, defect);
+    return next();
+  });
+};
 
 /** The parsed form of the request (empty before {@link parseForm} or for a GET). */
 export function formBody(ctx: Context): Record<string, unknown> {

@@ -44,12 +44,14 @@ export const PROVIDER_EXACT_PATHS: ReadonlySet<string> = new Set(
 /**
  * The methods each served endpoint answers at its exact path, as oidc-provider registers its routes
  * (`lib/helpers/initialize_app.js`; a GET route also answers HEAD, and the CORS-enabled endpoints answer the
- * `OPTIONS` preflight). The POST forms of the authorization and logout endpoints exist only with oidc-provider's
- * `enableHttpPostMethods`, which stays off (the session cookies are `SameSite=Lax`). Another method gets
- * `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) instead of Koa's plain-text 404.
+ * `OPTIONS` preflight). oidc-provider's POST forms of the authorization and logout endpoints (`enableHttpPostMethods`)
+ * stay off (the session cookies are `SameSite=Lax`, so a cross-site POST carries none): a form POST to the
+ * authorization endpoint (OIDC Core §3.1.2.1) is answered by Portcullis with a `303` to the same request as a GET
+ * (lib/oidc/authorization-post.ts). Another method gets `405 invalid_request` with `Allow` (RFC 9110 §15.5.6)
+ * instead of Koa's plain-text 404.
  */
 export const ENDPOINT_METHODS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  [PROVIDER_ROUTES.authorization, ['GET', 'HEAD']],
+  [PROVIDER_ROUTES.authorization, ['GET', 'HEAD', 'POST']],
   [PROVIDER_ROUTES.token, ['POST', 'OPTIONS']],
   [PROVIDER_ROUTES.userinfo, ['GET', 'HEAD', 'POST', 'OPTIONS']],
   [PROVIDER_ROUTES.registration, ['POST']],

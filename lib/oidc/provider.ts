@@ -2,12 +2,11 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { SCOPE_CLAIMS } from '../../config/defaults.js';
 import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
-import { ConfigError, STORAGE_RETRY_AFTER_SECONDS, StorageUnavailableError } from '../core/errors.js';
-import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
+import { ConfigError } from '../core/errors.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
 import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
-import { answerUnservedEndpoint, writeError } from '../http/error-handler.js';
-import { ProviderStorageOutage, retryAfterOnOutages, throughProviderBoundary } from './storage-outage.js';
+import { answerUnservedEndpoint } from '../http/error-handler.js';
+import { answerStorageOutages, retryAfterOnOutages, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, nameClientAfterLogout, postLogoutSuccessSource } from './logout-pages.js';
@@ -29,6 +28,7 @@ import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter }
 import { explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens } from './authorization-rules.js';
 import { describeUndescribedErrors, errorPageDescription } from './error-descriptions.js';
 import { checkedSignIns, type CredentialsChangedAt } from './stale-sign-in.js';
+import { postedAuthorization, refuseProviderInput } from './authorization-post.js';
 
 export interface ProviderDeps {
   config: ResolvedConfig;
@@ -54,7 +54,6 @@ export interface ProviderDeps {
 export function registrationEnabled(config: ResolvedConfig): boolean {
   return config.registration.enabled;
 }
-
 
 /**
  * The introspection and revocation `allowedPolicy`: whether the token was issued to the authenticated caller.
@@ -200,22 +199,6 @@ const renderError: Configuration['renderError'] = async (ctx, out) => {
 };
 
 /**
- * First of the provider's own middleware: a storage outage raised outside oidc-provider's route error handlers
- * (our `provider.use` steps, e.g. rate limits) answers 503 `temporarily_unavailable` like the routes do, not a
- * bare Koa error.
- */
-async function answerStorageOutages(ctx: { req: object; status: number; body: unknown; set(k: string, v: string): void }, next: () => Promise<void>) {
-  try {
-    await next();
-  } catch (err) {
-    if (!(err instanceof StorageUnavailableError || err instanceof ProviderStorageOutage)) throw err;
-    const outage = storageOutageOf(err);
-    if (outage) noteStorageOutage(ctx.req, outage);
-    writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS }, page: false });
-  }
-}
-
-/**
  * RFC 9207 §2: every authorization response carries `iss`. oidc-provider adds it to error responses and to
  * successful ones without an ID token, but leaves it out when an `id_token` is in the response (implicit and
  * hybrid), counting on the token's `iss` claim; a client that checks the parameter (RFC 9207 §2.4) before it
@@ -282,6 +265,8 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     pageHeaders: providerPageHeaders as never,
     nameClientAfterLogout: nameClientAfterLogout as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,
+    postedAuthorization: postedAuthorization(deps.config.issuer) as never,
+    refuseInput: refuseProviderInput,
   }) as never);
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {

@@ -1,7 +1,8 @@
 import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { Adapter, AdapterFactory } from '../core/storage.js';
 import { STORAGE_RETRY_AFTER_SECONDS, StorageUnavailableError } from '../core/errors.js';
-import { noteStorageOutage } from '../core/outage-note.js';
+import { noteStorageOutage, storageOutageOf } from '../core/outage-note.js';
+import { writeError } from '../http/error-handler.js';
 
 /**
  * A storage outage as oidc-provider's own `temporarily_unavailable` error (RFC 6749 §4.1.2.1, §5.2), so its route
@@ -105,4 +106,20 @@ export function retryAfterOnOutages(provider: { on(event: string, listener: (ctx
     if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
   };
   for (const event of ROUTE_ERROR_EVENTS) provider.on(event, listener);
+}
+
+/**
+ * First of the provider's own middleware: a storage outage raised outside oidc-provider's route error handlers
+ * (our `provider.use` steps, e.g. rate limits) answers 503 `temporarily_unavailable` like the routes do, not a
+ * bare Koa error.
+ */
+export async function answerStorageOutages(ctx: { req: object; status: number; body: unknown; set(k: string, v: string): void }, next: () => Promise<void>) {
+  try {
+    await next();
+  } catch (err) {
+    if (!(err instanceof StorageUnavailableError || err instanceof ProviderStorageOutage)) throw err;
+    const outage = storageOutageOf(err);
+    if (outage) noteStorageOutage(ctx.req, outage);
+    writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS }, page: false });
+  }
 }

@@ -50,7 +50,7 @@ test.each([
   ['GET', '/request', 'POST, OPTIONS'],
   ['PUT', '/userinfo', 'GET, HEAD, POST, OPTIONS'],
   ['POST', '/session/end', 'GET, HEAD'],
-  ['POST', '/authorization', 'GET, HEAD'],
+  ['PUT', '/authorization', 'GET, HEAD, POST'],
   // Sub-paths oidc-provider routes for one method: before, Koa's text 404.
   ['DELETE', '/authorization/some-uid', 'GET, HEAD'],
   ['POST', '/authorization/some-uid', 'GET, HEAD'],

@@ -124,7 +124,8 @@ describe('providerPreMiddleware', () => {
     seen.length = 0;
     // Each endpoint by a method it answers (ENDPOINT_METHODS): POST where it takes no GET.
     const method = ENDPOINT_METHODS.get(path)?.has('GET') === false ? 'POST' : 'GET';
-    await rawRequest(srv.base, path, { method });
+    const form = { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' };
+    await rawRequest(srv.base, path, { method, ...(method === 'POST' ? form : {}) });
     expect(seen).toEqual(expected);
   });
 
@@ -135,7 +136,7 @@ describe('providerPreMiddleware', () => {
     ['GET', '/token/revocation', 'POST, OPTIONS'],
     ['PUT', '/registration', 'POST'],
     ['GET', '/request', 'POST, OPTIONS'],
-    ['POST', '/authorization', 'GET, HEAD'],
+    ['PUT', '/authorization', 'GET, HEAD, POST'],
     ['POST', '/session/end', 'GET, HEAD'],
     ['DELETE', '/userinfo', 'GET, HEAD, POST, OPTIONS'],
     ['POST', '/.well-known/jwks.json', 'GET, HEAD, OPTIONS'],
