@@ -29,6 +29,7 @@ import { explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, c
 import { describeUndescribedErrors, errorPageDescription } from './error-descriptions.js';
 import { checkedSignIns, type CredentialsChangedAt } from './stale-sign-in.js';
 import { postedAuthorization, refuseProviderInput } from './authorization-post.js';
+import { LOCALES } from '../ui/i18n.js';
 
 export interface ProviderDeps {
   config: ResolvedConfig;
@@ -142,6 +143,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       names: { session: sessionCookieName(config.issuer) },
     },
     routes: PROVIDER_ROUTES,
+    // OpenID Connect Discovery §3: the languages of the pages and mails (`ui_locales`). Claims are not localised.
+    discovery: { ui_locales_supported: [...LOCALES] },
     scopes: scopes.all,
     // acr (OIDC Core §2) and amr (RFC 8176) of the sign-in go into ID tokens: what the login result set.
     claims: { ...SCOPE_CLAIMS, sid: null, iss: null, acr: null, amr: null, auth_time: null } as Configuration['claims'],

@@ -1,3 +1,5 @@
+import { TestBrowser } from '../helpers/browser.js';
+import { relyingParty, startAuthorization } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 let srv: RunningServer;
@@ -102,5 +104,39 @@ describe('discovery and keys', () => {
   test('an unknown path is a plain 404, not a stack trace', async () => {
     const res = await fetch(`${srv.issuer}/no/such/path`);
     expect(res.status).toBe(404);
+  });
+});
+
+// OpenID Connect Discovery 1.0 §3 (and RFC 8414 §2): ui_locales_supported lists the languages of the pages and mails
+// (`ui_locales`, OIDC Core §3.1.2.1). Before, the member was missing. Claims are not localised (no `name#de`), so
+// there is no claims_locales_supported.
+describe('languages', () => {
+  test('openid-client reads ui_locales_supported: the shipped languages, and no claims_locales_supported', async () => {
+    const rp = await relyingParty(srv.issuer);
+    const metadata = rp.config.serverMetadata();
+    expect([metadata.ui_locales_supported, metadata.claims_locales_supported]).toEqual([['en', 'de'], undefined]);
+    expect((await getJson('/.well-known/oauth-authorization-server')).body.ui_locales_supported).toEqual(['en', 'de']);
+  });
+
+  // Configuration cannot add a language (`ui.messages` takes `en` and `de` only; another is a ConfigError), and a
+  // default language or reworded messages change nothing of what is served.
+  test.each([
+    ['the defaults', {}],
+    ['German by default, with reworded messages',
+      { ui: { defaultLocale: 'de' as const, messages: { de: { 'login.title': 'Willkommen' } } } }],
+  ])('with %s, every advertised language is one the login page is served in', async (_name, overrides) => {
+    const local = await startServer(overrides);
+    try {
+      const rp = await relyingParty(local.issuer);
+      const advertised = rp.config.serverMetadata().ui_locales_supported!;
+      expect(advertised).toEqual(['en', 'de']);
+      for (const locale of advertised) {
+        const start = await startAuthorization(rp, { ui_locales: locale });
+        const page = await new TestBrowser(local.issuer).go(String(start.url));
+        expect([locale, page.dom.querySelector('html')?.getAttribute('lang')]).toEqual([locale, locale]);
+      }
+    } finally {
+      await local.close();
+    }
   });
 });
