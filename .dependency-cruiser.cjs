@@ -13,7 +13,10 @@
  *             links the account pages and shares their limits); no adapters, no other feature
  *   top       lib/server.ts, lib/storage.ts, lib/config/ (loading), lib/cli/ and the entry points (lib/index.ts,
  *             lib/redis.ts); anything below
- * Plus: no circular import anywhere, type-only imports included.
+ *   testing   lib/testing/ (`portcullis/testing`, the conformance suites for a host's own Storage / AccountStore):
+ *             core only, and imported by nothing in lib/, adapters/ or config/ (only by tests and by hosts)
+ * Plus: no circular import anywhere, type-only imports included; no test framework (jest, vitest) anywhere: the
+ * suites assert with node:assert, so that a host runs them under any runner.
  */
 const FEATURES = '^lib/(oidc|accounts|graphql|rp)/';
 const TOP = '^lib/(server|storage|index|redis)\\.ts$|^lib/(config|cli)/';
@@ -30,12 +33,28 @@ module.exports = {
     { name: 'features-below-top', severity: 'error', comment: 'Features never import the server, loading, the CLI or the entry points.', from: { path: FEATURES }, to: { path: TOP } },
     { name: 'features-independent', severity: 'error', comment: 'accounts, graphql and rp import no other feature.', from: { path: '^lib/(accounts|graphql|rp)/' }, to: { path: FEATURES, pathNot: '^lib/$1/' } },
     { name: 'oidc-uses-accounts-only', severity: 'error', comment: 'oidc may use accounts (the login page links the account pages and shares their limits), no other feature.', from: { path: '^lib/oidc/' }, to: { path: FEATURES, pathNot: '^lib/(oidc|accounts)/' } },
-    { name: 'only-known-folders', severity: 'error', comment: 'Every file of lib/ belongs to a layer; a new folder needs a rule here.', from: { path: '^lib/', pathNot: ['^lib/(core|http|ui|oidc|accounts|graphql|rp|config|cli)/', TOP] }, to: {} },
+    {
+      name: 'testing-uses-core-only', severity: 'error',
+      comment: 'The conformance suites test the contracts of lib/core, and nothing else of ours.',
+      from: { path: '^lib/testing/' }, to: { path: '^(lib|adapters|config)/', pathNot: '^lib/(core|testing)/' },
+    },
+    {
+      name: 'nothing-imports-testing', severity: 'error',
+      comment: 'lib/testing is for tests only (portcullis/testing): runtime code never loads it.',
+      from: { pathNot: '^lib/testing/' }, to: { path: '^lib/testing/' },
+    },
+    {
+      name: 'no-test-framework', severity: 'error',
+      comment: 'The library runs without jest or vitest installed: lib/testing asserts with node:assert.',
+      from: {}, to: { path: '(^|/)node_modules/(jest|jest-[^/]+|@jest/[^/]+|ts-jest|vitest|@vitest/[^/]+)/' },
+    },
+    { name: 'only-known-folders', severity: 'error', comment: 'Every file of lib/ belongs to a layer; a new folder needs a rule here.', from: { path: '^lib/', pathNot: ['^lib/(core|http|ui|oidc|accounts|graphql|rp|config|cli|testing)/', TOP] }, to: {} },
   ],
   options: {
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist)/' },
+    // node_modules is not followed but stays in the graph (as leaves), so that no-test-framework sees imports of it.
+    exclude: { path: '^dist/' },
   },
 };

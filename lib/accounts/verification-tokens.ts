@@ -28,7 +28,7 @@ const CREDENTIAL_BOUND: ReadonlySet<TokenPurpose> = new Set(['reset-password', '
  * random bytes (base64url) that only the mail carries; storage keeps its SHA-256 under the model
  * `VerificationToken` of the storage adapter, so a leaked store yields no usable link. Using a token relies on the
  * adapter's atomic `consume` (see `lib/core/storage.ts`): of two concurrent uses exactly one wins, so any adapter
- * that passes the storage conformance suite (memory now, Redis later) gives the same guarantee.
+ * that passes the storage conformance suite (`storageConformance` in `portcullis/testing`) gives the same guarantee.
  */
 export class VerificationTokens {
   readonly #adapter;

@@ -6,9 +6,7 @@ import { Cluster } from 'ioredis';
 import { RedisAccountStore } from '../../adapters/redis-account-store.js';
 import { RedisStorage } from '../../adapters/redis.js';
 import { canonicalEmail } from '../../lib/core/email-address.js';
-import { demoFixtures } from '../../examples/demo-fixtures.js';
-import { accountStoreConformance } from '../accounts/store-conformance.js';
-import { adapterConformance } from './conformance.js';
+import { accountStoreConformance, storageConformance } from '../../lib/testing/index.js';
 import { freePort } from '../helpers/server.js';
 import { uniquePrefix } from '../helpers/redis.js';
 import { suiteIf } from '../helpers/skip.js';
@@ -53,15 +51,23 @@ afterAll(async () => {
 });
 
 suiteIf(hasRedis, 'no redis-server/redis-cli binaries to start a cluster')('Redis Cluster', () => {
-  adapterConformance('redis cluster', async () => new RedisStorage({ client, keyPrefix: uniquePrefix('cluster') }));
+  describe('redis cluster storage: oidc-provider adapter contract', () => {
+    const cases = storageConformance(() => new RedisStorage({ client, keyPrefix: uniquePrefix('cluster') }));
+    for (const c of cases) test(c.name, c.run);
+  });
   // the account store's scripts name keys of one account only (one hash tag, one slot)
-  accountStoreConformance('redis cluster', async () => {
-    const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-accounts') });
-    return {
-      store: await RedisAccountStore.fromSeed(storage, demoFixtures().accounts!),
-      close: () => storage.close(),
-      leaveIndexEntry: async (email, id) => { await client.set(`${storage.keyPrefix}AccountEmail:{${canonicalEmail(email)}}`, id); },
-    };
+  describe('redis cluster account store', () => {
+    const cases = accountStoreConformance(async (seed) => {
+      const storage = new RedisStorage({ client, keyPrefix: uniquePrefix('cluster-accounts') });
+      return {
+        store: await RedisAccountStore.fromSeed(storage, seed),
+        close: () => storage.close(),
+        leaveIndexEntry: async (email, id) => {
+          await client.set(`${storage.keyPrefix}AccountEmail:{${canonicalEmail(email)}}`, id);
+        },
+      };
+    });
+    for (const c of cases) test(c.name, c.run);
   });
 
   test('e-mail index entries of earlier versions on every master are moved to their canonical keys', async () => {

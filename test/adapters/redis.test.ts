@@ -1,5 +1,5 @@
 import { RedisStorage } from '../../adapters/redis.js';
-import { adapterConformance } from './conformance.js';
+import { storageConformance } from '../../lib/testing/index.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
 
 const available = await redisAvailable();
@@ -7,10 +7,13 @@ const prefixes: string[] = [];
 afterAll(async () => { if (available) for (const p of prefixes) await deletePrefix(p); });
 
 if (available) {
-  adapterConformance('redis', async () => {
-    const keyPrefix = uniquePrefix('conformance');
-    prefixes.push(keyPrefix);
-    return new RedisStorage({ url: REDIS_URL, keyPrefix });
+  describe('redis storage: oidc-provider adapter contract', () => {
+    const cases = storageConformance(() => {
+      const keyPrefix = uniquePrefix('conformance');
+      prefixes.push(keyPrefix);
+      return new RedisStorage({ url: REDIS_URL, keyPrefix });
+    });
+    for (const c of cases) test(c.name, c.run);
   });
 
   describe('redis storage specifics', () => {

@@ -20,6 +20,16 @@ test('a circular import fails the check', () => {
   expect(run.stdout).toMatch(/no-circular/);
 });
 
+// lib/testing (portcullis/testing) is loaded by tests only, and the library works without a test framework.
+test.each([
+  ['nothing-imports-testing', 'test/architecture/fixtures/imports-testing'],
+  ['no-test-framework', 'test/architecture/fixtures/test-framework'],
+])('%s: a violation fails the check', (rule, fixture) => {
+  const run = depcruise(fixture);
+  expect(run.status).not.toBe(0);
+  expect(run.stdout).toContain(rule);
+});
+
 test(`no function over ${MAX_FUNCTION_LINES} lines and no file over ${MAX_FILE_LINES} lines in lib/ and adapters/ (npm run check:size)`, () => {
   expect(oversized(root)).toEqual([]);
 });

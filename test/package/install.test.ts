@@ -2,7 +2,8 @@
  * The package as a user gets it: `npm pack` → install the tarball into a fresh TypeScript Koa project → `tsc
  * --strict` on a consumer file that uses every entry point → run it and complete a code flow with openid-client
  * through the real login and consent forms; `require('portcullis')` from CommonJS (Node ≥ 22.12); publint and
- * @arethetypeswrong/cli on the tarball. Needs the npm registry (or npm's cache, which `npm ci` filled).
+ * @arethetypeswrong/cli on the tarball; `portcullis/testing`'s storage suite under node:test in that project.
+ * Needs the npm registry (or npm's cache, which `npm ci` filled).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,6 +60,17 @@ app.use(async (ctx) => { if (ctx.path === '/') ctx.body = { host: true, entryPoi
 app.listen(port, '127.0.0.1', () => console.log('READY'));
 `;
 
+/** A host's test of its storage with portcullis/testing under node:test (no test framework installed). */
+const CONFORMANCE = `
+import { describe, test } from 'node:test';
+import { MemoryStorage } from 'portcullis';
+import { storageConformance } from 'portcullis/testing';
+
+describe('my storage', () => {
+  for (const c of storageConformance(() => new MemoryStorage())) test(c.name, c.run);
+});
+`;
+
 let work: string;
 let tarball: string;
 
@@ -75,7 +87,9 @@ afterAll(() => {
 
 test('the tarball holds the built library, its types, README, LICENSE and CHANGELOG, and nothing else', () => {
   const files = run('tar', ['-tzf', tarball], work).trim().split('\n').map((f) => f.replace(/^package\//, ''));
-  for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/lib/redis.js', 'dist/lib/rp/index.d.ts', 'dist/lib/graphql/index.d.ts']) {
+  for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/lib/index.js', 'dist/lib/index.d.ts',
+    'dist/lib/redis.js', 'dist/lib/rp/index.d.ts', 'dist/lib/graphql/index.d.ts',
+    'dist/lib/testing/index.js', 'dist/lib/testing/index.d.ts']) {
     expect(files).toContain(f);
   }
   expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
@@ -100,8 +114,8 @@ test('publint and @arethetypeswrong/cli find nothing wrong with the tarball', ()
   expect(attw.status).toBe(0);
   const report = JSON.parse(attw.stdout) as { analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { isTypeScript?: boolean } }> }> } };
   const entrypoints = report.analysis.entrypoints;
-  expect(Object.keys(entrypoints).sort()).toEqual(['.', './graphql', './package.json', './redis', './rp']);
-  for (const name of ['.', './graphql', './redis', './rp']) {
+  expect(Object.keys(entrypoints).sort()).toEqual(['.', './graphql', './package.json', './redis', './rp', './testing']);
+  for (const name of ['.', './graphql', './redis', './rp', './testing']) {
     for (const mode of ['node16-esm', 'bundler']) expect([name, mode, entrypoints[name]!.resolutions[mode]?.resolution?.isTypeScript]).toEqual([name, mode, true]);
   }
 }, 60_000);
@@ -119,6 +133,7 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
       include: ['src'],
     }, null, 2));
     writeFileSync(join(project, 'src/main.ts'), CONSUMER);
+    writeFileSync(join(project, 'src/storage.test.ts'), CONFORMANCE);
     writeFileSync(join(project, 'src/require.cjs'), "const p = require('portcullis'); const r = require('portcullis/rp'); console.log(typeof p.createServer, typeof r.verifyAccessTokenForUser);\n");
     const ts = JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')).version as string;
     const typesNode = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')).version as string;
@@ -133,6 +148,15 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
 
   test('tsc --strict compiles a consumer of every entry point with no extra @types install', () => {
     expect(() => run(join(project, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], project)).not.toThrow();
+  }, 120_000);
+
+  test('portcullis/testing: the storage suite runs under node:test in the host (31 cases pass), without jest', () => {
+    const output = run(process.execPath, ['--test', '--test-reporter=tap', 'out/storage.test.js'], project, 60_000);
+    expect(output).toMatch(/^# pass 31$/m);
+    expect(output).toMatch(/^# fail 0$/m);
+    const probe = "import('jest').then(() => process.exit(0), () => process.exit(3))";
+    const jest = spawnSync(process.execPath, ['-e', probe], { cwd: project });
+    expect(jest.status).toBe(3);
   }, 120_000);
 
   (requireEsm ? test : test.skip)(`require('portcullis') works from CommonJS (require(esm), Node ${process.versions.node})`, () => {

@@ -1,0 +1,33 @@
+import type { AccountSeed, AccountStore } from '../core/account-store.js';
+import type { FixtureCase } from './cases.js';
+
+/**
+ * What the account-store suite gets from your `make(seed)` for each case: a store holding the seed accounts, and
+ * optionally `close` (called after the case) and `leaveIndexEntry`.
+ */
+export interface AccountStoreHarness {
+  store: AccountStore;
+  /** Releases what `make` opened (a connection, a temporary database); called after every case, passed or not. */
+  close?(): Promise<void>;
+  /**
+   * Writes the e-mail index entry of `email` (its `canonicalEmail`) naming account `id`, as a sign-up or e-mail
+   * change cut off between its writes would leave it behind (`id` may name no account, or one with another
+   * address). Leave it out when the store writes account and index in one step (a transaction, a unique column):
+   * such a store cannot have a stale entry, and the cases about one then check plain sign-ups.
+   */
+  leaveIndexEntry?(email: string, id: string): Promise<void>;
+}
+
+/** The seed every case's store holds: alice (`alice-demo-password`), verified. */
+export const CONFORMANCE_SEED: readonly AccountSeed[] = Object.freeze([{
+  id: 'alice', email: 'alice@example.com', password: 'alice-demo-password', email_verified: true,
+  claims: { given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell' },
+}]);
+
+/** The fixture of an account-store case: the harness with `leaveIndexEntry` always callable. */
+export interface AccountFixture {
+  store: AccountStore;
+  leaveIndexEntry(email: string, id: string): Promise<void>;
+}
+
+export type AccountCase = FixtureCase<AccountFixture>;
