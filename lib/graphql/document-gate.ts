@@ -1,17 +1,15 @@
 import { createHash } from 'node:crypto';
-import {
-  getOperationAST, GraphQLError, Kind, parse, print, specifiedRules, validate,
-  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule,
-} from 'graphql';
+import { getOperationAST, GraphQLError, parse, print, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { Context, Middleware, Next } from 'koa';
 import type { AuthInfo } from './auth-context.js';
 import { challenge, presentedScheme } from './bearer-auth.js';
+import { explained, limitRules, resolveOperation, tokenLimitMessages, VALIDATION_RULES } from './document-checks.js';
 import { sendGraphqlError, sendGraphqlErrors } from './errors.js';
 import { stripLegacyIntrospection, usesIntrospection, withoutIntrospection } from './introspection.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import {
   createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
-  createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost,
+  createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, operationCost,
 } from './rules/index.js';
 import type { GraphqlRequestItem } from './request-params.js';
 import type { Limiter } from '../core/limiter.js';
@@ -22,46 +20,12 @@ import { rootFieldPoints } from './plugins/operation-limits.js';
 import { fragmentsOf } from './rules/fragments.js';
 import { parallelRules } from './rules/parallel.js';
 
-/** The limit rules of the options, in the order their errors are reported. */
-export function limitRules(limits: ResolvedGraphqlOptions['limits']): ValidationRule[] {
-  return [
-    createMaxRecursiveSelectionsRule(limits.maxRecursiveSelections),
-    createMaxDepthRule(limits.maxDepth),
-    createMaxAliasesRule(limits.maxAliases),
-    createMaxRootFieldsRule(limits.maxRootFields),
-    createMaxUniqueFieldsRule(limits.maxUniqueFields),
-    createMaxDirectivesRule(limits.maxDirectives),
-    createMaxCostRule(limits.maxCost, limits),
-  ];
-}
+export { limitRules };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Text that any document asking for `__schema` or `__type` contains (a quick pre-check before walking it). */
 const INTROSPECTION_TEXT = /__schema|__type\b/;
-
-/**
- * The messages of graphql-js' `parse` when a document has more than `maxTokens` tokens, exactly: graphql-js 16 writes
- * "more that", the fix of that typo "more than". Compared whole, not searched: every other syntax error quotes the
- * document's own text (`Unexpected Name "tokens"`), so a pattern would take a client's mistake for the limit.
- */
-function tokenLimitMessages(maxTokens: number): ReadonlySet<string> {
-  return new Set(['that', 'than'].map((word) => `Syntax Error: Document contains more ${word} ${maxTokens} tokens. Parsing aborted.`));
-}
-
-/**
- * What the client is told instead of graphql-js' bare `Validation aborted.`: `validate` ends with that error (no
- * location) when a document exhausts one of graphql-js' fixed work budgets — comparing fields selected under the
- * same response name (`OverlappingFieldsCanBeMergedRule`, about 1000 repeats of one field) or following fragment
- * spreads. The budgets are not configurable, so there is no `extensions.limit` to give.
- */
-const VALIDATION_ABORTED = new GraphQLError('The query needs more validation work than allowed (graphql-js stopped comparing '
-  + 'the fields selected under the same name, or following fragment spreads): select each field once and spread fewer fragments.');
-
-/** The errors of `validate` with graphql-js' bare abort error replaced by {@link VALIDATION_ABORTED}. */
-function explained(errors: readonly GraphQLError[]): readonly GraphQLError[] {
-  return errors.map((e) => (e.message === 'Validation aborted.' && !e.nodes?.length ? VALIDATION_ABORTED : e));
-}
 
 /** Whether `auth` may introspect under `options.introspection`. */
 export function mayIntrospect(options: ResolvedGraphqlOptions['introspection'], auth: AuthInfo | null): boolean {
@@ -90,22 +54,7 @@ function refuseIntrospection(ctx: Context, introspection: ResolvedGraphqlOptions
   return sendGraphqlError(ctx, auth === null ? 401 : 403, 'INTROSPECTION_DISABLED', `Introspection needs an access token with scope ${scope}.`);
 }
 
-/**
- * The rules every document must pass before it runs: graphql-js's `specifiedRules` plus operation-type existence,
- * as one rule ({@link parallelRules}: the same errors, in the same order, without graphql-js preparing every
- * rule for every node kind on every call).
- */
-const VALIDATION_RULES: readonly ValidationRule[] = [parallelRules([...specifiedRules, KnownOperationTypesRule])];
 
-/** The operation `operationName` selects, or why there is none (graphql-js's own selection, `getOperationAST`). */
-function resolveOperation(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | string {
-  const operation = getOperationAST(document, operationName);
-  if (operation) return operation;
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  if (operationName !== undefined) return `The document has no operation named "${operationName.slice(0, 100)}".`;
-  return operations.length === 0 ? 'The document has no operation to run.'
-    : `The document has ${operations.length} operations: name the one to run in operationName.`;
-}
 
 /**
  * Checks every request of `ctx.state.graphqlRequests` before Apollo parses it, cheapest first, and answers the
