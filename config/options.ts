@@ -251,8 +251,13 @@ const graphqlSchema = Type.Object({
   }),
   limits: section('Limits of the GraphQL endpoint; each violation is a 400 naming the limit', graphqlLimits),
   rateLimit: withDefault(Type.Union([Type.Unsafe<false>({ const: false }), limitSpec]), { points: 600, durationSeconds: 60 }, {
-    description: 'Budget of executed root fields (each alias counts, weighted by its field cost; `__schema`/`__type` weigh like a list field, `defaultFieldCost × defaultListSize` = 10, unless listed in `fieldCosts`) and of aliased fields below the root (each `defaultFieldCost`, at least 1: an alias there is another call with arguments of the caller\'s choosing) per token subject + client, or per IP when anonymous; `false` turns it off. Over it `429 RATE_LIMITED` with `Retry-After`',
-    security: 'closes alias brute force (one request, many operations)',
+    description: 'Budget of executed root fields (each alias counts, weighted by its field cost; `__schema`/`__type` weigh like a list field, `defaultFieldCost × defaultListSize` = 10, unless listed in `fieldCosts`) and of aliased fields below the root (each `defaultFieldCost`, at least 1: an alias there is another call with arguments of the caller\'s choosing) per token subject + client, or per IP when anonymous; `false` turns it off. Documents not seen before spend points too, before they are parsed, refused or not (`parseBytesPerPoint`). Over it `429 RATE_LIMITED` with `Retry-After`',
+    security: 'closes alias brute force (one request, many operations) and floods of refused documents',
+  }),
+  parseBytesPerPoint: withDefault(Type.Integer({ minimum: 1, maximum: 1048576 }), 1024, {
+    unit: 'bytes',
+    description: 'What checking a document costs in `rateLimit` points, refused or not: a query text not in the document cache spends one point per started `parseBytesPerPoint` bytes (16 kB: 16 points), in one consume under the same key, before it is parsed (over budget `429 RATE_LIMITED` with `Retry-After`, unread). That covers any refusal that follows (syntax, `MAX_TOKENS_EXCEEDED`, the limits, validation, `413 QUERY_TOO_LARGE`, …) and counts towards the operation\'s points: a request that runs spends the larger of the two. A refusal whose documents were all cached (variables, `operationName`, cost with the variables, introspection for this caller) spends 1 point. Unused with `rateLimit: false`',
+    security: 'refused documents are throttled like operations: with the defaults an address gets at most 37 new 16 kB documents parsed a minute; larger: new documents are cheaper to send',
   }),
   privateFieldCheck: withDefault(oneOf(['warn', 'refuse', 'off'] as const), 'warn', {
     description: 'Start-up check for fields named like e-mail, password, token, secret, user/account id without `@requiresScopes` or `@public(reason:)`: `warn` logs, `refuse` stops the server, `off` skips it',

@@ -141,6 +141,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     ApolloServerPluginInlineTraceDisabled(),
     operationLimitsPlugin({
       schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
+      prepaid: (context) => (koaOf(context)?.state.graphqlPrepaid as number | undefined) ?? 0,
       onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
     }),
     resolverErrorLog(deps.logger, (context) => koaOf(context)?.state.requestId as string | undefined),

@@ -72,6 +72,11 @@ export class DocumentCache implements DocumentStore {
     return entry;
   }
 
+  /** Whether this exact query text was checked (not marked as used: the gate's look-ahead before it charges). */
+  has(text: string): boolean {
+    return this.byText.has(text);
+  }
+
   /** Stores a document that passed every document-level check of the gate. */
   remember(entry: CheckedDocument): void {
     if (entry.text.length > this.maxChars) return;

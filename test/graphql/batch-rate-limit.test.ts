@@ -18,6 +18,10 @@ const BUDGET = 5;
 const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: product(id: ${i + 1}) { id }`).join(' ')} }`;
 const products = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, { id: i + 1 }]));
 const ADD = 'mutation { addProduct(input: { name: "lamp" }) { id } }';
+const TYPENAMES = [{ query: '{ __typename }' }, { query: '{ t: __typename }' }];
+const TYPENAMES_RUN = {
+  status: 200, retryAfter: null, body: [{ data: { __typename: 'Query' } }, { data: { t: 'Query' } }],
+};
 
 /** The ops schema on a server of its own (a fresh budget), with `addProduct` recording what it added. */
 async function batchServer(added: string[]): Promise<RunningServer> {
@@ -52,15 +56,18 @@ test.each<[string, unknown[], unknown[], string[]]>([
     [[{ query: aliases(3) }, { query: aliases(2) }, { query: ADD }]], [[429, 6, 3]], []],
   ['a mutation and a 3-alias query (4 points) within 5: 200 with every result',
     [[{ query: ADD }, { query: aliases(3) }]], [{ status: 200, retryAfter: null, body: [{ data: { addProduct: { id: 99 } } }, { data: products(3) }] }], ['lamp']],
+  // Its documents known (reading a new one spends points before the operations are counted: parse-charge.test.ts).
   ['a 5-point batch runs (spent once, not once by the batch and once per operation); the next batch is refused',
-    [[{ query: aliases(3) }, { query: aliases(2) }], [{ query: ADD }, { query: aliases(1) }]],
-    [{ status: 200, retryAfter: null, body: [{ data: products(3) }, { data: products(2) }] }, [429, 2, 2]], []],
+    [[{ query: aliases(3) }, { query: aliases(2) }], [{ query: aliases(2) }, { query: aliases(3) }]],
+    [{ status: 200, retryAfter: null, body: [{ data: products(3) }, { data: products(2) }] }, [429, 5, 2]], []],
   ['a batch and a single request share one budget (the same key): the single request is refused',
     [[{ query: aliases(2) }, { query: aliases(2) }], { query: aliases(2) }],
     [{ status: 200, retryAfter: null, body: [{ data: products(2) }, { data: products(2) }] }, 'single 429'], []],
-  ['a batch of __typename only spends nothing and runs once the budget is spent',
-    [[{ query: aliases(3) }, { query: aliases(2) }], [{ query: '{ __typename }' }, { query: '{ t: __typename }' }]],
-    [{ status: 200, retryAfter: null, body: [{ data: products(3) }, { data: products(2) }] }, { status: 200, retryAfter: null, body: [{ data: { __typename: 'Query' } }, { data: { t: 'Query' } }] }], []],
+  // Reading its two new documents spends 2 points the first time; once known, it spends nothing.
+  ['a batch of __typename only, its documents known, spends nothing and runs once the budget is spent',
+    [TYPENAMES, [{ query: aliases(2) }, { query: aliases(1) }], { query: aliases(2) }, TYPENAMES],
+    [TYPENAMES_RUN, { status: 200, retryAfter: null, body: [{ data: products(2) }, { data: products(1) }] }, 'single 429', TYPENAMES_RUN],
+    []],
 ])('%s', async (_name, requests, answers, added) => {
   const seen: string[] = [];
   const srv = await batchServer(seen);

@@ -43,3 +43,45 @@ export async function deletePrefix(prefix: string): Promise<void> {
     client.disconnect();
   }
 }
+
+/**
+ * Commands that clients other than Redis' own Lua scripts sent while `work` ran and that name a key containing
+ * `keyPart`, read from a raw `MONITOR` connection: each limiter consume is one command (one EVALSHA: one round trip).
+ * A marker command sent after `work` tells when every command of it has been seen.
+ */
+export async function countCommands(keyPart: string, work: () => Promise<void>): Promise<number> {
+  const { connect } = await import('node:net');
+  const url = new URL(REDIS_URL);
+  const socket = connect(Number(url.port || 6379), url.hostname);
+  socket.setEncoding('latin1');
+  const mark = `portcullis-test:monitor-mark:${randomBytes(6).toString('hex')}`;
+  let buffered = '';
+  let counted = 0;
+  let started: () => void = () => {};
+  let ended: () => void = () => {};
+  const start = new Promise<void>((resolve) => { started = resolve; });
+  const end = new Promise<void>((resolve) => { ended = resolve; });
+  socket.on('data', (chunk: string) => {
+    buffered += chunk;
+    let nl: number;
+    while ((nl = buffered.indexOf('\r\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 2);
+      if (line === '+OK') started();
+      else if (line.includes(mark)) ended();
+      else if (/^\+\d+\.\d+ \[\d+ (?!lua\])/.test(line) && line.includes(keyPart)) counted++;
+    }
+  });
+  socket.write('MONITOR\r\n');
+  await start;
+  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    await work();
+    await client.exists(mark);
+    await end;
+    return counted;
+  } finally {
+    client.disconnect();
+    socket.destroy();
+  }
+}

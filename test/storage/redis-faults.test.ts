@@ -187,6 +187,9 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       const seen = await browse(new TestBrowser(srv.issuer), start.url);
       token.dpop = (await oidc.authorizationCodeGrant(rp.config, seen.callback, { pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce },
         undefined, { DPoP: oidc.getDPoPHandle(rp.config, dpopKeys) })).access_token;
+      // Known before the outage: a document in the cache needs no storage to be read (see the last rows).
+      const known = await get(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      expect(known.status).toBe(200);
       await stopRedis(redis);
       outageFrom = logLines.length;
     });
@@ -242,9 +245,24 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       });
     });
 
-    test('an operation that needs no storage (no root field to count) is still answered', async () => {
+    test('an operation that needs no storage (a known document, no root field) is still answered', async () => {
       const res = await get(srv.graphqlUrl, { method: 'POST', headers: json, body: '{"query":"{ __typename }"}' });
       expect({ status: res.status, body: JSON.parse(res.text) }).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+    });
+
+    // Reading a document not seen before spends points first, and a refusal spends them too
+    // (lib/graphql/document-gate.ts): a limiter that cannot count refuses such a request, valid or not, unread.
+    test.each([
+      ['a new document without root fields', '{"query":"{ t: __typename }"}'],
+      ['a new document that does not parse', '{"query":"{ t: "}'],
+      ['a known document refused (an operationName it lacks: charged before the refusal is sent)',
+        '{"query":"{ __typename }","operationName":"nope"}'],
+    ])('%s is 503 while the limiter cannot count', async (_name, body) => {
+      const res = await get(srv.graphqlUrl, { method: 'POST', headers: json, body });
+      expect({ status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(res.text) }).toEqual({
+        status: 503, retryAfter: '5',
+        body: { errors: [{ message: 'storage is unavailable; try again later', extensions: { code: 'TEMPORARILY_UNAVAILABLE' } }] },
+      });
     });
 
     test('nothing was logged at error level during the outage', () => {

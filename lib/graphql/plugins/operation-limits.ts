@@ -87,6 +87,11 @@ export interface OperationLimitsOptions {
    * `undefined`: no gate in front (a host's own Apollo Server), everything is measured and spent here.
    */
   gate?: (context: GraphqlContext) => GateOutcome | undefined;
+  /**
+   * Points the document gate already spent for this request before parsing its document (`parsePrice`, absent:
+   * 0): they count towards the operation's points, so only what the operation spends beyond them is consumed here.
+   */
+  prepaid?: (context: GraphqlContext) => number;
   /** Called when the limiter's storage does not answer, before the operation is refused with 503 (noted for the request log line). */
   onStorageOutage?: (context: GraphqlContext, err: StorageUnavailableError) => void;
 }
@@ -99,7 +104,8 @@ export interface OperationLimitsOptions {
  *   computes the cost with the variables the executor will use (`first: $n`, defaults and coercion applied),
  *   400 `MAX_COST_EXCEEDED`;
  * - spends {@link rootFieldPoints} from the caller's budget — key `sub:<sub>|client:<client_id>` for a
- *   token, `ip:<address>` otherwise — and answers 429 `RATE_LIMITED` with `Retry-After` when it is exhausted,
+ *   token, `ip:<address>` otherwise; less what the gate spent reading the document (`prepaid`) — and answers
+ *   429 `RATE_LIMITED` with `Retry-After` when it is exhausted,
  *   503 `TEMPORARILY_UNAVAILABLE` with `Retry-After` when the limiter's storage does not answer.
  */
 export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloServerPlugin<GraphqlContext> {
@@ -137,11 +143,13 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
         points = rootFieldPoints(rc.operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
       }
       if (!options.limiter) return;
-      if (points === 0) return;
+      // Nothing to spend (`__typename` only), or covered by what reading the document spent.
+      const due = points - (options.prepaid?.(rc.contextValue) ?? 0);
+      if (due <= 0) return;
       const { auth, ip } = rc.contextValue;
       let result: LimitResult;
       try {
-        result = await options.limiter.consume(operationLimitKey(auth, ip), points);
+        result = await options.limiter.consume(operationLimitKey(auth, ip), due);
       } catch (err) {
         // A limiter that cannot count refuses (never lets the operation through); thrown as it is, Apollo would
         // answer 500 INTERNAL_SERVER_ERROR.
