@@ -1,4 +1,5 @@
 import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
+import { PortcullisError } from '../lib/core/errors.js';
 import { canonicalEmail } from '../lib/core/email-address.js';
 import { hashPassword } from './password.js';
 import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now, seedKey } from './account-records.js';
@@ -97,7 +98,7 @@ export class MemoryAccountStore implements AccountStore {
 
   async savePasskey(id: string, passkey: StoredPasskey): Promise<void> {
     const owner = this.#passkeyOwner.get(passkey.credentialId);
-    if (owner !== undefined && owner !== id) throw new Error('this credential id is registered to another account');
+    if (owner !== undefined && owner !== id) throw new PortcullisError('ERR_CREDENTIAL_TAKEN', 'this credential id is registered to another account', { status: 409 });
     let mine = this.#passkeys.get(id);
     if (!mine) this.#passkeys.set(id, mine = new Map());
     mine.set(passkey.credentialId, structuredClone(passkey));

@@ -1,5 +1,5 @@
 import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
-import { StorageUnavailableError } from '../lib/core/errors.js';
+import { PortcullisError, StorageUnavailableError } from '../lib/core/errors.js';
 import { canonicalEmail } from '../lib/core/email-address.js';
 import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds, seedKey } from './account-records.js';
 import { hashPassword } from './password.js';
@@ -233,7 +233,7 @@ export class RedisAccountStore implements AccountStore {
     // The owner index and the account's hash live in different cluster slots: claim the id first, then write.
     const claimed = await this.#s.run(() => this.#s.client.set(owner, id, 'NX'));
     if (claimed !== 'OK' && (await this.#s.run(() => this.#s.client.get(owner))) !== id) {
-      throw new Error('this credential id is registered to another account');
+      throw new PortcullisError('ERR_CREDENTIAL_TAKEN', 'this credential id is registered to another account', { status: 409 });
     }
     await this.#s.run(() => this.#s.client.hset(this.#passkeysKey(id), passkey.credentialId, JSON.stringify(passkey)));
   }

@@ -2,7 +2,11 @@ import {
   ConfigError, GraphqlErrorCode, InvalidDpopProofError, InvalidTokenError, OutboundFetchError, PortcullisError,
   StorageConnectError, StorageUnavailableError, type PortcullisErrorCode,
 } from '../lib/index.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TokenPairingError } from '../lib/rp/index.js';
+import { UsageError } from '../lib/cli/io.js';
 import { LIMIT_ERROR_CODES } from '../lib/graphql/rules/limit-error.js';
 
 /** The one error model: every error class of ours is a PortcullisError with a switchable code. */
@@ -17,6 +21,7 @@ describe('error model', () => {
     [new InvalidTokenError('expired'), 'ERR_ACCESS_TOKEN_INVALID', 401, true],
     [new InvalidTokenError('bad proof', 'invalid_dpop_proof'), 'ERR_DPOP_PROOF_INVALID', 401, true],
     [new InvalidDpopProofError('bad proof'), 'ERR_DPOP_PROOF_INVALID', 401, true],
+    [new UsageError('unknown argument --x'), 'ERR_USAGE', 400, true],
   ];
 
   test.each(cases.map(([err, ...rest]) => [`${err.name} ${err.code}`, err, ...rest] as const))('%s carries code, status and expose', (_label, err, code, status, expose) => {
@@ -24,6 +29,17 @@ describe('error model', () => {
     expect(err).toBeInstanceOf(Error);
     expect(err.name).toBe(err.constructor.name);
     expect({ code: err.code, status: err.status, expose: err.expose }).toEqual({ code, status, expose });
+  });
+
+  // json-copy's TypeErrors mirror JSON.stringify's own on purpose (storage behaves as JSON would).
+  test('nothing in lib/ or adapters/ throws or defines an error outside the one base (PortcullisError)', () => {
+    const root = fileURLToPath(new URL('../', import.meta.url));
+    const files = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+    const found = [...files('lib'), ...files('adapters')].flatMap((file) => readFileSync(join(root, file), 'utf8').split('\n')
+      .flatMap((line, i) => (/\bextends Error\b|\bnew Error\(/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))
+      .filter((hit) => !hit.startsWith('lib/core/errors.ts:'));
+    expect(found).toEqual([]);
   });
 
   test('single-code classes carry the code statically too, as jose does', () => {

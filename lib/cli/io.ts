@@ -1,12 +1,19 @@
+import { PortcullisError } from '../core/errors.js';
+
 /** Where a command writes (process streams in the CLI, buffers in tests). */
 export interface CommandIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
-/** A mistake in the command line: printed with the usage, exit status 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+/** A mistake in the command line (`ERR_USAGE`): printed with the usage, exit status 2. */
+export class UsageError extends PortcullisError {
+  static readonly code = 'ERR_USAGE';
+  declare readonly code: 'ERR_USAGE';
+
+  constructor(message: string) {
+    super(UsageError.code, message, { status: 400 });
+  }
 }
 
 /** Splits `--name value` / `--name=value` options of a command; flags (no value) are listed in `flags`. */

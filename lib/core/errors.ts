@@ -9,6 +9,8 @@
  * - `ERR_ACCESS_TOKEN_INVALID` (RFC 6750 §3.1 `invalid_token`), `ERR_DPOP_PROOF_INVALID` (RFC 9449 §7.1
  *   `invalid_dpop_proof`): `InvalidTokenError` and `InvalidDpopProofError` at the GraphQL endpoint.
  * - `ERR_INVALID_ARGUMENT`: a function of ours was called with a value it cannot take (a host's mistake).
+ * - `ERR_CREDENTIAL_TAKEN`: an account store was asked to save a passkey whose credential id another account holds.
+ * - `ERR_USAGE`: the `portcullis` command line was given an unknown command or argument (`UsageError`, exit 2).
  * - `ERR_INTERNAL`: an assumption of Portcullis about a dependency no longer holds (a bug; report it).
  */
 export type PortcullisErrorCode =
@@ -28,6 +30,8 @@ export type PortcullisErrorCode =
   | 'ERR_ACCESS_TOKEN_INVALID'
   | 'ERR_DPOP_PROOF_INVALID'
   | 'ERR_INVALID_ARGUMENT'
+  | 'ERR_CREDENTIAL_TAKEN'
+  | 'ERR_USAGE'
   | 'ERR_INTERNAL';
 
 /**

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import { hostBodyAdopted, refuseLargeBody, replayBody } from './body-limit.js';
 import { writeError } from './error-handler.js';
+import { PortcullisError } from '../core/errors.js';
 
 /** The request as a host app's body parser may have left it (`@koa/bodyparser` with `patchNode`, Express). */
 type ParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
@@ -40,7 +41,7 @@ export function adoptHostBody(limitBytes: number, replayStream = false): Middlew
     }
     const parsed = request.body ?? req.body;
     if (raw === undefined && (parsed === undefined || parsed === null)) {
-      ctx.app.emit('error', new Error(HOST_BODY_PARSER_DESCRIPTION), ctx);
+      ctx.app.emit('error', new PortcullisError('ERR_INVALID_ARGUMENT', HOST_BODY_PARSER_DESCRIPTION), ctx);
       return writeError(ctx, 500, 'server_error', HOST_BODY_PARSER_DESCRIPTION, { page: false });
     }
     hostBodyAdopted.set(req, true);

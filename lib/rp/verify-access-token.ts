@@ -105,9 +105,10 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
       headers,
       body: form,
     });
-    if (!res.ok) throw new Error(`introspection answered HTTP ${res.status}`);
+    if (!res.ok) throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: introspection answered HTTP ${res.status}`);
     introspection = await res.json() as Record<string, unknown>;
   } catch (err) {
+    if (err instanceof TokenPairingError) throw err;
     throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: ${(err as Error).message}`, { cause: err });
   }
 
@@ -138,9 +139,10 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
     const res = await doFetch(options.userinfoEndpoint ?? `${issuer}/userinfo`, {
       headers: { authorization: `Bearer ${options.accessToken}`, accept: 'application/json' },
     });
-    if (!res.ok) throw new Error(`userinfo answered HTTP ${res.status}`);
+    if (!res.ok) throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: userinfo answered HTTP ${res.status}`);
     claims = await res.json() as Record<string, unknown>;
   } catch (err) {
+    if (err instanceof TokenPairingError) throw err;
     throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: ${(err as Error).message}`, { cause: err });
   }
   if (claims.sub !== sub || toCompare.some(([k, v]) => claims[k] !== v)) {
