@@ -157,7 +157,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     // Errors outside oidc-provider's route handlers (e.g. a client aborting a request body) go to our logger, not
     // to Koa's default handler, which prints stack traces to stderr.
     (provider as unknown as Koa).on('error', (err: Error) => logger.warn({ err: { name: err.name, message: err.message, code: (err as { code?: string }).code } }, 'oidc-provider request error'));
-    const csrfSecret = createHash('sha256').update(`portcullis-csrf\n${cookieKeys[0]}`).digest('base64url');
+    const pageCsrf = CsrfGuard.fromCookieKey(cookieKeys[0]!, prefix); // every page; GraphQL: .under(graphql.path)
     accountSessions.attach(provider);
     const accountLimits = new AccountLimits(config.accountLimits, limiterBackend);
     const mailer = createMailer(config.mail, config.production, logger);
@@ -176,7 +176,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
     }) : undefined;
     if (factors && !config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
     const secondFactors = factors && { factors, passkeys: config.passkeys.secondFactor ? passkeys : undefined };
-    const flows = accountFlows({ config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrfSecret, logger, ui, secondFactors, signInMethods: { factors, passkeys }, responseModeOf: async (uid) => (await provider.Interaction.find(uid))?.params.response_mode });
+    const flows = accountFlows({ config, accounts, tokens: linkTokens, mailer, limits: accountLimits, sessions: accountSessions, csrf: pageCsrf, logger, ui, secondFactors, signInMethods: { factors, passkeys }, responseModeOf: async (uid) => (await provider.Interaction.find(uid))?.params.response_mode });
     // Adding or removing any second factor (TOTP, recovery codes, a passkey) signs the other sessions out and mails a notice.
     const factorChanges = new FactorChanges(accountSessions, flows.mail, logger);
     const mfa = factors ? { factors, changes: factorChanges, pending: storage.adapter('MfaPending'), reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, credentialsChangedAt: (id: string) => linkTokens.credentialsChangedAt(id) } : undefined;
@@ -195,7 +195,7 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       graphql = {
         paths: [config.graphql.path, `${config.graphql.path}${CSRF_TOKEN_SUFFIX}`],
         chain: [
-          ...graphqlTransportGuard(graphqlTransportOptions(started.options, new CsrfGuard(csrfSecret))),
+          ...graphqlTransportGuard(graphqlTransportOptions(started.options, pageCsrf.under(config.graphql.path))),
           bearerAuth(tokenVerification(provider, config.issuer, started.options.resource, signingKeys, limiterBackend)),
           started.gate,
           started.middleware,
@@ -218,13 +218,13 @@ export async function createServer(input: PortcullisConfig): Promise<PortcullisS
       health: healthEndpoints(storage),
       oidcProvider: lane.route,
       interactionPages: refuseUnroutedMethods(interactionRoutes({
-        provider, accounts, consents, scopes, csrfSecret, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa,
+        provider, accounts, consents, scopes, csrf: pageCsrf, flows, limits: accountLimits, requireVerifiedEmail: config.selfService.requireVerifiedEmail, allowRemoteLogos: config.registration.allowRemoteLogos, mfa,
         passkeys: passkeys && { service: passkeys, secondFactor: config.passkeys.secondFactor },
       })),
       // The flows (sign-up, reset, …), the signed-in account page `/account` (lib/accounts/account-home.ts) and its
       // passkey page `/account/passkeys`, behind the same sign-in guard.
       accountPages: refuseUnroutedMethods(compose([flows.routes, ...accountHome({
-        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: new CsrfGuard(csrfSecret), cookieKeys, logger,
+        provider, issuer: config.issuer, accounts, sessions: accountSessions, csrf: pageCsrf, cookieKeys, logger,
         reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
         changeEmailUrl: flows.mail.enabled ? ACCOUNT_PATHS.changeEmail : undefined, resetUrl: flows.resetUrl(),
         devices: sessionDevices, limits: accountLimits, mail: flows.mail, linkTokens, passwordMinLength: config.selfService.passwordMinLength, forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),

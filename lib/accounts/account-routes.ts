@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { ResolvedConfig } from '../../config/types.js';
-import { CsrfGuard } from '../http/csrf.js';
+import type { CsrfGuard } from '../http/csrf.js';
 import type { Logger } from '../core/logger.js';
 import type { Account, AccountStore } from '../core/account-store.js';
 import type { AccountLimits } from './account-limits.js';
@@ -30,7 +30,8 @@ export interface AccountFlowDeps {
   mailer: Mailer | undefined;
   limits: AccountLimits;
   sessions: AccountSessions;
-  csrfSecret: string;
+  /** The pages' CSRF guard (cookie under the issuer's path on plain http). */
+  csrf: CsrfGuard;
   logger: Logger;
   /** Languages and branding of the pages and mails (`ui`, resolved). */
   ui?: UiSettings;
@@ -72,7 +73,7 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
   });
   const services: AccountServices = { accounts, tokens, mail, limits, sessions, logger, passwordMinLength: selfService.passwordMinLength, secondFactors: deps.secondFactors, signInMethods: deps.signInMethods };
   const signupOn = Boolean(selfService.signup && mailer);
-  const actionDeps: AccountActionDeps = { services, csrf: new CsrfGuard(deps.csrfSecret), signupOn };
+  const actionDeps: AccountActionDeps = { services, csrf: deps.csrf, signupOn };
 
   const router = new Router();
   const pages: Array<[string, { show: Middleware[]; submit: Middleware[] }]> = [

@@ -1,5 +1,5 @@
 import Cookies from 'cookies';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 
 /** The cookie's name on plain-http (development) issuers. */
@@ -23,14 +23,17 @@ export interface CsrfForm {
 
 /**
  * CSRF tokens for our HTML forms (OWASP CSRF Cheat Sheet, signed double-submit cookie): a random nonce in an
- * HttpOnly, SameSite=Lax cookie with `Path=/`, one for every form of the host, and a form field that is an HMAC,
- * under a server secret, of the form's {@link CsrfForm} (scope and binding) and the nonce.
+ * HttpOnly, SameSite=Lax cookie, one for every form the guard serves, and a form field that is an HMAC, under a
+ * server secret, of the form's {@link CsrfForm} (scope and binding) and the nonce.
  *
- * On an https issuer the cookie is `__Host-portcullis.csrf`, which no sibling host can plant ("cookie tossing"),
- * and a plain `portcullis.csrf` is never read; on plain-http development issuers it is `portcullis.csrf`. The
- * binding covers what the cookie cannot: a token minted in the attacker's own session or sign-in is useless with
- * the victim's, even where a planted cookie would be read. The request's scheme is pinned to the issuer's
- * (`ctx.secure`, lib/http/issuer-host.ts), so issuing and checking always agree on the name.
+ * On an https issuer the cookie is `__Host-portcullis.csrf` with `Path=/` (the prefix allows no other), which no
+ * sibling host can plant ("cookie tossing"), and a plain `portcullis.csrf` is never read. On plain-http issuers it
+ * is `portcullis.csrf` with `Path=` the guard's `cookiePath` (the issuer's path for the pages, `graphql.path` for
+ * GraphQL's form transport), so that under `http://host/auth` the other applications of the host do not receive
+ * it, like every other cookie of the issuer. The binding covers what the cookie cannot: a token minted in the
+ * attacker's own session or sign-in is useless with the victim's, even where a planted cookie would be read. The
+ * request's scheme is pinned to the issuer's (`ctx.secure`, lib/http/issuer-host.ts), so issuing and checking
+ * always agree on the name.
  *
  * Why Lax rather than Strict: one cookie serves every form, and a browser arriving from another site (a client
  * sending it to sign in, a link in a mail) does not send a Strict cookie; the page would then replace the nonce
@@ -39,10 +42,29 @@ export interface CsrfForm {
  */
 export class CsrfGuard {
   readonly #secret: string;
+  readonly #cookiePath: string;
 
-  /** `secret`: the HMAC key (a server secret derived from the cookie keys). */
-  constructor(secret: string) {
+  /**
+   * `secret`: the HMAC key (a server secret derived from the cookie keys). `cookiePath`: the cookie's `Path` on a
+   * plain-http issuer, the path on the host under which every form and endpoint using this guard is served (the
+   * issuer's path, e.g. `/auth`, or `/` at the host's root); default `/`. On https the path is always `/`.
+   */
+  constructor(secret: string, cookiePath = '/') {
     this.#secret = secret;
+    this.#cookiePath = cookiePath || '/';
+  }
+
+  /**
+   * The guard whose key is derived from the first cookie key (SHA-256 of `portcullis-csrf` and the key, so it
+   * never equals a cookie-signing key), with its cookie under `cookiePath` on plain http.
+   */
+  static fromCookieKey(cookieKey: string, cookiePath = '/'): CsrfGuard {
+    return new CsrfGuard(createHash('sha256').update(`portcullis-csrf\n${cookieKey}`).digest('base64url'), cookiePath);
+  }
+
+  /** The same guard (same key, so the same tokens) with its cookie under `cookiePath` on plain http. */
+  under(cookiePath: string): CsrfGuard {
+    return new CsrfGuard(this.#secret, cookiePath);
   }
 
   #sign(form: CsrfForm, nonce: string): string {
@@ -66,7 +88,9 @@ export class CsrfGuard {
     let nonce = this.#nonce(cookies, ctx.secure);
     if (!nonce) {
       nonce = randomBytes(32).toString('base64url');
-      cookies.set(ctx.secure ? CSRF_COOKIE_SECURE : CSRF_COOKIE, nonce, { httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.secure, signed: false, overwrite: true });
+      const path = ctx.secure ? '/' : this.#cookiePath;
+      const options = { httpOnly: true, sameSite: 'lax', secure: ctx.secure, signed: false, overwrite: true } as const;
+      cookies.set(ctx.secure ? CSRF_COOKIE_SECURE : CSRF_COOKIE, nonce, { ...options, path });
     }
     return this.#sign(form, nonce);
   }

@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { CsrfGuard } from '../http/csrf.js';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { cancelLoginActions, loginActions } from './interaction/login.js';
@@ -13,7 +12,7 @@ import { showInteractionActions } from './interaction/show.js';
  * `devInteractions` (which accepts any password) is never used. One action file per step in `interaction/`.
  */
 export function interactionRoutes(deps: InteractionDeps): Middleware {
-  const actionDeps = { ...deps, csrf: new CsrfGuard(deps.csrfSecret) };
+  const actionDeps = deps;
   const router = new Router({ prefix: '/interaction' });
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));

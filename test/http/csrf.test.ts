@@ -5,7 +5,7 @@ import { buildHostApp } from '../../examples/mount-in-koa.js';
 import { TestBrowser, type Page } from '../helpers/browser.js';
 import { CHALLENGE } from '../helpers/authorization.js';
 import { Mailbox } from '../helpers/mailbox.js';
-import { freePort, startServer } from '../helpers/server.js';
+import { catalogGraphql, freePort, startServer } from '../helpers/server.js';
 
 /**
  * The CSRF protection of Portcullis' own forms against a cookie planted by a sibling host ("cookie tossing",
@@ -21,7 +21,8 @@ import { freePort, startServer } from '../helpers/server.js';
  * browser on https. The host-app kind is examples/mount-in-koa.ts, whose session middleware reads its cookie
  * before Portcullis runs.
  */
-type Kind = 'http' | 'https' | 'https under /auth' | 'https under /auth in a host app';
+type Kind = 'http' | 'https' | 'https under /auth' | 'https under /auth in a host app' | 'http under /auth'
+  | 'http under /auth in a host app';
 const ALICE = { email: 'alice@example.com', password: 'alice-demo-password' };
 const ADMIN = { email: 'admin@example.com', password: 'admin-demo-password' };
 const CSRF_COOKIE = /^(?:__Host-)?portcullis\.csrf$/;
@@ -38,7 +39,7 @@ class Browser extends TestBrowser {
     const own = await this.jar.getCookieString(url, this.crossSite ? { sameSiteContext: 'lax' } : {});
     const cookie = [this.planted, own].filter(Boolean).join('; ');
     if (cookie) headers.set('cookie', cookie);
-    headers.set('accept', 'text/html');
+    if (!headers.has('accept')) headers.set('accept', 'text/html');
     const res = await fetch(url.replace(/^https:/, 'http:'), { ...init, headers, redirect: 'manual' });
     for (const c of res.headers.getSetCookie()) await this.jar.setCookie(c, url, { ignoreError: true });
     const body = await res.text();
@@ -57,8 +58,9 @@ async function server(kind: Kind): Promise<string> {
   if (!running) {
     const mailbox = await Mailbox.create();
     const mail = { mailbox: mailbox.dir };
-    const issuerOf = (address: string) => (kind === 'http' ? address : `${address.replace(/^http:/, 'https:')}${kind === 'https' ? '' : '/auth'}`);
-    if (kind === 'https under /auth in a host app') {
+    const scheme = (address: string) => (kind.startsWith('https') ? address.replace(/^http:/, 'https:') : address);
+    const issuerOf = (address: string) => `${scheme(address)}${kind.includes('/auth') ? '/auth' : ''}`;
+    if (kind.endsWith('in a host app')) {
       const port = await freePort();
       const host = await buildHostApp({ issuer: issuerOf(`http://127.0.0.1:${port}`), ...demoFixtures(), mail });
       const http: Server = host.app.listen(port, '127.0.0.1');
@@ -175,25 +177,87 @@ describe('a planted CSRF cookie with the attacker\'s token: sign-in pages refuse
 });
 
 describe('the CSRF cookie', () => {
-  test.each<[Kind, string, boolean]>([
-    ['http', 'portcullis.csrf', false],
-    ['https', '__Host-portcullis.csrf', true],
-    ['https under /auth', '__Host-portcullis.csrf', true],
-    ['https under /auth in a host app', '__Host-portcullis.csrf', true],
-  ])('%s issuer: one cookie %s, Path=/, no Domain, HttpOnly, SameSite=Lax, Secure %s; every form family uses it', async (kind, name, secure) => {
+  // Before, the cookie was `Path=/` on every issuer: under http://host/auth every other application of the host
+  // received it (and could set it), while every other cookie of the issuer is under /auth. On https the
+  // `__Host-` prefix allows only `Path=/` (and no sibling host can set it), so there it stays.
+  test.each<[Kind, string, string, boolean]>([
+    ['http', 'portcullis.csrf', '/', false],
+    ['http under /auth', 'portcullis.csrf', '/auth', false],
+    ['http under /auth in a host app', 'portcullis.csrf', '/auth', false],
+    ['https', '__Host-portcullis.csrf', '/', true],
+    ['https under /auth', '__Host-portcullis.csrf', '/', true],
+    ['https under /auth in a host app', '__Host-portcullis.csrf', '/', true],
+  ])('%s issuer: one cookie %s, Path=%s, no Domain, HttpOnly, SameSite=Lax, Secure %s; every form family uses it',
+    async (kind, name, path, secure) => {
     const issuer = await server(kind);
+    const origin = new URL(issuer).origin;
     const browser = new Browser(issuer);
     const first = await browser.request(`${issuer}/account/signup`);
     const set = first.headers.getSetCookie().filter((c) => CSRF_COOKIE.test(c.split('=')[0]));
     expect(set).toHaveLength(1);
     const [pair, ...attributes] = set[0].split('; ');
     expect(pair).toMatch(new RegExp(`^${name.replace('.', '\\.')}=[\\w-]{43}$`));
-    expect(attributes.sort()).toEqual(['httponly', 'path=/', 'samesite=lax', ...(secure ? ['secure'] : [])]);
-    // The sign-in page, the account page and the sign-up page again reuse it: no second CSRF cookie.
+    expect(attributes.sort()).toEqual(['httponly', `path=${path}`, 'samesite=lax', ...(secure ? ['secure'] : [])]);
+    // Another application of the host (outside the issuer's path) is sent it only where the prefix demands Path=/.
+    const elsewhere = (await browser.jar.getCookies(`${origin}/other-app/`)).filter((c) => CSRF_COOKIE.test(c.key));
+    expect(elsewhere.map((c) => c.key)).toEqual(path === '/' ? [name] : []);
+    // The forms under the issuer's path work with it: sign-in and consent of a client, the account page's form,
+    // the sign-up form. None sets a second CSRF cookie.
     const login = await browser.go(authorizationUrl(issuer, 'one-cookie'));
-    const home = await browser.submit(await browser.go(`${issuer}/account`), ALICE);
-    expect([h1(login), h1(home)]).toEqual(['Sign in', 'Your account']);
-    expect((await browser.jar.getCookies(`${issuer}/interaction/x`)).filter((c) => CSRF_COOKIE.test(c.key)).map((c) => c.key)).toEqual([name]);
+    expect(h1(login)).toBe('Sign in');
+    const consent = await browser.submit(login, ALICE);
+    const allow = { name: 'decision', value: 'allow' };
+    const back = consent.redirectedTo ? consent : await browser.submit(consent, {}, allow);
+    expect(back.redirectedTo).toMatch(/^http:\/\/localhost:8080\/callback\?code=/);
+    const home = await signedIn(browser, issuer);
+    const others = await post(browser, `${issuer}/account/sessions/others`, { csrf: tokenOf(home) });
+    expect([others.status, h1(others)]).toEqual([200, 'Done']);
+    const email = `new-${kind.replace(/\W/g, '-')}@example.com`;
+    const newcomer = { given_name: 'New', family_name: 'User', email, password: 'a-new-password-123' };
+    const signup = await browser.submit(await browser.go(`${issuer}/account/signup`), newcomer);
+    expect([signup.status, h1(signup)]).toEqual([200, 'Check your e-mail']);
+    const held = (await browser.jar.serialize()).cookies.filter((c) => CSRF_COOKIE.test(String(c.key)));
+    expect(held.map((c) => [c.key, c.path])).toEqual([[name, path]]);
+  });
+});
+
+describe('GraphQL\'s form transport: its CSRF cookie is under graphql.path on plain http', () => {
+  // graphql.path is absolute on the host, possibly outside the issuer's path: its guard scopes the cookie there.
+  test.each<[string, string, string, string, string]>([
+    ['http issuer under /auth, GraphQL at /api/graphql', 'http', '/api/graphql', 'portcullis.csrf', '/api/graphql'],
+    ['http issuer under /auth, GraphQL at /auth/graphql', 'http', '/auth/graphql', 'portcullis.csrf', '/auth/graphql'],
+    ['https issuer under /auth, GraphQL at /api/graphql', 'https', '/api/graphql', '__Host-portcullis.csrf', '/'],
+  ])('%s (%s, graphql.path %s): cookie %s, Path=%s; the form works before and after a sign-in page set its own',
+    async (_name, scheme, graphqlPath, name, path) => {
+    const srv = await startServer((address) => ({
+      issuer: `${scheme === 'https' ? address.replace(/^http:/, 'https:') : address}/auth`,
+      graphql: { ...catalogGraphql(), path: graphqlPath, transports: { form: true } },
+    }));
+    const issuer = srv.server.config.issuer;
+    try {
+      const endpoint = `${new URL(issuer).origin}${graphqlPath}`;
+      const browser = new Browser(issuer);
+      const ask = async () => {
+        const tokenPage = await browser.request(`${endpoint}/csrf-token`);
+        const token = (JSON.parse(tokenPage.body) as { csrf_token: string }).csrf_token;
+        const answer = await browser.go(endpoint, {
+          method: 'POST', body: new URLSearchParams({ query: '{__typename}', csrf_token: token }),
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        });
+        return { tokenPage, answer: [answer.status, JSON.parse(answer.body)] };
+      };
+      const first = await ask();
+      const set = first.tokenPage.headers.getSetCookie().filter((c) => CSRF_COOKIE.test(c.split('=')[0]));
+      const pathOf = (c: string) => c.split('; ').find((a) => a.startsWith('path='));
+      expect(set.map((c) => [c.split('=')[0], pathOf(c)])).toEqual([[name, `path=${path}`]]);
+      expect(first.answer).toEqual([200, { data: { __typename: 'Query' } }]);
+      // A sign-in page of the issuer (its own cookie under /auth on http, the same one on https), then the form again.
+      const signIn = await browser.go(authorizationUrl(issuer, 'graphql'));
+      expect(h1(signIn)).toBe('Sign in');
+      expect((await ask()).answer).toEqual([200, { data: { __typename: 'Query' } }]);
+    } finally {
+      await srv.close();
+    }
   });
 });
 

@@ -42,7 +42,8 @@ export interface InteractionDeps {
   accounts: AccountStore;
   consents: ConsentStore;
   scopes: ScopePolicy;
-  csrfSecret: string;
+  /** The pages' CSRF guard (cookie under the issuer's path on plain http). */
+  csrf: CsrfGuard;
   /** Sign-up and reset links, verification mail (lib/accounts/account-routes.ts). */
   flows: AccountFlows;
   /** Login rate limits per account and per client IP. */
@@ -57,8 +58,8 @@ export interface InteractionDeps {
   mfa?: MfaInteractionDeps;
 }
 
-/** What the interaction actions use: the deps and the CSRF guard built from `csrfSecret`. */
-export type InteractionActionDeps = InteractionDeps & { csrf: CsrfGuard };
+/** What the interaction actions use: the deps, CSRF guard included. */
+export type InteractionActionDeps = InteractionDeps;
 
 /** oidc-provider's view of the pending interaction. */
 export type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
