@@ -20,11 +20,18 @@ export interface PendingChallenge {
   amr?: string[];
 }
 
+/** How many challenges one binding keeps pending at most (one per open page); the oldest goes first. */
+export const MAX_PENDING_CHALLENGES = 5;
+
 /**
- * Server-side WebAuthn challenges (WebAuthn §13.4.3), one per binding: the interaction uid of a sign-in, or the
- * session of the account page. Kept in the storage adapter (model `PasskeyChallenge`, memory or Redis) with a
- * short lifetime; a new page for the same binding replaces the previous challenge, and a challenge is used at most
- * once through the adapter's atomic `consume`, so a replayed response finds nothing.
+ * Server-side WebAuthn challenges (WebAuthn §13.4.3), bound to a binding: the interaction uid of a sign-in, or the
+ * session of the account page. Each page shown for a binding gets its own challenge, and up to
+ * {@link MAX_PENDING_CHALLENGES} stay pending side by side, so a second open tab (or a page shown again after a
+ * refusal) does not void the first one's; a response names its challenge (in its `clientDataJSON`), which is
+ * looked up under its binding only. Kept in the storage adapter (model `PasskeyChallenge`, memory or Redis: one
+ * record per challenge, `<binding>|<challenge>`, and the binding's list of pending ones, `<binding>`) with a short
+ * lifetime; a challenge is used at most once through the adapter's atomic `consume`, so a replayed response finds
+ * nothing.
  */
 export class PasskeyChallenges {
   readonly #adapter: Adapter;
@@ -34,19 +41,34 @@ export class PasskeyChallenges {
     this.#adapter = adapter('PasskeyChallenge');
   }
 
-  /** Stores `pending` for `binding` (replacing what was there). */
+  /**
+   * Stores `pending` for `binding` beside the challenges already pending there; beyond
+   * {@link MAX_PENDING_CHALLENGES} the oldest are dropped (two pages issuing at once may keep one more until it
+   * expires).
+   */
   async issue(binding: string, pending: PendingChallenge): Promise<void> {
-    await this.#adapter.upsert(binding, { ...pending }, this.ttlSeconds);
+    await this.#adapter.upsert(challengeKey(binding, pending.challenge), { ...pending }, this.ttlSeconds);
+    const listed = (await this.#adapter.find(binding))?.challenges;
+    const before = Array.isArray(listed) ? listed.filter((c): c is string => typeof c === 'string') : [];
+    const challenges = [...before, pending.challenge];
+    const dropped = challenges.splice(0, Math.max(0, challenges.length - MAX_PENDING_CHALLENGES));
+    await this.#adapter.upsert(binding, { challenges }, this.ttlSeconds);
+    for (const old of dropped) await this.#adapter.destroy(challengeKey(binding, old));
   }
 
   /**
-   * Takes the challenge of `binding` if it was issued for one of `purposes`: at most one caller ever gets it.
-   * @returns `undefined` when there is none (expired, used, replaced by nothing) or it is for another purpose.
+   * Takes `challenge` (base64url, as the response's client data names it) of `binding` if it is pending there for
+   * one of `purposes`: at most one caller ever gets it.
+   * @returns `undefined` when there is none (expired, used, dropped, never issued to this binding) or it is for
+   *   another purpose.
    */
-  async take(binding: string, purposes: readonly ChallengePurpose[]): Promise<PendingChallenge | undefined> {
-    const id = binding;
+  async take(
+    binding: string, challenge: string, purposes: readonly ChallengePurpose[],
+  ): Promise<PendingChallenge | undefined> {
+    const id = challengeKey(binding, challenge);
     const payload = await this.#adapter.find(id);
-    if (!payload || payload.consumed || !purposes.includes(payload.purpose as ChallengePurpose)) return undefined;
+    if (!payload || payload.consumed || payload.challenge !== challenge) return undefined;
+    if (!purposes.includes(payload.purpose as ChallengePurpose)) return undefined;
     try {
       await this.#adapter.consume(id);
     } catch {
@@ -56,3 +78,6 @@ export class PasskeyChallenges {
     return payload as unknown as PendingChallenge;
   }
 }
+
+/** The record of one challenge: `|` is in no binding's tail and no base64url challenge. */
+const challengeKey = (binding: string, challenge: string) => `${binding}|${challenge}`;

@@ -42,6 +42,25 @@ export interface PasskeyServiceDeps {
 const b64url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64url');
 const refuse = (reason: PasskeyRefusal) => ({ ok: false as const, reason });
 
+/** A base64url challenge as a response's client data may name one (ours are 32 bytes: 43 characters). */
+const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
+
+/**
+ * The challenge a parsed response names in its `clientDataJSON` (WebAuthn §5.8.1 `challenge`), which says which
+ * pending challenge of the binding it answers; the signature check then holds it to that one.
+ */
+function challengeOf(response: { response?: unknown }): string | undefined {
+  const clientData = (response.response as { clientDataJSON?: unknown }).clientDataJSON;
+  if (typeof clientData !== 'string' || clientData.length > MAX_RESPONSE) return undefined;
+  try {
+    const parsed = JSON.parse(Buffer.from(clientData, 'base64url').toString('utf8')) as { challenge?: unknown } | null;
+    const challenge = parsed?.challenge;
+    return typeof challenge === 'string' && CHALLENGE.test(challenge) ? challenge : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function parse<T extends { id?: unknown; type?: unknown; response?: unknown }>(raw: string): T | undefined {
   if (!raw || raw.length > MAX_RESPONSE) return undefined;
   try {
@@ -77,7 +96,8 @@ export class PasskeyService {
   }
 
   /**
-   * Options for `navigator.credentials.create()` (§5.4) for `account`, with a new challenge bound to `binding`:
+   * Options for `navigator.credentials.create()` (§5.4) for `account`, with a new challenge bound to `binding` (beside
+   * the ones already pending there, see {@link PasskeyChallenges}):
    * a discoverable credential (resident key required) with user verification required, no attestation, and the
    * account's passkeys excluded so one authenticator is not registered twice.
    */
@@ -100,14 +120,16 @@ export class PasskeyService {
   }
 
   /**
-   * Checks a registration response (§7.1) against the challenge of `binding` and stores the passkey as `name`.
+   * Checks a registration response (§7.1) against the pending challenge of `binding` it names (taken, so it works
+   * once) and stores the passkey as `name`.
    * @param raw the `PublicKeyCredential` as JSON (base64url members), as our browser script posts it.
    */
   async register(account: Account, binding: string, raw: string, name: string): Promise<PasskeyResult<StoredPasskey>> {
-    const pending = await this.deps.challenges.take(binding, ['register']);
-    if (!pending || pending.accountId !== account.id) return refuse('expired');
     const response = parse<RegistrationResponseJSON>(raw);
-    if (!response) return refuse('malformed');
+    const challenge = response && challengeOf(response);
+    if (!response || !challenge) return refuse('malformed');
+    const pending = await this.deps.challenges.take(binding, challenge, ['register']);
+    if (!pending || pending.accountId !== account.id) return refuse('expired');
     let verified;
     try {
       verified = await verifyRegistrationResponse({
@@ -163,16 +185,17 @@ export class PasskeyService {
   }
 
   /**
-   * Checks an assertion (§7.2) against the challenge of `binding` (taken, so it works once), records the new
-   * counter and the time of use, and says who signed in and how: `amr` is the methods already passed (`pwd` before
-   * a second factor) + `hwk` (or `swk` for a synced, backup-eligible passkey) + `user` when the authenticator
-   * verified the user + `mfa` when that makes two factors; `acr` is `urn:portcullis:mfa`.
+   * Checks an assertion (§7.2) against the pending challenge of `binding` it names (taken, so it works once),
+   * records the new counter and the time of use, and says who signed in and how: `amr` is the methods already
+   * passed (`pwd` before a second factor) + `hwk` (or `swk` for a synced, backup-eligible passkey) + `user` when the
+   * authenticator verified the user + `mfa` when that makes two factors; `acr` is `urn:portcullis:mfa`.
    */
   async authenticate(binding: string, raw: string): Promise<PasskeyResult<PasskeySignIn>> {
-    const pending = await this.deps.challenges.take(binding, ['login', 'second-factor']);
-    if (!pending) return refuse('expired');
     const response = parse<AuthenticationResponseJSON>(raw);
-    if (!response) return refuse('malformed');
+    const challenge = response && challengeOf(response);
+    if (!response || !challenge) return refuse('malformed');
+    const pending = await this.deps.challenges.take(binding, challenge, ['login', 'second-factor']);
+    if (!pending) return refuse('expired');
     const account = await this.deps.accounts.findAccountByPasskey(response.id);
     if (!account || (pending.purpose === 'second-factor' && account.id !== pending.accountId)) return refuse('unknown-credential');
     // A discoverable credential names its user (§7.2 step 6): it must be the credential's owner.
