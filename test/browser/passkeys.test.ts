@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page, Route } from 'playwright-core';
 import { browserSuite, launchChromium } from '../helpers/chromium.js';
 import { relyingParty, startAuthorization, oidc, type RelyingParty } from '../helpers/flow.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
@@ -76,7 +76,11 @@ browserSuite.each(storages)('passkeys in headless Chromium (CDP virtual authenti
     for (const p of prefixes.splice(0)) await deletePrefix(p);
   });
 
-  interface Session { context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string; violations: string[] }
+  interface Session {
+    context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string; violations: string[];
+    /** Every assertion the pages posted to a sign-in (`POST /interaction/<uid>/passkey`), in order. */
+    assertions: string[];
+  }
 
   /** A fresh browser profile with one virtual platform authenticator that verifies the user. */
   async function openSession(): Promise<Session> {
@@ -89,7 +93,11 @@ browserSuite.each(storages)('passkeys in headless Chromium (CDP virtual authenti
     const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: AUTHENTICATOR,
     });
-    return { context, page, cdp, authenticatorId, violations };
+    const assertions: string[] = [];
+    context.on('request', (r) => {
+      if (r.method() === 'POST' && /\/interaction\/[^/]+\/passkey$/.test(r.url())) assertions.push(r.url());
+    });
+    return { context, page, cdp, authenticatorId, violations, assertions };
   }
 
   /** Waits for the client callback, then exchanges the code with openid-client; returns the ID token claims. */
@@ -185,17 +193,34 @@ browserSuite.each(storages)('passkeys in headless Chromium (CDP virtual authenti
     return { rp, start };
   }
 
-  /** Clicks the passkey button with the authenticator answering; returns the answer to the passkey POST. */
+  /**
+   * Clicks the passkey button with the authenticator answering; returns the answer to the passkey POST, after
+   * checking that the click posted exactly one assertion. The authenticator answers this click only: presence
+   * goes off while the POST is held, before the server can answer, so the page that follows (a refusal shows the
+   * login page again, whose autofill request starts at once) finds it off. Before, presence went off once the
+   * test saw the request leave, and on a busy machine the next page's autofill could be answered first, posting a
+   * second assertion (seen as a second counter refusal: "Response counter value 7 was lower than expected 1003").
+   */
   async function clickPasskey(s: Session) {
-    await presence(s, true);
-    const sent = s.page.waitForRequest((r) => r.url().endsWith('/passkey'));
-    const answered = s.page.waitForResponse((r) => r.url().endsWith('/passkey'));
-    await s.page.click('#passkey-button');
-    // The button's assertion is made once its POST leaves: a refused sign-in shows the login page again, whose
-    // autofill request must not answer by itself, so presence goes off before that page loads.
-    await sent;
-    await presence(s, false);
-    return answered;
+    const before = s.assertions.length;
+    const holdPresence = async (route: Route) => {
+      await presence(s, false);
+      await route.fallback();
+    };
+    await s.page.route('**/interaction/*/passkey', holdPresence);
+    try {
+      await presence(s, true);
+      const answered = s.page.waitForResponse((r) => r.url().endsWith('/passkey') && r.request().method() === 'POST');
+      await s.page.click('#passkey-button');
+      const answer = await answered;
+      // Whatever page comes next has loaded and had time to start (and, were presence on, settle) its own request.
+      await s.page.waitForLoadState('load');
+      await s.page.waitForTimeout(300);
+      expect(s.assertions.length - before).toBe(1);
+      return answer;
+    } finally {
+      await s.page.unroute('**/interaction/*/passkey', holdPresence);
+    }
   }
 
   test('register from /account/passkeys, sign out, sign in through the autofill (conditional UI): amr hwk+user+mfa, acr mfa; no CSP violation', async () => {
@@ -350,6 +375,30 @@ browserSuite.each(storages)('passkeys in headless Chromium (CDP virtual authenti
     expect(s.violations).toEqual([]);
     await s.context.close();
   }, TIMEOUT);
+
+  // Under load (two cores shared by many test processes here), the refused click repeated: each one posts exactly
+  // one assertion (clickPasskey counts them) and the server refuses exactly one, for the counter.
+  describe('a refused passkey click posts one assertion, repeated', () => {
+    let s: Session;
+    beforeAll(async () => {
+      s = await openSession();
+      const password = 'frank-password-1234';
+      const frank = (await store().create({ email: 'frank@example.com', password, claims: {} }))!;
+      await store().markEmailVerified(frank.id);
+      await enrol(s, 'frank@example.com', password, 'Key');
+      const [key] = await store().listPasskeys(frank.id);
+      await store().savePasskey(frank.id, { ...key!, counter: key!.counter + 1000 });
+    }, TIMEOUT);
+    afterAll(() => s?.context.close());
+
+    test.each([1, 2, 3, 4, 5, 6])('repetition %i: one POST, one counter refusal', async () => {
+      await loginPageWithoutAutofill(s);
+      const mark = logLines.length;
+      const answer = await clickPasskey(s);
+      expect(answer.status()).toBe(401);
+      expectRefusals(mark, /counter value \d+ was lower than expected \d+/);
+    }, TIMEOUT);
+  });
 
   test('two /account/passkeys tabs: each registers its passkey (the second first), each posting once', async () => {
     const s = await openSession();
