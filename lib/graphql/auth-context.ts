@@ -1,5 +1,6 @@
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 import type Provider from 'oidc-provider';
+import { readAuthorizationHeader } from '../core/authorization-header.js';
 import { PortcullisError } from '../core/errors.js';
 import { DpopReplayCache, InvalidDpopProofError, verifyDpopProof } from './dpop.js';
 
@@ -49,20 +50,17 @@ export interface PresentedToken {
 
 /**
  * Extracts the token of an `Authorization: Bearer` (RFC 6750 §2.1) or `Authorization: DPoP` (RFC 9449 §7.1)
- * header. `undefined` when absent.
+ * header (see {@link readAuthorizationHeader}). `undefined` when absent.
  *
- * @throws {InvalidTokenError} `invalid_request` (400) for a Bearer or DPoP header that is not `<scheme> <token68>`
- *   (no token, two tokens, a list of credentials, characters outside token68), as oidc-provider answers it at
- *   userinfo; `null` (401, no error code: RFC 6750 §3.1) for another scheme.
+ * @throws {InvalidTokenError} `invalid_request` (400) for an empty header or a Bearer or DPoP header that is not
+ *   `<scheme> <token68>` (no token, two tokens, a list of credentials, characters outside token68), with the
+ *   description userinfo gives on the same server; `null` (401, no error code: RFC 6750 §3.1) for another scheme.
  */
 export function bearerToken(header: string | undefined): PresentedToken | undefined {
-  if (!header) return undefined;
-  const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  if (match) return { scheme: match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: match[2]! };
-  if (/^(Bearer|DPoP)(\s|$)/i.test(header)) {
-    throw new InvalidTokenError('the Authorization header must be the scheme Bearer or DPoP, a space and one token of base64url characters', 'invalid_request');
-  }
-  throw new InvalidTokenError('this endpoint takes access tokens in the Bearer or DPoP scheme only', null);
+  if (header === undefined) return undefined;
+  const read = readAuthorizationHeader(header);
+  if (read.kind === 'token') return { scheme: read.scheme, token: read.token };
+  throw new InvalidTokenError(read.description, read.kind === 'malformed' ? 'invalid_request' : null);
 }
 
 /** How access tokens are verified at the GraphQL endpoint. */

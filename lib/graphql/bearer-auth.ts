@@ -7,9 +7,9 @@ import { sendStorageOutage } from './storage-outage.js';
 
 /**
  * Resolves the caller from `Authorization: Bearer` or `Authorization: DPoP` (RFC 6750, RFC 9449 §7) into
- * `ctx.state.auth` (`null` when anonymous). An invalid token or DPoP proof gets 401 with `WWW-Authenticate`
- * naming `invalid_token` or `invalid_dpop_proof`; a malformed Bearer/DPoP header or an `access_token` in the URL
- * query 400 `invalid_request`; another scheme (`Basic`) 401 with a bare `Bearer` challenge (RFC 6750 §3.1). When the storage does not answer (an opaque token's lookup, a
+ * `ctx.state.auth` (`null` when anonymous: no `Authorization` header). An invalid token or DPoP proof gets 401 with
+ * `WWW-Authenticate` naming `invalid_token` or `invalid_dpop_proof`; an empty or malformed Bearer/DPoP header or an
+ * `access_token` in the URL query 400 `invalid_request`, saying what was wrong; another scheme (`Basic`) 401 with a bare `Bearer` challenge (RFC 6750 §3.1). When the storage does not answer (an opaque token's lookup, a
  * DPoP proof's `jti`), 503 `TEMPORARILY_UNAVAILABLE` with `Retry-After`; the request log line then says so at
  * `warn` (lib/core/outage-note.ts).
  */
@@ -21,7 +21,8 @@ export function bearerAuth(verification: TokenVerification): Middleware {
     if (ctx.querystring !== '' && new URLSearchParams(ctx.querystring).has('access_token')) {
       return refuse(ctx, new InvalidTokenError('access tokens are not accepted in the URL query: send them in the Authorization header', 'invalid_request'), presentedScheme(ctx));
     }
-    const header = ctx.get('Authorization') || undefined;
+    // An empty header is a mistake (an unset variable in `Authorization: Bearer $TOKEN`), not an anonymous call.
+    const header = ctx.headers.authorization;
     if (header === undefined) {
       ctx.state.auth = null;
       return next();

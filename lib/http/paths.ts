@@ -21,6 +21,12 @@ export const PROVIDER_ROUTES = Object.freeze({
   credential: '/credential',
 });
 
+/** Endpoints of oidc-provider features Portcullis does not turn on (device flow, CIBA, attestation challenge, OpenID4VCI). */
+export const UNSERVED_ENDPOINTS = Object.freeze([
+  PROVIDER_ROUTES.device_authorization, PROVIDER_ROUTES.code_verification, PROVIDER_ROUTES.backchannel_authentication,
+  PROVIDER_ROUTES.challenge, PROVIDER_ROUTES.credential,
+]);
+
 /**
  * The endpoints where oidc-provider authenticates the client (RFC 6749 §2.3, §5.2 `invalid_client`): token,
  * introspection (RFC 7662), revocation (RFC 7009) and pushed authorization requests (RFC 9126 §2.1). Failed

@@ -4,6 +4,7 @@ import { BODY_LIMITS } from './body-limit.js';
 import { providerInput, type RefuseInput } from './provider-input.js';
 import {
   CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, ENDPOINT_METHODS, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, RESUME_METHODS,
+  UNSERVED_ENDPOINTS,
 } from './paths.js';
 
 /**
@@ -43,6 +44,8 @@ export interface ProviderPreMiddleware {
    * its resume route and `/session/end`.
    */
   pageHeaders?: Middleware;
+  /** On userinfo: an empty or malformed `Authorization` header, or another scheme, gets a description saying so. */
+  explainAuthorizationHeader?: Middleware;
   /** On `/session/end/confirm`: the "signed out" page after a full sign-out learns the client that asked. */
   nameClientAfterLogout?: Middleware;
   /**
@@ -55,15 +58,11 @@ export interface ProviderPreMiddleware {
   answerUnservedEndpoint?: Middleware;
 }
 
-/** Endpoints of oidc-provider features Portcullis does not turn on (device flow, CIBA, attestation challenge, OpenID4VCI). */
-export const UNSERVED_ENDPOINTS = Object.freeze([
-  PROVIDER_ROUTES.device_authorization, PROVIDER_ROUTES.code_verification, PROVIDER_ROUTES.backchannel_authentication,
-  PROVIDER_ROUTES.challenge, PROVIDER_ROUTES.credential,
-]);
+export { UNSERVED_ENDPOINTS } from './paths.js';
 
 /**
  * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint (and
- * `pageHeaders` and `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (userinfo, JWKS, …) run none.
+ * `pageHeaders` and `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (JWKS, …) run none.
  */
 export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   const table = new Map<string, Middleware[]>([
@@ -79,6 +78,7 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   if (mw.pageHeaders) table.set(PROVIDER_ROUTES.end_session, [mw.pageHeaders]);
   table.set(`${PROVIDER_ROUTES.end_session}/confirm`, [mw.pageHeaders, mw.nameClientAfterLogout].filter((m): m is Middleware => m !== undefined));
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
+  else if (mw.explainAuthorizationHeader) table.set(PROVIDER_ROUTES.userinfo, [mw.explainAuthorizationHeader]);
   if (mw.answerUnservedEndpoint) {
     for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])]) table.set(path, [mw.answerUnservedEndpoint]);
   }

@@ -26,6 +26,7 @@ import { resourceIndicators } from './resource-server.js';
 import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
 import { explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens } from './authorization-rules.js';
+import { explainAuthorizationHeader } from './userinfo-authorization.js';
 import { describeUndescribedErrors, errorPageDescription } from './error-descriptions.js';
 import { checkedSignIns, type CredentialsChangedAt } from './stale-sign-in.js';
 import { postedAuthorization, refuseProviderInput } from './authorization-post.js';
@@ -253,7 +254,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   (provider as unknown as { maxIpsCount: number }).maxIpsCount = deps.config.proxyHops;
   provider.on('authorization.success', issuerInEveryResponse);
   retryAfterOnOutages(provider as never);
-  // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts); userinfo runs none.
+  // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts).
   provider.use(providerPreMiddleware({
     answerStorageOutages: answerStorageOutages as never,
     endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [...CLIENT_AUTH_ENDPOINTS], registration: PROVIDER_ROUTES.registration }) as never,
@@ -267,6 +268,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     afterSignIn: deps.afterSignIn,
     pageHeaders: providerPageHeaders as never,
     nameClientAfterLogout: nameClientAfterLogout as never,
+    explainAuthorizationHeader: explainAuthorizationHeader as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,
     postedAuthorization: postedAuthorization(deps.config.issuer) as never,
     refuseInput: refuseProviderInput,

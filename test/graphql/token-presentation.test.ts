@@ -44,7 +44,7 @@ function send(method: 'GET' | 'POST', query: string, headers: Array<[string, str
 type Expected = { status: number; challenge: RegExp; code: string; message: RegExp };
 const INVALID_REQUEST: Expected = { status: 400, challenge: /^Bearer error="invalid_request", error_description="[^"]+"$/, code: 'BAD_REQUEST', message: /Authorization header/ };
 const IN_QUERY: Expected = { ...INVALID_REQUEST, message: /not accepted in the URL query/ };
-const OTHER_SCHEME: Expected = { status: 401, challenge: /^Bearer$/, code: 'UNAUTHENTICATED', message: /Bearer or DPoP scheme/ };
+const OTHER_SCHEME: Expected = { status: 401, challenge: /^Bearer$/, code: 'UNAUTHENTICATED', message: /uses the scheme '\w+', which this endpoint does not take/ };
 
 const refused: Array<[string, 'GET' | 'POST', () => string, () => Array<[string, string]>, Expected]> = [
   ['"Bearer" without a token', 'POST', () => '', () => [['authorization', 'Bearer']], INVALID_REQUEST],
