@@ -20,6 +20,21 @@ const FIXES: ReadonlyArray<readonly [path: RegExp, message: RegExp, fix: string]
 ];
 
 /**
+ * Problems caused by an environment variable that `portcullis start` reads and this shell lacks: the file leaves the
+ * value to the variable (`"storage": { "type": "redis" }` and `REDIS_URL`), so the problem is the variable, not the
+ * file. The finding's message and fix, or `undefined` for any other problem.
+ */
+export function unsetVariableProblem(problem: ConfigProblem, env: NodeJS.ProcessEnv): { message: string; fix: string } | undefined {
+  if (problem.path === 'storage' && /storage\.url or storage\.client/.test(problem.message) && !env.REDIS_URL) {
+    return {
+      message: '"storage": type "redis" needs storage.url, which portcullis start takes from REDIS_URL, and REDIS_URL is not set in this environment',
+      fix: 'run doctor with the deployment\'s environment (REDIS_URL=redis://host:6379 portcullis doctor --config …), or set storage.url: "redis://…" in the configuration file',
+    };
+  }
+  return undefined;
+}
+
+/**
  * The fix line of a `config-invalid` finding: the concrete change for a production refusal, else the option to
  * change and its row of the option table (README "Configuration"): `clients[0].redirect_uris` → `clients`.
  */

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../config/load.js';
 import type { PortcullisConfig, PrivateJwks } from '../../config/types.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
-import { configProblemFix } from './doctor-fixes.js';
+import { configProblemFix, unsetVariableProblem } from './doctor-fixes.js';
 
 /** One finding: `problem` makes `doctor` exit non-zero; `warning` does not; `ok` is a check that passed. */
 export interface Finding {
@@ -66,7 +66,10 @@ function loadFindings(config: PortcullisConfig, env: NodeJS.ProcessEnv, checks: 
   return problems
     .filter((p) => !(p.path === 'keys.signing' && stated('keys-ephemeral')) && !(p.path === 'keys.cookies' && stated('cookie-keys-ephemeral'))
       && !(p.path === 'issuer' && /https/.test(p.message) && stated('issuer-not-https')))
-    .map((p) => problem('config-invalid', `"${p.path}": ${p.message}`, configProblemFix(p)));
+    .map((p) => {
+      const unset = unsetVariableProblem(p, env);
+      return problem('config-invalid', unset?.message ?? `"${p.path}": ${p.message}`, unset?.fix ?? configProblemFix(p));
+    });
 }
 
 async function checkConfig(config: PortcullisConfig, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Finding[]> {

@@ -57,6 +57,24 @@ describe('configuration checks', () => {
     expect(run.stdout).toMatch(/fix: /);
   });
 
+  // Issue 28: the README's production file leaves storage.url to REDIS_URL; in a shell without it the finding named
+  // "storage" in the file. It names the variable; with the variable set, storage is no problem.
+  test('the README\'s production configuration in a shell without REDIS_URL names REDIS_URL, not the file\'s "storage"', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const checklist = readme.slice(readme.indexOf('## Production checklist'));
+    const json = checklist.slice(checklist.indexOf('```json\n') + 8, checklist.indexOf('\n```', checklist.indexOf('```json\n')));
+    const config = { ...(JSON.parse(json) as object), keys: { signing: await generateSigningKeys(['ES256']), cookies: [generateCookieKey()] } };
+    const file = configFile('readme-production.json', config);
+    const env = { NODE_ENV: 'production', PORTCULLIS_MFA_KEY: generateCookieKey() };
+    const without = await doctor(['--config', file], { ...env, REDIS_URL: '' });
+    expect(without.ids).toEqual(['problem:config-invalid']);
+    expect(without.stdout).toContain('✗ [config-invalid] "storage": type "redis" needs storage.url, which portcullis start takes from REDIS_URL, and REDIS_URL is not set in this environment');
+    expect(without.stdout).toContain('fix: run doctor with the deployment\'s environment (REDIS_URL=redis://host:6379 portcullis doctor --config …)');
+    expect(without.stdout).not.toContain('change "storage" in the configuration file');
+    const withUrl = await doctor(['--config', file], { ...env, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(withUrl.stdout).not.toContain('config-invalid');
+  });
+
   // Each fault once, by the check that states it best, with the change to make (never "as the message says").
   test.each([
     ['production, a local issuer, no keys, no storage type, an http redirect URI', { issuer: 'http://localhost:4340', clients: [{ ...CLIENT, redirect_uris: ['http://localhost:8080/cb'] }] }, [
