@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redisAvailable } from '../helpers/redis.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -9,13 +9,15 @@ import { README, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/r
 const marker = README.indexOf('runs these lines as written');
 const block = README.slice(README.indexOf('```sh\n', marker) + 6, README.indexOf('\n```', README.indexOf('```sh\n', marker)));
 const KEYS = join(ROOT, 'jwks.json');
+const CONFIG = join(ROOT, 'portcullis.config.json');
 
 let run: ReadmeCommand | undefined;
 let haveRedis = false;
 
 beforeAll(async () => {
   haveRedis = await redisAvailable();
-  if (haveRedis) run = await runReadmeCommand(block, [KEYS]);
+  // The README: "a file holding `{}` starts a server with neither" (clients nor accounts).
+  if (haveRedis) run = await runReadmeCommand(block, [KEYS, CONFIG], () => writeFileSync(CONFIG, '{}'));
 }, 160_000);
 
 afterAll(() => run?.stop());
@@ -23,7 +25,9 @@ afterAll(() => run?.stop());
 test('the block is the production command with storage, proxy and keys', () => {
   expect(block).toMatch(/NODE_ENV=production/);
   expect(block).toMatch(/REDIS_URL=|PORTCULLIS_STORAGE=/);
-  expect(block).toMatch(/npm start$/);
+  // From the built package (issue 28): `npm start` needed the dev dependencies (tsc) in production.
+  expect(block).toMatch(/npx portcullis start --config portcullis\.config\.json$/);
+  expect(block).not.toMatch(/npm start/);
 });
 
 test('it starts, serves https issuer URLs behind the proxy and no demo data', async () => {
