@@ -21,10 +21,11 @@ export interface ReadmeCommand {
 /**
  * Runs `commands` (a README `sh` block, as written) with bash from the project directory, with only `PORT`, `HOST`
  * and npm's `ignore-scripts` (no rebuild of dist/ by `prestart`) added around it, after moving `files` (paths it or `prepare` will write, e.g. jwks.json) out of the way
- * and then calling `prepare`; resolves once it printed "Portcullis listening" or "failed to start", exited, or
+ * and then calling `prepare`; `environment` adds variables given the port; resolves once it printed "Portcullis listening" or "failed to start", exited, or
  * 150 s passed.
  */
-export async function runReadmeCommand(commands: string, files: readonly string[], prepare?: () => void): Promise<ReadmeCommand> {
+export async function runReadmeCommand(commands: string, files: readonly string[], prepare?: () => void,
+  environment?: (port: number) => NodeJS.ProcessEnv): Promise<ReadmeCommand> {
   const moved: Array<[string, string]> = [];
   for (const p of files) if (existsSync(p)) { renameSync(p, `${p}.before-readme-test`); moved.push([p, `${p}.before-readme-test`]); }
   prepare?.();
@@ -33,7 +34,9 @@ export async function runReadmeCommand(commands: string, files: readonly string[
   // npm's pre-scripts are off: `npm test` has just built dist/, and a README `npm start` would rebuild it (`prestart`),
   // rewriting every file of dist/ while test files in the other jest worker run it (a clean-clone CI run failed
   // test/cli/start.test.ts once so: "does not provide an export named 'createMailer'"). `npm start` itself still runs.
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: '', npm_config_ignore_scripts: 'true' };
+  const env = {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: '', npm_config_ignore_scripts: 'true', ...environment?.(port),
+  };
   const child = spawn('bash', ['-c', commands], { cwd: ROOT, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
   child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
