@@ -7,6 +7,10 @@ export default {
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }] },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
+  // What the run shares (test/helpers/run-resources.ts): one signing key set and one Chromium, made before the
+  // workers start instead of once per server or per browser file.
+  globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   // Two test files at a time. Jest's default on a 2-core machine (CI's) is one worker (cores - 1), and most files
   // wait on real servers, browsers and timers rather than compute: the whole suite took 383 s with two workers
   // against 604-795 s with one on the CI machine, with the same 2868 passes.

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS } from './global-setup.js';
+import { runChromiumEndpoint } from './run-resources.js';
 import { suiteIf } from './skip.js';
 
 /**
  * Debian's Chromium for the in-browser tests (`.ci/run` installs it). Without it the browser suites are skipped
  * locally with a loud warning and fail under CI=true.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM, CHROMIUM_ARGS };
 export const chromiumAvailable = existsSync(CHROMIUM);
 if (!chromiumAvailable && process.env.CI) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests cannot run`);
 if (!chromiumAvailable) console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install chromium)`);
@@ -14,10 +16,14 @@ if (!chromiumAvailable) console.warn(`Chromium not found at ${CHROMIUM}: the bro
 /** `describe` when Chromium is there, otherwise a skipped suite whose title says why. */
 export const browserSuite = suiteIf(chromiumAvailable, `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
-/** Headless Chromium with the flags this machine's closed network needs, and `extraArgs`. */
+/**
+ * Headless Chromium with the flags this machine's closed network needs. Without `extraArgs`, a connection to the
+ * run's one Chromium (test/helpers/global-setup.ts) when there is one: its contexts and pages are this file's
+ * alone, and `close()` closes them and disconnects, leaving the browser to the other files. With `extraArgs` (they
+ * are the whole browser's), or without the run's Chromium, a browser of its own.
+ */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...extraArgs],
-  });
+  const shared = runChromiumEndpoint();
+  if (shared && extraArgs.length === 0) return chromium.connect(shared);
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }

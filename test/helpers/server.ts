@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { createServer, type PortcullisConfig, type PortcullisServer } from '../../lib/index.js';
 import { catalogResolvers, typeDefs } from '../../examples/catalog/schema.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
+import { runSigningKeys } from './run-resources.js';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -25,19 +26,31 @@ export interface RunningServer {
 }
 
 /**
+ * The run's signing keys (test/helpers/run-resources.ts) as `keys`, for a configuration without `keys`: the same
+ * algorithms as development's ephemeral set, without generating one per server. A configuration that gives `keys`
+ * (even `{}`, for development's own ephemeral set) is left as it is.
+ */
+export function withRunKeys<T extends Partial<PortcullisConfig>>(config: T): T {
+  if ('keys' in config) return config;
+  const signing = runSigningKeys();
+  return signing ? { ...config, keys: { signing } } : config;
+}
+
+/**
  * Starts a real Portcullis server on 127.0.0.1 with the demo fixtures and the example catalog schema, with
- * `overrides` merged over that configuration. The issuer is the server's real address.
+ * `overrides` merged over that configuration. The issuer is the server's real address. Signs with the run's keys
+ * unless `overrides` gives `keys` (see {@link withRunKeys}).
  */
 export async function startServer(overrides: Partial<PortcullisConfig> | ((issuer: string) => Partial<PortcullisConfig>) = {}): Promise<RunningServer> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const extra = typeof overrides === 'function' ? overrides(issuer) : overrides;
-  const server = await createServer({
+  const server = await createServer(withRunKeys({
     issuer,
     graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() },
     ...demoFixtures(),
     ...extra,
-  });
+  }));
   await server.listen(port, '127.0.0.1');
   const graphqlUrl = `${issuer}${server.config.graphql?.path ?? '/graphql'}`;
   return { server, issuer, graphqlUrl, close: () => server.close() };
@@ -47,12 +60,13 @@ export async function startServer(overrides: Partial<PortcullisConfig> | ((issue
  * Portcullis on a free port of 127.0.0.1 as the standalone server (`hostApp` unset: `server.listen`) or mounted in a
  * Koa host app (`app.use(server.middleware())`), which `hostApp` completes: it gets the app and the middleware and
  * uses them in its own order (a body parser before or after, the host's own routes). `config` gets the origin
- * (`http://127.0.0.1:<port>`). `close` stops the host app's server and Portcullis.
+ * (`http://127.0.0.1:<port>`). `close` stops the host app's server and Portcullis. Signs with the run's keys unless
+ * the configuration gives `keys` (see {@link withRunKeys}).
  */
 export async function startDeployment(config: (origin: string) => PortcullisConfig, hostApp?: (app: Koa, middleware: Koa.Middleware) => void): Promise<{ origin: string; server: PortcullisServer; close(): Promise<void> }> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const server = await createServer(config(origin));
+  const server = await createServer(withRunKeys(config(origin)));
   if (!hostApp) {
     await server.listen(port, '127.0.0.1');
     return { origin, server, close: () => server.close() };

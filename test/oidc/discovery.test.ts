@@ -3,7 +3,8 @@ import { relyingParty, startAuthorization } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 let srv: RunningServer;
-beforeAll(async () => { srv = await startServer(); });
+// keys: {} keeps development's ephemeral key set, which the JWKS test below checks (not the run's shared keys)
+beforeAll(async () => { srv = await startServer({ keys: {} }); });
 afterAll(() => srv.close());
 
 async function getJson(path: string, init?: RequestInit) {
