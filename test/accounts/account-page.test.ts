@@ -1,5 +1,6 @@
 import { parse } from 'node-html-parser';
 import { TestBrowser, type Page } from '../helpers/browser.js';
+import { advanceClock, useTestClock } from '../helpers/clock.js';
 import { browse, oidc, relyingParty, signIn, startAuthorization } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';
@@ -234,6 +235,7 @@ describe.each(storages)('account page limits and language (%s storage)', (_name,
 });
 
 describe.each(storages)('account page re-authentication window (%s storage)', (_name, storage) => {
+  useTestClock();
   let srv: RunningServer;
   beforeEach(async () => { srv = await startServer({ mfa: { reauthenticateAfterSeconds: 1 }, ...storage() }); });
   afterEach(() => srv.close());
@@ -243,8 +245,8 @@ describe.each(storages)('account page re-authentication window (%s storage)', (_
     const elsewhere = await signIn(srv.issuer, rp, { params: { scope: 'openid email' } });
     const browser = new TestBrowser(srv.issuer);
     const home = await openAccount(srv, browser);
-    // loginTs has a resolution of one second: wait until the sign-in is older than the 1-second window
-    await new Promise((r) => setTimeout(r, 2100));
+    // loginTs has a resolution of one second: until the sign-in is older than the 1-second window
+    advanceClock(2100);
     for (const [selector, fields] of [
       ['#revoke-0', {}],
       ['#end-session-1', {}],

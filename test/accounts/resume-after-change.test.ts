@@ -1,5 +1,6 @@
 import { generate } from 'otplib';
 import { TestBrowser, type Page } from '../helpers/browser.js';
+import { advanceClock, toNextSecond, useTestClock } from '../helpers/clock.js';
 import { relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -20,6 +21,8 @@ let web: RelyingParty;
 let mfaApp: RelyingParty;
 beforeEach(async () => { ({ srv, mailbox, web, mfaApp } = await startWithMfaApp()); });
 afterEach(async () => { await srv.close(); await mailbox.remove(); });
+// The server reads the test clock: links expire, and seconds roll over, by moving it, not by waiting
+useTestClock();
 
 /** Submits the page's form with `fields` without following the answer's redirect: its Location. */
 async function submitParked(browser: TestBrowser, page: Page, fields: Record<string, string>): Promise<string> {
@@ -169,7 +172,7 @@ describe('a finished sign-in resumed after the owner changed the password or add
     const marker = new VerificationTokens(srv.server.storage.adapter);
     for (let attempt = 0; ; attempt++) {
       // at the start of a second, so that the sign-in below ends within it
-      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+      toNextSecond();
       await marker.revokeFor('alice');
       const changedAt = (await marker.credentialsChangedAt('alice'))!;
       const { tokens } = await signIn(srv.issuer, web);
@@ -191,7 +194,7 @@ describe('links shorter-lived than a sign-in in the making', () => {
     const attacker = new TestBrowser(srv.issuer);
     const location = await PARKED['after the password']!(attacker);
     await CHANGES['a password change on /account']!.act();
-    await new Promise((r) => setTimeout(r, 2100));
+    advanceClock(2100);
     const resumed = await attacker.go(location);
     expect(resumed.redirectedTo).toBeUndefined();
     expect(resumed.dom.querySelector('input[name=password]')).not.toBeNull();

@@ -1,4 +1,5 @@
 import { TestBrowser, type Page } from '../helpers/browser.js';
+import { advanceClock, useTestClock } from '../helpers/clock.js';
 import { browse, oidc, relyingParty, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -17,6 +18,8 @@ afterEach(async () => {
   await srv.close();
   await mailbox.remove();
 });
+// The server reads the test clock: a link expires by moving it forward, not by waiting
+useTestClock();
 
 const NEW_USER = { given_name: 'Bob', family_name: 'Builder', email: 'bob@example.org', password: 'correct horse battery' };
 const alert = (p: Page) => p.dom.querySelector('[role=alert]')?.text.trim();
@@ -82,7 +85,7 @@ describe('sign-up with e-mail verification', () => {
     const browser = new TestBrowser(srv.issuer);
     await signUpFromLogin(browser);
     const [mail] = await mailbox.waitFor(NEW_USER.email);
-    await new Promise((r) => setTimeout(r, 1600));
+    advanceClock(1600);
     const page = await browser.go(mail!.link!);
     expect(page.status).toBe(400);
     expect(page.dom.querySelector('h1')?.text).toBe('Link not valid');

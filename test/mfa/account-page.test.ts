@@ -1,6 +1,7 @@
 import { parse } from 'node-html-parser';
 import { generate } from 'otplib';
 import { TestBrowser } from '../helpers/browser.js';
+import { advanceClock, useTestClock } from '../helpers/clock.js';
 import { oidc, relyingParty, signIn, startAuthorization } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -100,13 +101,14 @@ describe('account page', () => {
 });
 
 describe('account page re-authentication window', () => {
+  useTestClock();
   beforeEach(() => start({ mfa: { reauthenticateAfterSeconds: 1 } }));
 
   test('a change with an older sign-in asks for the password again first', async () => {
     const browser = new TestBrowser(srv.issuer);
     const home = await openAccount(browser);
-    // loginTs has a resolution of one second: wait until the sign-in is older than the 1-second window
-    await new Promise((r) => setTimeout(r, 2100));
+    // loginTs has a resolution of one second: until the sign-in is older than the 1-second window
+    advanceClock(2100);
     const res = await press(browser, home, 'sign-out-others');
     expect(res.dom.querySelector('input[name=password]')).not.toBeNull();
   });

@@ -1,5 +1,6 @@
 import { generate } from 'otplib';
 import { TestBrowser, type Page } from '../helpers/browser.js';
+import { advanceClock, useTestClock } from '../helpers/clock.js';
 import { oidc, relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -15,6 +16,8 @@ let srv: RunningServer;
 let mailbox: Mailbox;
 let web: RelyingParty;
 afterEach(async () => { await srv.close(); await mailbox.remove(); });
+// The server reads the test clock: the sign-in ages by moving it forward, not by waiting
+useTestClock();
 
 async function start(reauthenticateAfterSeconds: number) {
   mailbox = await Mailbox.create();
@@ -22,7 +25,6 @@ async function start(reauthenticateAfterSeconds: number) {
   web = await relyingParty(srv.issuer);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const MFA = { acr_values: 'urn:portcullis:mfa' };
 
 /** POSTs an `/account` change with the account page's CSRF token; returns the page it ends on. */
@@ -61,8 +63,8 @@ describe('step-up of a session signed in before mfa.reauthenticateAfterSeconds',
     ['/account/totp'],
   ])('enrolment asks for the password first; %s stays refused until then, passes after', async (change) => {
     const { browser, home } = await signedInAlice();
-    // loginTs has a resolution of one second: wait until the sign-in is older than the 3-second window
-    await sleep(4100);
+    // loginTs has a resolution of one second: until the sign-in is older than the 3-second window
+    advanceClock(4100);
     const login = await browser.go(String((await startAuthorization(web, MFA)).url));
     expect(login.status).toBe(200);
     expect(login.dom.querySelector('input[name=password]')).not.toBeNull();
@@ -97,7 +99,7 @@ describe('a step-up left open until the sign-in is older than mfa.reauthenticate
     const stepUp = await startAuthorization(web, MFA);
     const enrolPage = await browser.go(String(stepUp.url));
     expect(enrolPage.dom.querySelector('input[name=password]')).toBeNull();
-    await sleep(4100);
+    advanceClock(4100);
     const late = await browser.submit(enrolPage, { code: await generate({ secret: enrolPage.dom.querySelector('#totp-secret')!.text }) });
     expect(late.status).toBe(400);
     expect(await srv.server.accounts.getSecondFactor!('alice')).toBeUndefined();
@@ -112,7 +114,7 @@ describe('step-up of a session signed in within mfa.reauthenticateAfterSeconds',
   test('enrols without a second password prompt and keeps the sign-in time (auth_time)', async () => {
     const { browser, authTime } = await signedInAlice();
     // a second later, so that a new sign-in time would show
-    await sleep(1100);
+    advanceClock(1100);
     const stepUp = await startAuthorization(web, MFA);
     const enrolPage = await browser.go(String(stepUp.url));
     expect(enrolPage.dom.querySelector('input[name=password]')).toBeNull();
@@ -132,12 +134,12 @@ describe('a step-up does not renew the window of the password', () => {
     const t0 = Date.now();
     const { browser } = await signedInAlice();
     // step up half-way through the window; check after the window of the first sign-in, within that of the step-up
-    await sleep(Math.max(0, t0 + 2600 - Date.now()));
+    advanceClock(Math.max(0, t0 + 2600 - Date.now()));
     const stepUp = await startAuthorization(web, MFA);
     const enrolPage = await browser.go(String(stepUp.url));
     expect(enrolPage.dom.querySelector('input[name=password]')).toBeNull();
     await enrol(browser, enrolPage);
-    await sleep(Math.max(0, t0 + 6200 - Date.now()));
+    advanceClock(Math.max(0, t0 + 6200 - Date.now()));
     const home = await browser.go(`${srv.issuer}/account`);
     const refused = await accountChange(browser, home, '/account/recovery-codes');
     expect(refused.dom.querySelector('input[name=password]')).not.toBeNull();

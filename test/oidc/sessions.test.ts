@@ -1,5 +1,6 @@
 import { sessionCookieName } from '../../lib/oidc/provider.js';
 import { TestBrowser } from '../helpers/browser.js';
+import { advanceClock, useTestClock } from '../helpers/clock.js';
 import { browse, oidc, relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
@@ -15,7 +16,6 @@ beforeEach(async () => {
 });
 afterEach(() => srv.close());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A second authorization in the same browser; returns whether the login form appeared and the ID token claims. */
 async function authorizeAgain(browser: TestBrowser, params: Record<string, string> = {}) {
@@ -28,11 +28,14 @@ async function authorizeAgain(browser: TestBrowser, params: Record<string, strin
 }
 
 describe('re-authentication (OIDC Core §3.1.2.1 prompt and max_age)', () => {
+  // auth_time ages by moving the server's clock (the test clock) forward, not by waiting
+  useTestClock();
+
   test('a live session signs in again without the password; prompt=login asks again and moves auth_time', async () => {
     const browser = new TestBrowser(srv.issuer);
     const first = (await signIn(srv.issuer, rp, { browser })).tokens.claims()!;
     expect(first).toMatchObject({ amr: ['pwd'], acr: 'urn:portcullis:pwd' });
-    await sleep(1100);
+    advanceClock(1100);
 
     const sso = await authorizeAgain(browser);
     expect(sso.askedForPassword).toBe(false);
@@ -52,7 +55,7 @@ describe('re-authentication (OIDC Core §3.1.2.1 prompt and max_age)', () => {
     expect(fresh.askedForPassword).toBe(false);
     expect(fresh.claims.auth_time).toBe(first.auth_time);
 
-    await sleep(2100);
+    advanceClock(2100);
     const stale = await authorizeAgain(browser, { max_age: '1' });
     expect(stale.askedForPassword).toBe(true);
     expect(stale.claims.auth_time).toBeGreaterThan(first.auth_time!);
