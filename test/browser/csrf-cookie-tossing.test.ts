@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { createServer, type PortcullisServer } from '../../lib/index.js';
 import { browserSuite, launchChromium } from '../helpers/chromium.js';
-import { freePort } from '../helpers/server.js';
+import { freePort, withRunKeys } from '../helpers/server.js';
 
 /**
  * Cookie tossing in a real Chromium, over real TLS: Portcullis at https://id.example.test, the attacker's page at
@@ -76,7 +76,7 @@ browserSuite('a CSRF cookie planted by a sibling host (Chromium, https)', () => 
     const [idPort, evilPort] = [await freePort(), await freePort()];
     issuer = `https://id.example.test:${idPort}`;
     evil = `https://evil.example.test:${evilPort}`;
-    portcullis = await createServer({ issuer, ...demoFixtures() });
+    portcullis = await createServer(withRunKeys({ issuer, ...demoFixtures() }));
     for (const [port, listener] of [[idPort, portcullis.app.callback()], [evilPort, evilSite(issuer)]] as const) {
       const server = createHttpsServer(tls, listener as never);
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -4,6 +4,7 @@ import { standaloneSettings } from '../../examples/standalone/config.js';
 import { settingsFromEnvironment } from '../../lib/cli/environment.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { generateCookieKey, generateSigningKeys } from '../../lib/index.js';
+import { testSigningKeys } from '../helpers/run-resources.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,7 +70,7 @@ describe('configuration is validated when the server is built', () => {
 
 describe('production guards (NODE_ENV=production)', () => {
   const prod = { NODE_ENV: 'production' };
-  const secure = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } });
+  const secure = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } });
 
   test('without signing keys', async () => {
     const err = errorOf(() => loadConfig({ issuer: 'https://id.example', keys: { cookies: [generateCookieKey()] } }, prod));
@@ -189,7 +190,7 @@ describe('PORT and allowedHosts are read as written, or refused by name', () => 
 
 describe('configured clients meet the registration policy (as POST /registration would refuse them)', () => {
   const client = (over: Record<string, unknown>) => ({ client_id: 'c', client_secret: 'a-long-enough-client-secret-0123456789', redirect_uris: ['https://rp.example/cb'], ...over });
-  const production = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } });
+  const production = async () => ({ issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } });
   const ROWS: Array<[string, Record<string, unknown>, string, RegExp, boolean]> = [
     ['an http redirect_uri on a public host', { redirect_uris: ['http://rp.example/cb'] }, 'clients[0].redirect_uris', /must use https/, true],
     ['a wildcard redirect_uri', { redirect_uris: ['https://*.example.com/cb'] }, 'clients[0].redirect_uris', /wildcard/, true],
@@ -272,7 +273,7 @@ describe('a configuration merges deeply over the defaults; arrays replace', () =
 
   test('defaults derived from the environment or other options', async () => {
     expect(loadConfig(base, {}).selfService.signup).toBe(true);
-    const secure = { issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } };
+    const secure = { issuer: 'https://id.example', storage: { type: 'memory' as const }, keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() } };
     expect(loadConfig(secure, { NODE_ENV: 'production' }).selfService.signup).toBe(false);
     expect(loadConfig({ ...base, registration: { initialAccessToken: 'a-long-initial-access-token' } }, {}).registration.enabled).toBe(true);
     expect(loadConfig(base, { PORTCULLIS_DEV_MAILBOX: '/tmp/box' }).mail.mailbox).toBe('/tmp/box');

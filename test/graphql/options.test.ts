@@ -3,6 +3,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { createServer } from '../../lib/index.js';
 import { relyingParty, signIn } from '../helpers/flow.js';
 import { catalogGraphql, graphql, startServer, type RunningServer } from '../helpers/server.js';
+import { runSigningKeys } from '../helpers/run-resources.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 
 /** Every relaxation of the GraphQL endpoint is an explicit option: each is tested on and off. */
@@ -203,14 +204,14 @@ describe('authorization', () => {
   test('it warns by default, and explicit markers satisfy it; the example schema passes', async () => {
     const warnings: string[] = [];
     const logger = { warn: (o: unknown, msg?: string) => warnings.push(String(msg ?? o)), info() {}, error() {}, debug() {}, child() { return logger; } };
-    const warned = await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] }, graphql: { typeDefs: privateSchema } });
+    const warned = await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { signing: runSigningKeys(), cookies: ['x'.repeat(32)] }, graphql: { typeDefs: privateSchema } });
     await warned.close();
     expect(warnings.some((w) => /User\.email, User\.passwordHash/.test(w))).toBe(true);
     warnings.length = 0;
     const marked = `type User { id: ID! email: String! @requiresScopes(scopes: ["email"]) passwordHash: String @public(reason: "a bcrypt demo") } type Query { me: User }`;
-    await (await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] }, graphql: { typeDefs: marked, privateFieldCheck: 'refuse' } })).close();
+    await (await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { signing: runSigningKeys(), cookies: ['x'.repeat(32)] }, graphql: { typeDefs: marked, privateFieldCheck: 'refuse' } })).close();
     // With the scope its @requiresScopes names configured, as the demo does (else that mark is warned about).
-    const example = await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] }, scopes: demoFixtures().scopes, graphql: { ...catalogGraphql(), privateFieldCheck: 'refuse' } });
+    const example = await createServer({ issuer: 'http://localhost:3999', logger: logger as never, keys: { signing: runSigningKeys(), cookies: ['x'.repeat(32)] }, scopes: demoFixtures().scopes, graphql: { ...catalogGraphql(), privateFieldCheck: 'refuse' } });
     await example.close();
     expect(warnings.filter((w) => w.startsWith('graphql'))).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { createServer } from '../../lib/index.js';
 import { relyingParty, signIn } from '../helpers/flow.js';
 import { graphql, startServer, type RunningServer } from '../helpers/server.js';
+import { runSigningKeys } from '../helpers/run-resources.js';
 
 /**
  * `@requiresScopes` wherever the directive may stand (`FIELD_DEFINITION | OBJECT | INTERFACE`), over real HTTP with
@@ -81,7 +82,7 @@ describe('@requiresScopes on interfaces is enforced on every implementation', ()
 describe('the private-field check counts as protected what is enforced', () => {
   const quiet = { warn() {}, info() {}, error() {}, debug() {}, child() { return quiet; } };
   const start = (schema: string) => createServer({
-    issuer: 'http://localhost:3999', logger: quiet as never, keys: { cookies: ['x'.repeat(32)] },
+    issuer: 'http://localhost:3999', logger: quiet as never, keys: { signing: runSigningKeys(), cookies: ['x'.repeat(32)] },
     graphql: { typeDefs: schema, privateFieldCheck: 'refuse' },
   });
 
@@ -106,7 +107,7 @@ describe('a mark naming a scope the server does not have is a start-up warning',
     const warnings: Array<{ marks?: unknown; msg: string }> = [];
     const logger = { warn: (o: { marks?: unknown }, msg?: string) => warnings.push({ marks: o?.marks, msg: String(msg ?? o) }), info() {}, error() {}, debug() {}, child() { return logger; } };
     await (await createServer({
-      issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] },
+      issuer: 'http://localhost:3999', logger: logger as never, keys: { signing: runSigningKeys(), cookies: ['x'.repeat(32)] },
       scopes: { 'catalog:admin': { description: 'Manage the catalog' } }, graphql: { typeDefs: schema, ...graphql },
     })).close();
     return warnings.filter((w) => w.msg.includes(about));
@@ -138,7 +139,7 @@ describe('introspection.requiredScope naming a scope the server does not have is
     const warnings: string[] = [];
     const logger = { warn: (_o: unknown, msg?: string) => warnings.push(String(msg)), info() {}, error() {}, debug() {}, child() { return logger; } };
     await (await createServer({
-      issuer: 'http://localhost:3999', logger: logger as never, keys: { cookies: ['x'.repeat(32)] },
+      issuer: 'http://localhost:3999', logger: logger as never, keys: { signing: runSigningKeys(), cookies: ['x'.repeat(32)] },
       scopes: { 'catalog:admin': { description: 'Manage the catalog' } }, graphql: { typeDefs: schema, introspection },
     })).close();
     return warnings.filter((w) => w.includes('introspection.requiredScope'));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS } from './global-setup.js';
+import { CHROMIUM, CHROMIUM_ARGS, RUN_CHROMIUM_EXTRA_ARGS } from './global-setup.js';
 import { runChromiumEndpoint } from './run-resources.js';
 import { suiteIf } from './skip.js';
 
@@ -17,13 +17,13 @@ if (!chromiumAvailable) console.warn(`Chromium not found at ${CHROMIUM}: the bro
 export const browserSuite = suiteIf(chromiumAvailable, `no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
 /**
- * Headless Chromium with the flags this machine's closed network needs. Without `extraArgs`, a connection to the
- * run's one Chromium (test/helpers/global-setup.ts) when there is one: its contexts and pages are this file's
- * alone, and `close()` closes them and disconnects, leaving the browser to the other files. With `extraArgs` (they
- * are the whole browser's), or without the run's Chromium, a browser of its own.
+ * Headless Chromium with the flags this machine's closed network needs and `extraArgs`. When the run has its one
+ * Chromium (test/helpers/global-setup.ts) and it has those flags, a connection to it: its contexts and pages are
+ * this file's alone, and `close()` closes them and disconnects, leaving the browser to the other files. Otherwise
+ * (other flags are the whole browser's) a browser of its own.
  */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   const shared = runChromiumEndpoint();
-  if (shared && extraArgs.length === 0) return chromium.connect(shared);
+  if (shared && extraArgs.every((arg) => RUN_CHROMIUM_EXTRA_ARGS.includes(arg))) return chromium.connect(shared);
   return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }

@@ -15,6 +15,12 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The flags this machine's closed network needs. */
 export const CHROMIUM_ARGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+/**
+ * Flags of the run's one Chromium on top of {@link CHROMIUM_ARGS}, for the files that ask for them: `*.example.test`
+ * resolves to 127.0.0.1 (test/browser/csrf-cookie-tossing.test.ts; no other test names such a host).
+ */
+export const RUN_CHROMIUM_EXTRA_ARGS: readonly string[] = ['--host-resolver-rules=MAP *.example.test 127.0.0.1'];
+
 /** What `generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS)` makes (lib/oidc/keys.ts): RS256 (2048-bit), ES256, EdDSA. */
 async function signingKeys() {
   const keys = [];
@@ -35,11 +41,14 @@ export default async function globalSetup(): Promise<void> {
   const keysFile = join(dir, 'signing-keys.json');
   writeFileSync(keysFile, JSON.stringify(await signingKeys()), { mode: 0o600 });
   process.env[SIGNING_KEYS_ENV] = keysFile;
+  // Node's compile cache for the node processes the tests spawn (the CLI, the examples, createServer in a child):
+  // each loads the library, and the cache saves about a sixth of that (1.0 s of CPU down to 0.83 s, measured)
+  process.env.NODE_COMPILE_CACHE ??= join(dir, 'node-compile-cache');
   const shared = globalThis as { portcullisChromium?: { close(): Promise<void> }; portcullisRunDir?: string };
   shared.portcullisRunDir = dir;
   if (existsSync(CHROMIUM)) {
     const { chromium } = await import('playwright-core');
-    const server = await chromium.launchServer({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
+    const server = await chromium.launchServer({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...RUN_CHROMIUM_EXTRA_ARGS] });
     process.env[CHROMIUM_WS_ENV] = server.wsEndpoint();
     shared.portcullisChromium = server;
   }

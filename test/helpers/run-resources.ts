@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { PrivateJwks } from '../../config/types.js';
+import { DEFAULT_SIGNING_ALGORITHMS, generateSigningKeys } from '../../lib/oidc/keys.js';
 import { CHROMIUM_WS_ENV, SIGNING_KEYS_ENV } from './global-setup.js';
 
 /**
@@ -19,6 +20,14 @@ export function runSigningKeys(): PrivateJwks | undefined {
   if (!file) return undefined;
   signingKeys ??= JSON.parse(readFileSync(file, 'utf8')) as PrivateJwks;
   return signingKeys;
+}
+
+/**
+ * Signing keys for a test that needs some but is not about them (a production configuration): the run's set, or,
+ * without one, a new set of the same algorithms.
+ */
+export async function testSigningKeys(): Promise<PrivateJwks> {
+  return runSigningKeys() ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
 }
 
 /** The WebSocket endpoint of the run's Chromium, or `undefined` without one. */

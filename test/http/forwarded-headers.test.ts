@@ -1,7 +1,8 @@
 import { createServer as createHttpServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer, type PortcullisServer } from '../../lib/index.js';
-import { generateCookieKey, generateSigningKeys } from '../../lib/oidc/keys.js';
+import { generateCookieKey } from '../../lib/oidc/keys.js';
+import { testSigningKeys } from '../helpers/run-resources.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { freePort } from '../helpers/server.js';
 
@@ -55,7 +56,7 @@ async function productionServer(proxyHops: number) {
   try {
     server = await createServer({
       issuer, proxy: true, proxyHops, storage: { type: 'memory' },
-      keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() },
+      keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() },
       clients: [{ client_id: 'rp', client_secret: 'a-secret-that-is-long-enough-0123456789', redirect_uris: ['https://rp.example/cb'] }],
     });
   } finally {

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { exportJWK, SignJWT, type JWK } from 'jose';
 import { createServer, type PortcullisServer } from '../../lib/index.js';
-import { generateCookieKey, generateSigningKeys } from '../../lib/oidc/keys.js';
+import { generateCookieKey } from '../../lib/oidc/keys.js';
+import { testSigningKeys } from '../helpers/run-resources.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { browse, oidc, relyingParty, startAuthorization } from '../helpers/flow.js';
 import { rawLines, rawRequest } from '../helpers/raw-http.js';
@@ -225,7 +226,7 @@ describe('production behind TLS: https issuer, server listening on plain http', 
     try {
       server = await createServer({
         issuer, proxy, storage: { type: 'memory' },
-        keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() },
+        keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() },
         clients: [{ client_id: 'rp', client_secret: 'a-secret-that-is-long-enough-0123456789', redirect_uris: ['https://rp.example/cb'] }],
       });
     } finally {

@@ -1,4 +1,5 @@
-import { createServer, generateCookieKey, generateSigningKeys } from '../../lib/index.js';
+import { createServer, generateCookieKey } from '../../lib/index.js';
+import { testSigningKeys } from '../helpers/run-resources.js';
 import { catalogResolvers, typeDefs } from '../../examples/catalog/schema.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { browse, oidc, relyingParty, startAuthorization } from '../helpers/flow.js';
@@ -21,7 +22,7 @@ async function twoInstances() {
     graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: { points: 20, durationSeconds: 60 } },
     ...demoFixtures(),
     accountLimits: { loginPerAccount: { points: 3, durationSeconds: 60 } },
-    keys: { signing: await generateSigningKeys(), cookies: [generateCookieKey()] },
+    keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] },
     storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix },
   };
   const a = await createServer(shared);
