@@ -2,10 +2,10 @@
  * The one home of every Portcullis option: its type and constraints, default, unit, meaning, security effect and
  * the standard it follows, written once as a TypeBox schema (JSON Schema). Everything else is derived from it:
  * the input type {@link PortcullisConfigInput}, the resolved type {@link ResolvedOptions}, validation (ajv with
- * `useDefaults`, `lib/config/load.ts`), `DEFAULTS` and `OPTION_DOCS` (`config/defaults.ts`) and the README
- * configuration table (`npm run docs:options`).
+ * `useDefaults`, `lib/config/load.ts`), `DEFAULTS` and `OPTION_DOCS` (`config/defaults.ts`) and the option
+ * reference table (docs/reference/options.md, `npm run docs:options`).
  *
- * Conventions of this file: a node with a `description` is one option (one README row); a node with a `title` is a
+ * Conventions of this file: a node with a `description` is one option (one row of the option reference); a node with a `title` is a
  * section that only groups options. A literal default is the JSON Schema `default` keyword (ajv fills it in); a
  * default that depends on the environment or another option is `derived` and resolved by `loadConfig`, with
  * `defaultText` saying how. Sections are created empty when missing, so the defaults of their members apply: a
@@ -23,13 +23,13 @@ import type { Storage } from '../lib/core/storage.js';
 import type { Locale, MessageKey } from '../lib/ui/i18n.js';
 import type { UiTemplates } from '../lib/ui/templates.js';
 
-/** What an option says about itself beyond JSON Schema: the README columns. */
+/** What an option says about itself beyond JSON Schema: the option reference's columns. */
 export interface OptionMeta {
-  /** What the option does (README "meaning"). */
+  /** What the option does (the "meaning" column). */
   description: string;
   /** Unit of a number (`seconds`, `milliseconds`, `bytes`); shown beside the default. */
   unit?: string;
-  /** What it changes for security (README "security effect"). */
+  /** What it changes for security (the "security effect" column). */
   security?: string;
   /** The standard (RFC, specification section) it follows. */
   see?: string;
@@ -538,7 +538,7 @@ export const ConfigSchema = Type.Object({
     }),
     templates: optional(Type.Unsafe<UiTemplates>({ type: 'object' }), {
       defaultText: 'unset',
-      description: 'Functions replacing a page (`login`, `consent`, `error`, `logout`, `signedOut`, `form`, `message`, `secondFactor`, `totpEnrol`, `recoveryCodes`, `passkey`, `accountHome`) or the frame (`layout`); see "Branding and languages" in the README',
+      description: 'Functions replacing a page (`login`, `consent`, `error`, `logout`, `signedOut`, `form`, `message`, `secondFactor`, `totpEnrol`, `recoveryCodes`, `passkey`, `accountHome`) or the frame (`layout`); see docs/guides/branding.md',
       security: 'values put in with the `html` tag they receive are escaped; `raw` is the explicit way out',
     }),
   }),

@@ -31,9 +31,9 @@ function hostSession(): Middleware {
 }
 
 /**
- * Where the host's body parser sits relative to Portcullis (see README "Mounting into an existing Koa app"): `after`
- * it, the recommended order and the default, or `before` it, which works except that a malformed body to a route of
- * Portcullis gets the host parser's answer instead of the protocol's error.
+ * Where the host's body parser sits relative to Portcullis (see docs/guides/hosts.md "Mounting into an existing Koa
+ * app"): `after` it, the recommended order and the default, or `before` it, which works except that a malformed body
+ * to a route of Portcullis gets the host parser's answer instead of the protocol's error.
  */
 export type BodyParserPlacement = 'before' | 'after';
 

@@ -41,7 +41,7 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
     }
   }
   // The file merges deeply over the demo configuration: `{ "graphql": { "introspection": { "enabled": true } } }`
-  // keeps the demo schema, while a `clients` array replaces the demo clients (README "Configuration").
+  // keeps the demo schema, while a `clients` array replaces the demo clients (docs/guides/configuration.md).
   // The catalog is demo data: production serves GraphQL only when PORTCULLIS_CONFIG configures it.
   const base: Partial<PortcullisConfig> = demo
     ? { graphql: { typeDefs, resolvers: catalogResolvers(), corsOrigins: ['http://localhost:8080'] }, ...demoFixtures() }

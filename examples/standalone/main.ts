@@ -1,6 +1,6 @@
 /**
  * The standalone Portcullis server (`npm start`): the example catalog API plus, in development, the demo
- * fixtures. Settings come from the environment; see README "Running the server".
+ * fixtures. Settings come from the environment; see docs/guides/configuration.md "Environment variables".
  */
 import { serve } from '../../lib/cli/start.js';
 import { DEMO } from '../demo-fixtures.js';

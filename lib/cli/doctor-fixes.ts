@@ -14,9 +14,9 @@ const FIXES: ReadonlyArray<readonly [path: RegExp, message: RegExp, fix: string]
   [/^mfa\.encryptionKey$/, /production/, 'mfa.encryptionKey: <32+ random characters, not a cookie key> (PORTCULLIS_MFA_KEY; npx portcullis cookie-key makes one), the same on every instance and kept across restarts; or mfa.enabled: false'],
   [/^selfService\.signup$/, /mail/, 'mail.smtp: "smtp://user:pass@host:587" (PORTCULLIS_SMTP_URL) so that sign-up can verify addresses, or selfService.signup: false'],
   [/./, /demo fixtures/, 'replace the demo clients, accounts and initial access token with your own (their secrets from your secret store)'],
-  [/^clients\[\d+\]\.(jwks|jwks_uri|token_endpoint_auth_signing_alg)([.[]|$)/, /./, 'README "Configured clients: private_key_jwt, client_secret_jwt and DPoP" shows each method with its members: private_key_jwt takes the client\'s public keys (jwks or jwks_uri, not both) and no client_secret; client_secret_jwt a client_secret of 32 bytes or more; token_endpoint_auth_signing_alg only with one of the two'],
-  [/^clients\[\d+\]\.client_secret$/, /private_key_jwt|client_secret_jwt/, 'README "Configured clients: private_key_jwt, client_secret_jwt and DPoP": a private_key_jwt client has no client_secret; a client_secret_jwt one needs a random secret of 32 bytes or more (npx portcullis cookie-key makes one)'],
-  [/^clients\[\d+\]\.(?!client_secret|client_id)/, /./, 'a configured client meets the policy of dynamic registration: README "Client registration" lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
+  [/^clients\[\d+\]\.(jwks|jwks_uri|token_endpoint_auth_signing_alg)([.[]|$)/, /./, 'docs/guides/client-registration.md "Configured clients: private_key_jwt, client_secret_jwt and DPoP" shows each method with its members: private_key_jwt takes the client\'s public keys (jwks or jwks_uri, not both) and no client_secret; client_secret_jwt a client_secret of 32 bytes or more; token_endpoint_auth_signing_alg only with one of the two'],
+  [/^clients\[\d+\]\.client_secret$/, /private_key_jwt|client_secret_jwt/, 'docs/guides/client-registration.md "Configured clients: private_key_jwt, client_secret_jwt and DPoP": a private_key_jwt client has no client_secret; a client_secret_jwt one needs a random secret of 32 bytes or more (npx portcullis cookie-key makes one)'],
+  [/^clients\[\d+\]\.(?!client_secret|client_id)/, /./, 'a configured client meets the policy of dynamic registration: docs/guides/client-registration.md lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
 ];
 
 /**
@@ -36,7 +36,7 @@ export function unsetVariableProblem(problem: ConfigProblem, env: NodeJS.Process
 
 /**
  * The fix line of a `config-invalid` finding: the concrete change for a production refusal, else the option to
- * change and its row of the option table (README "Configuration"): `clients[0].redirect_uris` → `clients`.
+ * change and its row of the option table (docs/reference/options.md): `clients[0].redirect_uris` → `clients`.
  */
 export function configProblemFix(problem: ConfigProblem): string {
   const known = FIXES.find(([path, message]) => path.test(problem.path) && message.test(problem.message));
@@ -45,5 +45,5 @@ export function configProblemFix(problem: ConfigProblem): string {
   const documented = OPTION_DOCS.map((o) => o.path)
     .filter((o) => path === o || path.startsWith(`${o}.`) || path.startsWith(`${o}[]`))
     .sort((a, b) => b.length - a.length)[0];
-  return `change "${problem.path}" in the configuration file${documented ? `: the \`${documented}\` row of README "Configuration" says what it takes` : ''}`;
+  return `change "${problem.path}" in the configuration file${documented ? `: the \`${documented}\` row of docs/reference/options.md says what it takes` : ''}`;
 }

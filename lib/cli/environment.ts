@@ -77,7 +77,7 @@ export function settingsFromEnvironment(env: NodeJS.ProcessEnv, layers: { base?:
   if (env.PORTCULLIS_SMTP_URL || env.PORTCULLIS_MAIL_FROM) {
     config.mail = { ...config.mail, ...(env.PORTCULLIS_SMTP_URL ? { smtp: env.PORTCULLIS_SMTP_URL } : {}), ...(env.PORTCULLIS_MAIL_FROM ? { from: env.PORTCULLIS_MAIL_FROM } : {}) };
   }
-  // Shared keys let several instances verify each other's tokens and cookies (README "Keys").
+  // Shared keys let several instances verify each other's tokens and cookies (docs/guides/production.md "Keys").
   if (env.PORTCULLIS_SIGNING_KEYS) config.keys = { ...config.keys, signing: env.PORTCULLIS_SIGNING_KEYS };
   if (env.PORTCULLIS_COOKIE_KEYS) config.keys = { ...config.keys, cookies: list(env.PORTCULLIS_COOKIE_KEYS) };
   if (env.PORTCULLIS_MFA_KEY) config.mfa = { ...config.mfa, encryptionKey: env.PORTCULLIS_MFA_KEY };

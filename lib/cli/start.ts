@@ -18,7 +18,7 @@ export async function startCommand(args: string[], io: CommandIo, env: NodeJS.Pr
   const opts = parseOptions(args, ['--config']);
   const path = typeof opts.config === 'string' ? opts.config : env.PORTCULLIS_CONFIG;
   if (!path) {
-    throw new UsageError('start needs a configuration file, with your clients and accounts: portcullis start --config portcullis.config.json (or PORTCULLIS_CONFIG=portcullis.config.json); see README "Running from a configuration file". A file holding {} starts a server configured by the environment variables alone');
+    throw new UsageError('start needs a configuration file, with your clients and accounts: portcullis start --config portcullis.config.json (or PORTCULLIS_CONFIG=portcullis.config.json); see docs/guides/production.md "Running from a configuration file". A file holding {} starts a server configured by the environment variables alone');
   }
   let port: number | undefined;
   try {

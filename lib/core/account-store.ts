@@ -134,8 +134,8 @@ export interface AccountStore {
    * factors (`setSecondFactor`, and `getSecondFactor` then `setSecondFactor` for a change) waits for a lock of that
    * account in the rate-limit backend (`Storage.limiterBackend`, shared by every instance on Redis), held at most
    * 10 s and waited for at most 3 s (then `StorageUnavailableError`, 503): slower, and sound only while every
-   * instance shares that backend and no write takes longer. The README ("Your own account store", under two-step
-   * verification) shows one with a version column.
+   * instance shares that backend and no write takes longer. docs/guides/second-factors-and-passkeys.md ("Your own
+   * account store", under two-step verification) shows one with a version column.
    * @returns what is stored once it returns; `undefined` for an unknown id (nothing is written).
    * @throws `StorageUnavailableError` (503) when the value kept changing under it (the Redis store reads again up
    *   to 50 times) or the storage is unavailable.

@@ -12,7 +12,7 @@ export const BODY_LIMITS = Object.freeze({ provider: 56 * 1024, pages: 16 * 1024
 
 /**
  * `413 invalid_request` (RFC 9110 §15.5.14) as JSON for a body over `limitBytes`, the limit in KiB as the limits
- * are documented (README "Body parsers"): the same answer whoever noticed it (a `Content-Length` over the limit, a
+ * are documented (docs/guides/hosts.md, "Body parsers"): the same answer whoever noticed it (a `Content-Length` over the limit, a
  * chunked body that grew past it, or a host parser's raw body, lib/http/host-body.ts).
  */
 export function refuseLargeBody(ctx: Context, limitBytes: number): void {

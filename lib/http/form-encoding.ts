@@ -6,7 +6,7 @@ import type { Context, Next } from 'koa';
  * Lenient decoders (Node's `querystring`, which oidc-provider and Koa use, and WHATWG URL's parser) keep a `%` that
  * is not followed by two hex digits as a literal character and turn percent-encoded bytes that are not UTF-8 into
  * U+FFFD: `scope=openid%ZZ` became the scope `openid%ZZ`, silently ignored. Portcullis refuses such text instead
- * (`400 invalid_request` naming the defect, README "Security behaviour").
+ * (`400 invalid_request` naming the defect, docs/security.md "Security behaviour").
  */
 
 /** The media type of form bodies (RFC 6749 §4.1.3 and §3.2; WHATWG URL §5). */

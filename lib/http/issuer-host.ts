@@ -120,7 +120,7 @@ function arrivalProtocol(req: IncomingMessage, proxy: boolean, hops: number): st
   return forwardedValue(req.headers['x-forwarded-proto'], hops)?.toLowerCase() ?? 'http';
 }
 
-/** The fix named when an https issuer sees plain http (README "Production behind TLS"). */
+/** The fix named when an https issuer sees plain http (docs/guides/production.md, "TLS and proxy"). */
 export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https issuer but this request arrived over plain http. '
   + 'If a TLS-terminating proxy or load balancer is in front of it, set the option `proxy: true` '
   + '(PORTCULLIS_PROXY=true for the standalone server) so that X-Forwarded-Proto is trusted; otherwise connect over https.';

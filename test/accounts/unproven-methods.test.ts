@@ -6,7 +6,7 @@ import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 /**
- * Pre-account hijacking through sign-in methods (README "Accounts"): with `selfService.requireVerifiedEmail: false`
+ * Pre-account hijacking through sign-in methods (docs/guides/accounts.md): with `selfService.requireVerifiedEmail: false`
  * whoever signs up first with an address signs in unconfirmed and can set up TOTP or a passkey on `/account`. When
  * the address's owner then takes the account over with a reset link (their own "forgot password", or the "set your
  * password" link a second sign-up mails), those methods must go with the first sign-up's password: a passkey signs

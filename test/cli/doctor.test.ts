@@ -60,8 +60,8 @@ describe('configuration checks', () => {
   // Issue 28: the README's production file leaves storage.url to REDIS_URL; in a shell without it the finding named
   // "storage" in the file. It names the variable; with the variable set, storage is no problem.
   test('the README\'s production configuration in a shell without REDIS_URL names REDIS_URL, not the file\'s "storage"', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const checklist = readme.slice(readme.indexOf('## Production checklist'));
+    const guide = readFileSync(join(ROOT, 'docs/guides/production.md'), 'utf8');
+    const checklist = guide.slice(guide.indexOf('## Production checklist'));
     const json = checklist.slice(checklist.indexOf('```json\n') + 8, checklist.indexOf('\n```', checklist.indexOf('```json\n')));
     const config = { ...(JSON.parse(json) as object), keys: { signing: await generateSigningKeys(['ES256']), cookies: [generateCookieKey()] } };
     const file = configFile('readme-production.json', config);
@@ -81,7 +81,7 @@ describe('configuration checks', () => {
       ['config-invalid', 'storage.type', 'storage: { type: "redis", url: "redis://…" } (REDIS_URL) to share state between instances and keep it across restarts, or storage.type: "memory" (PORTCULLIS_STORAGE=memory) for one instance that may lose it'],
       ['config-invalid', 'issuer', 'issuer: "https://id.example.com", the public https URL clients use (PORTCULLIS_ISSUER); behind a TLS-terminating proxy also proxy: true (PORTCULLIS_PROXY=true)'],
       ['config-invalid', 'mfa.encryptionKey', 'mfa.encryptionKey: <32+ random characters, not a cookie key> (PORTCULLIS_MFA_KEY; npx portcullis cookie-key makes one), the same on every instance and kept across restarts; or mfa.enabled: false'],
-      ['config-invalid', 'clients[0].redirect_uris', 'a configured client meets the policy of dynamic registration: README "Client registration" lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
+      ['config-invalid', 'clients[0].redirect_uris', 'a configured client meets the policy of dynamic registration: docs/guides/client-registration.md lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
       ['keys-ephemeral', undefined, 'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)'],
       ['cookie-keys-ephemeral', undefined, 'keys.cookies: [<32+ random characters>] (PORTCULLIS_COOKIE_KEYS; npx portcullis cookie-key)'],
     ]],
@@ -100,14 +100,14 @@ describe('configuration checks', () => {
     expect(run.code).toBe(1);
   });
 
-  test('a refusal outside the production guards: the option and its row of the README table', async () => {
+  test('a refusal outside the production guards: the option and its row of the option reference', async () => {
     const run = await doctor(['--config', configFile('secretless.json', { issuer: 'http://localhost:3000', clients: [{ client_id: 'rp', redirect_uris: ['https://rp.example/cb'] }] })], { NODE_ENV: 'development' });
-    expect(run.stdout).toMatch(/✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients\[\]\.client_secret` row of README "Configuration" says what it takes\n/);
+    expect(run.stdout).toMatch(/✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients\[\]\.client_secret` row of docs\/reference\/options\.md says what it takes\n/);
   });
 
-  // The fix of a client-authentication mistake names the README section that shows each method's members.
+  // The fix of a client-authentication mistake names the docs section that shows each method's members.
   const PUBLIC_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  const AUTH_SECTION = 'README "Configured clients: private_key_jwt, client_secret_jwt and DPoP"';
+  const AUTH_SECTION = 'docs/guides/client-registration.md "Configured clients: private_key_jwt, client_secret_jwt and DPoP"';
   test.each([
     ['private_key_jwt without keys', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined }, 'clients[0].jwks'],
     ['private_key_jwt with a secret', { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://rp.example/jwks' }, 'clients[0].client_secret'],
@@ -115,7 +115,7 @@ describe('configuration checks', () => {
     ['a signing alg with client_secret_basic', { token_endpoint_auth_signing_alg: 'RS256' }, 'clients[0].token_endpoint_auth_signing_alg'],
     ['both jwks and jwks_uri', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined, jwks: { keys: [PUBLIC_KEY] }, jwks_uri: 'https://rp.example/jwks' }, 'clients[0].jwks_uri'],
     ['an empty jwks', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined, jwks: { keys: [] } }, 'clients[0].jwks.keys'],
-  ])('client authentication: %s → the fix names the README section', async (_name, member, path) => {
+  ])('client authentication: %s → the fix names the docs section', async (_name, member, path) => {
     const run = await doctor(['--config', configFile('client-auth.json', { issuer: 'http://localhost:3000', clients: [{ ...CLIENT, ...member }] })], { NODE_ENV: 'development' });
     const line = new RegExp(`✗ \\[config-invalid\\] "${path.replace(/[[\].]/g, '\\$&')}": .*\\n {4}fix: (.*)`).exec(run.stdout);
     expect(line?.[1] ?? run.stdout).toContain(AUTH_SECTION);

@@ -79,9 +79,9 @@ describe('a configured client\'s authentication method and keys are checked at s
   });
 });
 
-test('the README example of configured clients with private_key_jwt, client_secret_jwt and DPoP loads as written', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('### Configured clients: private_key_jwt'));
+test('the docs example of configured clients with private_key_jwt, client_secret_jwt and DPoP loads as written', () => {
+  const readme = readFileSync(new URL('../../docs/guides/client-registration.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Configured clients: private_key_jwt'));
   const example = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(section)![1]!) as { clients: Array<Record<string, unknown>> };
   const config = loadConfig({ issuer: 'https://id.example.com', clients: example.clients } as unknown as PortcullisConfig, {});
   expect(config.clients.map((c) => [c.client_id, c.token_endpoint_auth_method])).toEqual([

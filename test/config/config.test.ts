@@ -323,8 +323,8 @@ describe('PORTCULLIS_CONFIG merges deeply over the standalone configuration', ()
   });
 });
 
-test('the README example of a PORTCULLIS_CONFIG file (a client added, introspection on) works as documented', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+test('the docs example of a PORTCULLIS_CONFIG file (a client added, introspection on) works as documented', () => {
+  const readme = readFileSync(new URL('../../docs/guides/configuration.md', import.meta.url), 'utf8');
   const section = readme.slice(readme.indexOf('**How a configuration meets the defaults.**'));
   const example = /```json\n([\s\S]*?)\n```/.exec(section)![1]!;
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-readme-'));

@@ -2,19 +2,21 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, MemoryStorage, type PortcullisConfig } from '../../lib/index.js';
+import { documentationFiles } from '../helpers/readme-command.js';
 
 /**
- * Every `storage: { … }` form the README and the TSDoc of the sources show is one `loadConfig` accepts: a host
+ * Every `storage: { … }` form the README, docs/ and the TSDoc of the sources show is one `loadConfig` accepts: a host
  * copies them. (`lib/redis.ts` told hosts to pass `storage: { redisUrl }`, which is refused as an unknown option.)
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const sources = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
   e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []);
 
-/** `[where, snippet]` of each `storage: { … }` in the README and in comment lines of lib/, adapters/ and config/. */
+/** `[where, snippet]` of each `storage: { … }` in the README, docs/ and in comment lines of lib/, adapters/ and config/. */
 function documentedForms(): Array<[string, string]> {
   const forms: Array<[string, string]> = [];
-  for (const file of ['README.md', ...['lib', 'adapters', 'config'].flatMap(sources)]) {
+  const documents = documentationFiles().map(([file]) => file);
+  for (const file of [...documents, ...['lib', 'adapters', 'config'].flatMap(sources)]) {
     readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
       if (file.endsWith('.ts') && !/^\s*(\*|\/\/|\/\*\*)/.test(line)) return;
       for (const m of line.matchAll(/storage: (\{[^}]*\})/g)) forms.push([`${file}:${i + 1}`, m[1]!]);
@@ -38,9 +40,9 @@ function valueOf(snippet: string): Record<string, unknown> {
 
 const FORMS = documentedForms();
 
-test('the README and the TSDoc of portcullis/redis show storage forms', () => {
+test('the docs and the TSDoc of portcullis/redis show storage forms', () => {
   expect(FORMS.filter(([where]) => where.startsWith('lib/redis.ts')).length).toBeGreaterThanOrEqual(2);
-  expect(FORMS.filter(([where]) => where.startsWith('README.md')).length).toBeGreaterThanOrEqual(3);
+  expect(FORMS.filter(([where]) => where.includes('.md:')).length).toBeGreaterThanOrEqual(3);
 });
 
 test.each(FORMS)('%s: storage: %s is accepted by loadConfig', (_where, snippet) => {

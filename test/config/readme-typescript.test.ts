@@ -1,5 +1,5 @@
 /**
- * Every TypeScript example of the README compiles as written (issue 28: examples used names they never defined,
+ * Every TypeScript example of the README and of docs/ compiles as written (issue 28: examples used names they never defined,
  * `hostSession()`, `typeDefs`, `privateJwks`, and some were fragments with `...,` in them). Each ```ts block becomes
  * a module of its own (`export {}` appended, so blocks do not share names) and one strict `tsc --noEmit` checks them
  * all, with `portcullis`, `portcullis/rp`, `portcullis/redis` and `portcullis/graphql` resolved to this checkout's
@@ -13,17 +13,20 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { relyingParty, signIn } from '../helpers/flow.js';
-import { README, ROOT } from '../helpers/readme-command.js';
+import { documentationFiles, ROOT } from '../helpers/readme-command.js';
 import { graphql, startServer } from '../helpers/server.js';
 
-const blocks = [...README.matchAll(/^```ts\n([\s\S]*?)\n```$/gm)].map((m) => ({ code: m[1]!, line: README.slice(0, m.index).split('\n').length + 1 }));
+/** Each ```ts block of the README and docs/, with the file and line its code starts on. */
+const blocks = documentationFiles().flatMap(([file, text]) => [...text.matchAll(/^```ts\n([\s\S]*?)\n```$/gm)]
+  .map((m) => ({ code: m[1]!, file, line: text.slice(0, m.index).split('\n').length + 1 })));
 const dir = join(ROOT, `.readme-typescript-${process.pid}`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The reader's own application, as the examples import from it (data layer, schema, session middleware): only its shape matters. */
 const YOUR_DATABASE = `
 import type { Middleware } from 'koa';
-import type { Account, PortcullisConfig, Storage, StoredSecondFactor } from 'portcullis';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Account, AccountStore, PortcullisConfig, Storage, StoredSecondFactor } from 'portcullis';
 export interface UserRow { id: string; email: string; emailKey: string; hash: string; verified: boolean; claims: Record<string, unknown>;
   mfa: StoredSecondFactor | null; mfaVersion: number }
 export declare const db: {
@@ -44,13 +47,23 @@ export declare const typeDefs: string;
 export declare const resolvers: NonNullable<PortcullisConfig['graphql']>['resolvers'];
 export declare const clients: PortcullisConfig['clients'];
 export declare const accounts: PortcullisConfig['accounts'];
+export declare function hostRoutes(req: IncomingMessage, res: ServerResponse): void;
+export interface TestDatabase { query(sql: string, values: unknown[]): Promise<unknown>; drop(): Promise<void> }
+export declare function openTestDatabase(): Promise<TestDatabase>;
+export declare const MyAccountStore: { fromSeed(db: TestDatabase, seed: readonly unknown[]): Promise<AccountStore> };
+export declare class MyStorage implements Storage {
+  constructor(options: { keyPrefix: string });
+  adapter: Storage['adapter']; ping: Storage['ping']; close: Storage['close'];
+  accountStore: Storage['accountStore']; limiterBackend: Storage['limiterBackend'];
+}
 `;
 
-test('the README has TypeScript examples', () => {
+test('the README and docs/ have TypeScript examples', () => {
   expect(blocks.length).toBeGreaterThanOrEqual(12);
+  expect(blocks.filter((b) => b.file === 'README.md').length).toBeGreaterThanOrEqual(1);
 });
 
-test('every TypeScript example of the README compiles with tsc --strict', () => {
+test('every TypeScript example of the README and docs/ compiles with tsc --strict', () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'your-app.ts'), YOUR_DATABASE);
   blocks.forEach((b, i) => writeFileSync(join(dir, `block-${i}.ts`), `${b.code}\nexport {};\n`));
@@ -65,9 +78,9 @@ test('every TypeScript example of the README compiles with tsc --strict', () => 
     include: ['*.ts'],
   }));
   const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
-  // Errors in the examples, each with the README line it is on (errors inside lib/ would be the library's own).
+  // Errors in the examples, each with the file and line it is on (errors inside lib/ would be the library's own).
   const errors = [...tsc.stdout.matchAll(/^\.readme-typescript-\d+\/block-(\d+)\.ts\((\d+),\d+\): (.*)$/gm)]
-    .map((m) => `README.md:${blocks[Number(m[1])]!.line + Number(m[2]) - 1}: ${m[3]}`);
+    .map((m) => `${blocks[Number(m[1])]!.file}:${blocks[Number(m[1])]!.line + Number(m[2]) - 1}: ${m[3]}`);
   expect(errors).toEqual([]);
   expect([tsc.status, tsc.stdout]).toEqual([0, '']);
 }, 120_000);

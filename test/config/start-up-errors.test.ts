@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 /**
  * Every start-up failure a configuration can cause is a ConfigError naming the option, with the message of the
- * library that found it kept in the text (README "Errors"), not a bare graphql-js, graphql-tools or oidc-provider
+ * library that found it kept in the text (docs/guides/using-in-your-code.md "Errors"), not a bare graphql-js, graphql-tools or oidc-provider
  * error, nor a TypeError half-way through start-up.
  */
 const issuer = 'http://localhost:4351';

@@ -324,11 +324,12 @@ describe('host body parsers and mount points', () => {
   });
 });
 
-/** The README's mounting snippet and install line, and the example host that follows them. */
-describe('the README mounting order: Portcullis before the host body parser', () => {
-  const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const snippet = /### Mounting into an existing Koa app\n```ts\n([^]*?)```/.exec(README)![1]!;
-  const install = /\nnpm install \.\.\/portcullis\/portcullis-[\d.]+\.tgz ([^\n]+)/.exec(README)?.[1] ?? '';
+/** The mounting snippet (docs/guides/hosts.md), the install line (docs/guides/using-in-your-code.md), and the example host that follows them. */
+describe('the documented mounting order: Portcullis before the host body parser', () => {
+  const hosts = readFileSync(new URL('../../docs/guides/hosts.md', import.meta.url), 'utf8');
+  const usage = readFileSync(new URL('../../docs/guides/using-in-your-code.md', import.meta.url), 'utf8');
+  const snippet = /### Mounting into an existing Koa app\n```ts\n([^]*?)```/.exec(hosts)![1]!;
+  const install = /\nnpm install \.\.\/portcullis\/portcullis-[\d.]+\.tgz ([^\n]+)/.exec(usage)?.[1] ?? '';
 
   test('the snippet mounts Portcullis before bodyParser(); every package it imports is on the install line', () => {
     expect(snippet.indexOf('app.use(portcullis.middleware())')).toBeGreaterThan(-1);
@@ -340,10 +341,10 @@ describe('the README mounting order: Portcullis before the host body parser', ()
   });
 
   // A malformed JSON body to each JSON route of Portcullis: the protocol's error when Portcullis parses it; the host
-  // parser's own text/plain 400 when it sits in front (the README says so).
+  // parser's own text/plain 400 when it sits in front (the hosts guide says so).
   const MALFORMED = '{"redirect_uris": [';
   test.each([
-    ['the example host as the README mounts it (default)', undefined, [
+    ['the example host as the hosts guide mounts it (default)', undefined, [
       [400, 'application/json', { error: 'invalid_request', error_description: 'failed to parse the request body' }],
       // fetch sends `Accept: */*`: GraphQL over HTTP's own type (lib/graphql/media-type.ts).
       [400, 'application/graphql-response+json',

@@ -10,9 +10,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { browse } from '../helpers/flow.js';
 import { TestBrowser } from '../helpers/browser.js';
-import { README, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
+import { docPage, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
 
-const checklist = README.slice(README.indexOf('## Production checklist'));
+const GUIDE = docPage('docs/guides/production.md');
+const checklist = GUIDE.slice(GUIDE.indexOf('## Production checklist'));
 const section = checklist.slice(checklist.indexOf('**The first account.**'));
 const block = (fence: string, text: string) => {
   const start = text.indexOf(fence) + fence.length;

@@ -1,5 +1,5 @@
 /**
- * The README's production checklist: its complete configuration file (the JSON block) and the two commands that
+ * The production checklist of docs/guides/production.md: its complete configuration file (the JSON block) and the two commands that
  * run it, as written, from the project directory: the server starts in production on Redis, serves the issuer's
  * https URLs behind the proxy, knows both configured clients and no demo data, and never prints key material.
  */
@@ -7,9 +7,10 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redisAvailable } from '../helpers/redis.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { README, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
+import { docPage, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
 
-const section = README.slice(README.indexOf('## Production checklist'));
+const GUIDE = docPage('docs/guides/production.md');
+const section = GUIDE.slice(GUIDE.indexOf('## Production checklist'));
 const blockAfter = (fence: string, from: number) => {
   const start = section.indexOf(fence, from) + fence.length;
   return section.slice(start, section.indexOf('\n```', start));

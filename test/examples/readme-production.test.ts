@@ -2,12 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { redisAvailable } from '../helpers/redis.js';
 import { rawRequest } from '../helpers/raw-http.js';
-import { README, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
+import { docPage, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
 
-/** The README's production command, run as written (from the project directory, as the README says). */
+/** The production command of docs/guides/production.md ("Keys"), run as written (from the project directory, as it says). */
 
-const marker = README.indexOf('runs these lines as written');
-const block = README.slice(README.indexOf('```sh\n', marker) + 6, README.indexOf('\n```', README.indexOf('```sh\n', marker)));
+const GUIDE = docPage('docs/guides/production.md');
+const marker = GUIDE.indexOf('runs these lines as written', GUIDE.indexOf('## Keys'));
+const block = GUIDE.slice(GUIDE.indexOf('```sh\n', marker) + 6, GUIDE.indexOf('\n```', GUIDE.indexOf('```sh\n', marker)));
 const KEYS = join(ROOT, 'jwks.json');
 const CONFIG = join(ROOT, 'portcullis.config.json');
 
@@ -16,7 +17,7 @@ let haveRedis = false;
 
 beforeAll(async () => {
   haveRedis = await redisAvailable();
-  // The README: "a file holding `{}` starts a server with neither" (clients nor accounts).
+  // docs/guides/production.md: "a file holding `{}` starts a server with neither" (clients nor accounts).
   if (haveRedis) run = await runReadmeCommand(block, [KEYS, CONFIG], () => writeFileSync(CONFIG, '{}'));
 }, 160_000);
 

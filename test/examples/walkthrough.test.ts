@@ -1,16 +1,17 @@
 import { spawn } from 'node:child_process';
 import { browse } from '../helpers/flow.js';
 import { TestBrowser } from '../helpers/browser.js';
-import { README, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
+import { docPage, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/readme-command.js';
 
 /**
- * The README's walkthrough as a new user follows it (issue 28): `npm start` in one terminal, then its two `sh`
+ * The walkthrough of docs/guides/getting-started.md as a new user follows it (issue 28): `npm start` in one terminal, then its two `sh`
  * blocks in one shell of another, signing in on the printed URL in between and pasting the code. The blocks run as
  * written but for the port (the suite cannot count on 3000 being free: `localhost:3000` becomes the server's port)
  * and the paste line (`CODE=paste-the-code-here` gets the code the sign-in returned).
  */
 
-const section = README.slice(README.indexOf('## Walkthrough'), README.indexOf('### Implicit flow'));
+const GUIDE = docPage('docs/guides/getting-started.md');
+const section = GUIDE.slice(GUIDE.indexOf('## Walkthrough'), GUIDE.indexOf('### Implicit flow'));
 const blocks = [...section.matchAll(/```sh\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
 
 let server: ReadmeCommand | undefined;

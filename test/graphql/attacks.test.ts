@@ -173,7 +173,7 @@ describe('what must keep working', () => {
     expect((await named('B')).json).toEqual({ data: { product: { id: 1 } } });
   });
 
-  // README "GraphQL security" says so: with introspection off, graphql-js' own messages still name types and tell a
+  // docs/guides/graphql-security.md says so: with introspection off, graphql-js' own messages still name types and tell a
   // declared directive from an unknown one. An upgrade that changes them shows here.
   test('what validation messages still tell with introspection off (README)', async () => {
     const messages = async (query: string) => (await post(query)()).json?.errors?.map((e) => e.message);

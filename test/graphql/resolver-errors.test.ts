@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { graphql, startServer, type RunningServer } from '../helpers/server.js';
 
 /**
- * Unexpected resolver errors (README "Resolvers and the auth context"): an error a resolver throws that is not a
+ * Unexpected resolver errors (docs/guides/graphql.md "Resolvers and the auth context"): an error a resolver throws that is not a
  * `GraphQLError` reaches the client as `Unexpected error.` with `INTERNAL_SERVER_ERROR`, its path kept, and is
  * logged at `error` with the request id; `graphql.exposeResolverErrors: true` sends the message as it is. A
  * `GraphQLError` thrown on purpose, and Portcullis' own refusals, keep their messages either way. Over real HTTP.

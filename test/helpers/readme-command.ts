@@ -1,14 +1,29 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './server.js';
 
-/** The project directory, where the README's commands run (as the README says). */
+/** The project directory, where the commands of the README and docs/ run (as they say). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The README's text. */
 export const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The text of a documentation page, by its path from the project directory (`docs/guides/production.md`). */
+export function docPage(path: string): string {
+  return readFileSync(join(ROOT, path), 'utf8');
+}
+
+/** Folders under docs/ that hold no page of ours: the site's configuration and build, generated API pages. */
+const NOT_PAGES = new Set(['.vitepress', 'public', 'api', 'node_modules']);
+
+/** README.md and every Markdown page under docs/, as `[path from the project directory, text]`. */
+export function documentationFiles(): Array<[string, string]> {
+  const pages = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? (NOT_PAGES.has(e.name) ? [] : pages(join(dir, e.name))) : e.name.endsWith('.md') ? [join(dir, e.name)] : []);
+  return [join(ROOT, 'README.md'), ...pages(join(ROOT, 'docs')).sort()].map((file) => [relative(ROOT, file), readFileSync(file, 'utf8')]);
+}
 
 /** A README command block running in the background: its port, everything it printed so far, and how to end it. */
 export interface ReadmeCommand {

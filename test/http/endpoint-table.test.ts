@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 /**
- * The README's endpoint table ("Running the server") lists every method a client may use at each endpoint; each one
+ * The endpoint table of docs/guides/getting-started.md ("What `npm start` gives you") lists every method a client may use at each endpoint; each one
  * listed must reach that endpoint (any answer but 404/405, which say the method or path is not served).
  */
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/guides/getting-started.md', import.meta.url), 'utf8');
 
 /** `[method, path]` pairs of the table: cells like `` `GET /x` `` or `` `GET`/`POST /x` ``. */
 function listedMethods(): Array<[string, string]> {

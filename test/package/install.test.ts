@@ -33,7 +33,7 @@ import { verifyAccessTokenForUser } from 'portcullis/rp';
 import { applyScopeDirectives, costLimitPlugin, createMaxDepthRule, hasScope } from 'portcullis/graphql';
 import type { StoredSecondFactor, UiConfig, MfaConfig, PasskeysConfig, RegistrationConfig, LoginView, CodeView, UiTemplates, TemplateKit } from 'portcullis';
 
-// Types a host names in its own code: the README's StoredSecondFactor and template views, the configuration sections.
+// Types a host names in its own code: the docs' StoredSecondFactor and template views, the configuration sections.
 export type HostTypes = [StoredSecondFactor, UiConfig, MfaConfig, PasskeysConfig, RegistrationConfig, LoginView, CodeView, UiTemplates, TemplateKit];
 
 const port = Number(process.argv[2]);
