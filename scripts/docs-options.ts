@@ -4,13 +4,11 @@
  * a committed page is not up to date.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { referencePages } from './reference-pages.js';
+import { dirname, join } from 'node:path';
+import { referencePages, repositoryRoot } from './reference-pages.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 for (const page of referencePages()) {
-  const file = `${root}${page.path}`;
+  const file = join(repositoryRoot(), page.path);
   let current: string | undefined;
   try { current = readFileSync(file, 'utf8'); } catch { current = undefined; }
   if (current === page.markdown) { console.log(`${page.path} is up to date`); continue; }

@@ -3,7 +3,25 @@
  * `npm run docs:options` writes them (scripts/docs-options.ts) and `test/docs/reference-pages.test.ts` fails when a
  * committed page differs from what these functions produce.
  */
-import { optionsTable } from '../config/defaults.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { DEFAULTS, optionsTable } from '../config/defaults.js';
+import { ACCOUNT_PATHS, HOME_PATHS, PASSKEY_PATHS } from '../lib/accounts/paths.js';
+import { GraphqlErrorCode } from '../lib/graphql/errors.js';
+import {
+  DISCOVERY_PATHS, ENDPOINT_METHODS, HEALTH_PATHS, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_ROUTES, RESUME_METHODS,
+  UNSERVED_ENDPOINTS,
+} from '../lib/http/paths.js';
+import { LOGO_PATH } from '../lib/ui/ui.js';
+
+/** The repository's root: the nearest folder above this file with a package.json (this file runs from scripts/ and dist/scripts/). */
+export function repositoryRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
 
 /** A generated page: its path from the repository root and its Markdown. */
 export interface ReferencePage {
@@ -32,7 +50,163 @@ export function optionsPage(): ReferencePage {
   };
 }
 
+/** The TSDoc text of a declaration (`{@link X}` → `` `X` ``), and the string members of its union or `as const` object. */
+function declaration(file: string, name: string): { doc: string; members: string[] } {
+  const source = ts.createSourceFile(file, readFileSync(join(repositoryRoot(), file), 'utf8'), ts.ScriptTarget.ES2022, true);
+  for (const statement of source.statements) {
+    const node = ts.isTypeAliasDeclaration(statement) && statement.name.text === name ? statement
+      : ts.isVariableStatement(statement) && statement.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === name)
+        ? statement : undefined;
+    if (!node) continue;
+    const jsdoc = ts.getJSDocCommentsAndTags(node).find(ts.isJSDoc);
+    const doc = (ts.getTextOfJSDocComment(jsdoc?.comment) ?? '').replace(/\{@link ([\w.]+)\}/g, '`$1`');
+    const members: string[] = [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isLiteralTypeNode(n) && ts.isStringLiteral(n.literal)) members.push(n.literal.text);
+      else if (ts.isPropertyAssignment(n) && ts.isStringLiteral(n.initializer)) members.push(n.initializer.text);
+      else ts.forEachChild(n, visit);
+    };
+    visit(node);
+    return { doc, members };
+  }
+  throw new Error(`${file} declares no ${name}`);
+}
+
+/** A doc comment's `- ` items, continuation lines joined. */
+function items(doc: string): string[] {
+  const out: string[] = [];
+  for (const line of doc.split('\n')) {
+    if (line.startsWith('- ')) out.push(line.slice(2).trim());
+    else if (out.length > 0 && /^\s+\S/.test(line)) out[out.length - 1] += ` ${line.trim()}`;
+  }
+  return out;
+}
+
+/** The doc comment before its first item. */
+const lead = (doc: string) => doc.split('\n- ')[0]!.replace(/\s*\n\s*/g, ' ').trim();
+
+/**
+ * A table of the items of `doc`, each with the `members` it names: by name (`` `ERR_USAGE` ``), or as a range
+ * written `` `FIRST` … `LAST` `` (in the members' order). Throws when an item names a code that is not a member, or
+ * a member is in no item, so the page cannot leave a code out.
+ */
+function codeTable(doc: string, members: readonly string[], heading: string): string {
+  const rows = items(doc).map((item) => {
+    const codes = new Set<string>();
+    for (const range of item.matchAll(/`([A-Z_]+)` … `([A-Z_]+)`/g)) {
+      const [from, to] = [members.indexOf(range[1]!), members.indexOf(range[2]!)];
+      if (from < 0 || to < from) throw new Error(`${heading}: the range ${range[0]} is not one of the members in order`);
+      for (const code of members.slice(from, to + 1)) codes.add(code);
+    }
+    for (const [, code] of item.matchAll(/`([A-Z][A-Z_]+)`/g)) {
+      if (!members.includes(code!)) throw new Error(`${heading}: the doc comment names ${code}, which is not a member`);
+      codes.add(code!);
+    }
+    return { codes: members.filter((code) => codes.has(code)), item };
+  });
+  const unsaid = members.filter((code) => !rows.some((row) => row.codes.includes(code)));
+  if (unsaid.length > 0) throw new Error(`${heading}: the doc comment says nothing of ${unsaid.join(', ')}`);
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  return ['| codes | what they mean |', '|---|---|',
+    ...rows.map((row) => `| ${row.codes.map((code) => `\`${code}\``).join(', ')} | ${cell(row.item)} |`)].join('\n');
+}
+
+/** docs/reference/errors.md: `PortcullisErrorCode`, `OAuthErrorCode` and `GraphqlErrorCode`, from their declarations. */
+export function errorsPage(): ReferencePage {
+  const portcullis = declaration('lib/core/errors.ts', 'PortcullisErrorCode');
+  const oauth = declaration('lib/core/errors.ts', 'OAuthErrorCode');
+  const graphql = declaration('lib/graphql/errors.ts', 'GraphqlErrorCode');
+  if (graphql.members.join() !== Object.values(GraphqlErrorCode).join()) throw new Error('GraphqlErrorCode: declaration and value differ');
+  return {
+    path: 'docs/reference/errors.md',
+    markdown: [
+      '# Error codes',
+      '',
+      GENERATED('lib/core/errors.ts and lib/graphql/errors.ts'),
+      '',
+      'The codes a program can switch on, with the doc comment of the declaration that lists them. How errors are',
+      'thrown and answered: [Using it in your code](../guides/using-in-your-code.md#errors).',
+      '',
+      '## `PortcullisErrorCode`: the `code` of every error Portcullis throws',
+      '',
+      lead(portcullis.doc),
+      '',
+      codeTable(portcullis.doc, portcullis.members, 'PortcullisErrorCode'),
+      '',
+      '## `OAuthErrorCode`: the `error` of OAuth error responses',
+      '',
+      lead(oauth.doc),
+      '',
+      oauth.members.map((code) => `\`${code}\``).join(', '),
+      '',
+      '## `GraphqlErrorCode`: the `extensions.code` of GraphQL errors',
+      '',
+      lead(graphql.doc),
+      '',
+      codeTable(graphql.doc, graphql.members, 'GraphqlErrorCode'),
+      '',
+    ].join('\n'),
+  };
+}
+
+/** docs/reference/routes.md: every path the authorization server serves, from lib/http/paths.ts and lib/accounts/paths.ts. */
+export function routesPage(): ReferencePage {
+  const names = new Map(Object.entries(PROVIDER_ROUTES).map(([name, path]) => [path as string, name]));
+  const methods = (set: Iterable<string>) => [...set].map((m) => `\`${m}\``).join(', ');
+  const pathList = (paths: Readonly<Record<string, string>>) =>
+    Object.entries(paths).map(([name, path]) => `| \`${path}\` | \`${name}\` |`);
+  return {
+    path: 'docs/reference/routes.md',
+    markdown: [
+      '# Routes',
+      '',
+      GENERATED('lib/http/paths.ts, lib/accounts/paths.ts and lib/ui/ui.ts'),
+      '',
+      'Every path below is under the issuer\'s path (`/auth/token` for `issuer: \'https://example.com/auth\'`), but for',
+      'GraphQL (`graphql.path` is absolute on the host) and RFC 8414\'s path-inserted metadata (at the host\'s root).',
+      'At an endpoint, a method not listed gets `405 invalid_request` with `Allow`; a path not listed goes on to the host',
+      'app, or gets the standalone server\'s JSON 404. What each endpoint does: [Getting started](../guides/getting-started.md).',
+      '',
+      '## Endpoints',
+      '',
+      '| path | methods | oidc-provider route |',
+      '|---|---|---|',
+      ...[...ENDPOINT_METHODS].map(([path, set]) => `| \`${path}\` | ${methods(set)} | ${names.has(path) ? `\`${names.get(path)}\`` : ''} |`),
+      `| \`${PROVIDER_ROUTES.authorization}/<uid>\` | ${methods(RESUME_METHODS)} | the authorization after the login and consent pages |`,
+      `| \`${PATH_INSERTED_METADATA}<issuer path>\` | as \`${PATH_INSERTED_METADATA}\` | RFC 8414 §3.1 path-inserted metadata, at the host's root |`,
+      '',
+      `Discovery documents: ${DISCOVERY_PATHS.map((p) => `\`${p}\``).join(', ')}.`,
+      '',
+      '## Health',
+      '',
+      '| path | |',
+      '|---|---|',
+      ...pathList(HEALTH_PATHS),
+      '',
+      '## Pages',
+      '',
+      `Login and consent pages are under \`${PAGE_PREFIXES.interaction}/<uid>\`; the logo is \`${LOGO_PATH}\`.`,
+      '',
+      '| path | page or action |',
+      '|---|---|',
+      ...pathList(ACCOUNT_PATHS),
+      ...pathList(HOME_PATHS),
+      ...pathList(Object.fromEntries(Object.entries(PASSKEY_PATHS).filter(([, path]) => path !== HOME_PATHS.passkeys))),
+      '',
+      '## GraphQL',
+      '',
+      `\`graphql.path\` (default \`${DEFAULTS.graphql.path}\`), and \`<graphql.path>/csrf-token\` for the form transport's token.`,
+      '',
+      '## Not served',
+      '',
+      'Endpoints of oidc-provider features Portcullis does not turn on answer 404:',
+      UNSERVED_ENDPOINTS.map((p) => `\`${p}\``).join(', ') + '.',
+      '',
+    ].join('\n'),
+  };
+}
+
 /** Every generated page of docs/reference/. */
 export function referencePages(): ReferencePage[] {
-  return [optionsPage()];
+  return [optionsPage(), errorsPage(), routesPage()];
 }
