@@ -9,17 +9,25 @@
  *             lib/http renders pages with and which uses lib/http/html.ts; config/ may name the ui types
  *             (lib/ui/i18n.ts, lib/ui/templates.ts: message keys, languages, the hook) and nothing else of lib/ui
  *   adapters  adapters/ (memory and Redis: storage and account store each); contracts only, no lib/http
- *   features  lib/oidc/, lib/accounts/, lib/graphql/, lib/rp/; lib/oidc may use lib/accounts (the login page
- *             links the account pages and shares their limits); no adapters, no other feature
- *   top       lib/server.ts, lib/storage.ts, lib/config/ (loading), lib/cli/ and the entry points (lib/index.ts,
- *             lib/redis.ts); anything below
+ *   modules   lib/oidc/, lib/accounts/, lib/graphql/, lib/rp/: the capabilities' code; lib/oidc may use
+ *             lib/accounts (the login page links the account pages and shares their limits); no adapters, no other
+ *             module, nothing of the layers below
+ *   kernel    lib/kernel/ (openKernel, setUpFeatures, the provider's creation, the server object) and lib/storage.ts:
+ *             anything above, but no feature: it takes the features as values (createServer's `features`)
+ *   features  lib/features/<id>/ (one folder per feature, the contract of lib/core/feature.ts): core, config, http,
+ *             ui, the modules and the kernel's types (lib/kernel/types.ts); no other feature's folder: what they
+ *             share is declared in lib/features/services.ts (types only, reached through `use(id)`)
+ *   top       lib/server.ts (createServer), lib/features/index.ts (defaultFeatures), lib/config/ (loading),
+ *             lib/cli/ and the entry points (lib/index.ts, lib/redis.ts); anything below
  *   testing   lib/testing/ (`portcullis/testing`, the conformance suites for a host's own Storage / AccountStore):
  *             core only, and imported by nothing in lib/, adapters/ or config/ (only by tests and by hosts)
  * Plus: no circular import anywhere, type-only imports included; no test framework (jest, vitest) anywhere: the
  * suites assert with node:assert, so that a host runs them under any runner.
  */
 const FEATURES = '^lib/(oidc|accounts|graphql|rp)/';
-const TOP = '^lib/(server|storage|index|redis)\\.ts$|^lib/(config|cli)/';
+const KERNEL = '^lib/kernel/|^lib/storage\\.ts$';
+const FEATURE_FOLDERS = '^lib/features/';
+const TOP = '^lib/(server|index|redis)\\.ts$|^lib/features/index\\.ts$|^lib/(config|cli)/';
 
 module.exports = {
   forbidden: [
@@ -30,7 +38,19 @@ module.exports = {
     { name: 'ui-knows-no-feature', severity: 'error', comment: 'lib/ui (branding, languages, the template hook and its views) is shared by every page: it imports core, config and lib/http only.', from: { path: '^lib/ui/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http|ui)/' } },
     { name: 'adapters-use-contracts-only', severity: 'error', comment: 'Adapters implement the contracts of lib/core with the option defaults of config/; nothing else of lib/.', from: { path: '^adapters/' }, to: { path: '^lib/', pathNot: '^lib/core/' } },
     { name: 'features-use-no-adapter', severity: 'error', comment: 'Features reach storage through the Storage contract; the server picks the adapter.', from: { path: FEATURES }, to: { path: '^adapters/' } },
-    { name: 'features-below-top', severity: 'error', comment: 'Features never import the server, loading, the CLI or the entry points.', from: { path: FEATURES }, to: { path: TOP } },
+    { name: 'features-below-top', severity: 'error', comment: 'Modules never import the server, the kernel, the features, loading, the CLI or the entry points.', from: { path: FEATURES }, to: { path: [TOP, KERNEL, FEATURE_FOLDERS] } },
+    { name: 'kernel-knows-no-feature', severity: 'error', comment: 'The kernel takes the features as values (createServer\'s list): it imports no feature folder, the server or the entry points.', from: { path: KERNEL }, to: { path: [FEATURE_FOLDERS, TOP] } },
+    {
+      name: 'features-use-kernel-types-only', severity: 'error',
+      comment: 'A feature receives the kernel in setup: it imports only its types (lib/kernel/types.ts), never the kernel\'s code or the server.',
+      from: { path: FEATURE_FOLDERS, pathNot: TOP }, to: { path: [KERNEL, TOP], pathNot: '^lib/kernel/types\\.ts$' },
+    },
+    {
+      name: 'features-independent-folders', severity: 'error',
+      comment: 'A feature imports no other feature\'s folder; what features share is declared in lib/features/services.ts (types) and reached through use(id).',
+      from: { path: '^lib/features/([^/]+)/' }, to: { path: FEATURE_FOLDERS, pathNot: ['^lib/features/$1/', '^lib/features/services\\.ts$'] },
+    },
+    { name: 'features-use-no-adapter-either', severity: 'error', comment: 'Features reach storage through the kernel\'s Storage.', from: { path: FEATURE_FOLDERS }, to: { path: '^adapters/' } },
     { name: 'features-independent', severity: 'error', comment: 'accounts, graphql and rp import no other feature.', from: { path: '^lib/(accounts|graphql|rp)/' }, to: { path: FEATURES, pathNot: '^lib/$1/' } },
     { name: 'oidc-uses-accounts-only', severity: 'error', comment: 'oidc may use accounts (the login page links the account pages and shares their limits), no other feature.', from: { path: '^lib/oidc/' }, to: { path: FEATURES, pathNot: '^lib/(oidc|accounts)/' } },
     {
@@ -48,7 +68,7 @@ module.exports = {
       comment: 'The library runs without jest or vitest installed: lib/testing asserts with node:assert.',
       from: {}, to: { path: '(^|/)node_modules/(jest|jest-[^/]+|@jest/[^/]+|ts-jest|vitest|@vitest/[^/]+)/' },
     },
-    { name: 'only-known-folders', severity: 'error', comment: 'Every file of lib/ belongs to a layer; a new folder needs a rule here.', from: { path: '^lib/', pathNot: ['^lib/(core|http|ui|oidc|accounts|graphql|rp|config|cli|testing)/', TOP] }, to: {} },
+    { name: 'only-known-folders', severity: 'error', comment: 'Every file of lib/ belongs to a layer; a new folder needs a rule here.', from: { path: '^lib/', pathNot: ['^lib/(core|http|ui|oidc|accounts|graphql|rp|config|cli|testing|kernel|features)/', TOP, KERNEL] }, to: {} },
   ],
   options: {
     tsConfig: { fileName: 'tsconfig.json' },

@@ -12,7 +12,13 @@
  *   their own Apollo Server.
  * @packageDocumentation
  */
-export { createServer, type PortcullisServer } from './server.js';
+export { createServer, defaultFeatures, type PortcullisServer } from './server.js';
+// Features (docs/architecture.md): the contract, the kernel a feature's setup receives, the routes it returns.
+export type { Feature, Kernel } from './kernel/types.js';
+export type {
+  FeatureContext, FeatureParts, FeatureRoute, ProviderBefore, ProviderContribution, ProviderEndpoint, RouteWhere,
+} from './core/feature.js';
+export { BODY_LIMITS } from './http/body-limit.js';
 export type { NodeHandlerSource, NodeNext, NodeRequestHandler } from './http/node-handler.js';
 export type {
   PortcullisConfig, ClientConfig, SeedAccount, ScopeDefinition, TtlConfig, KeysConfig, GraphqlConfig,

@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import { BODY_LIMITS } from './body-limit.js';
 import { providerInput, type RefuseInput } from './provider-input.js';
+import type { ProviderBefore } from '../core/feature.js';
 import {
   CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, ENDPOINT_METHODS, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, RESUME_METHODS,
   UNSERVED_ENDPOINTS,
@@ -18,8 +19,6 @@ export interface ProviderPreMiddleware {
   answerStorageOutages: Middleware;
   /** Failed client authentications ({@link CLIENT_AUTH_ENDPOINTS}) and registrations per IP. */
   endpointRateLimits: Middleware;
-  /** Single-use initial access tokens: only the reserving registration settles the token. */
-  settleInitialAccessToken: Middleware;
   /** `offline_access` without `prompt=consent` (OIDC Core §11). */
   offlineAccessPrompt: Middleware;
   /** Plain `response_type=token`: a description pointing to code + PKCE. */
@@ -36,8 +35,6 @@ export interface ProviderPreMiddleware {
   inactiveStructuredTokens?: Middleware;
   /** OAuth-only mode: no openid-configuration, no OpenID members in RFC 8414 metadata. */
   oauthOnlyDiscovery?: Middleware;
-  /** After a sign-in completes (`/authorization/:uid`, oidc-provider's resume route), e.g. recording the device. */
-  afterSignIn?: Middleware;
   /**
    * The page security headers, set before oidc-provider answers with one of its own HTML pages (the
    * `response_mode=form_post` and `web_message` pages, the logout auto-submit form): on the authorization endpoint,
@@ -62,13 +59,15 @@ export { UNSERVED_ENDPOINTS } from './paths.js';
 
 /**
  * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint (and
- * `pageHeaders` and `afterSignIn` on the resume route `/authorization/:uid`). Endpoints not listed (JWKS, …) run none.
+ * `pageHeaders` on the resume route `/authorization/:uid`), then the features' (`features`, lib/core/feature.ts:
+ * e.g. the single-use initial access tokens on registration, the session's device on resume), in their order.
+ * Endpoints no one lists (JWKS, …) run none.
  */
-export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
+export function providerPreMiddleware(mw: ProviderPreMiddleware, features: readonly ProviderBefore[] = []): Middleware {
   const table = new Map<string, Middleware[]>([
     ...CLIENT_AUTH_ENDPOINTS.map((path): [string, Middleware[]] => [path, [mw.answerStorageOutages, mw.endpointRateLimits]]),
     [PROVIDER_ROUTES.token, [mw.answerStorageOutages, mw.endpointRateLimits, mw.revokeOnCodeReplay]],
-    [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits, mw.settleInitialAccessToken]],
+    [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits]],
     [PROVIDER_ROUTES.authorization, [
       mw.postedAuthorization, mw.pageHeaders, mw.offlineAccessPrompt, mw.explainPlainTokenResponseType,
     ].filter((m) => m !== undefined)],
@@ -82,6 +81,13 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   if (mw.answerUnservedEndpoint) {
     for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])]) table.set(path, [mw.answerUnservedEndpoint]);
   }
+  const resumeChain = [mw.pageHeaders].filter((m): m is Middleware => m !== undefined);
+  for (const { endpoints, middleware } of features) {
+    for (const endpoint of endpoints) {
+      if (endpoint === 'resume') resumeChain.push(middleware);
+      else table.set(PROVIDER_ROUTES[endpoint], [...table.get(PROVIDER_ROUTES[endpoint]) ?? [], middleware]);
+    }
+  }
   // Registration may be off (`registration.enabled`): then oidc-provider has no route there.
   if (mw.answerUnservedEndpoint) table.get(PROVIDER_ROUTES.registration)!.push(mw.answerUnservedEndpoint);
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
@@ -89,7 +95,6 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware): Middleware {
   // oidc-provider's resume route `/authorization/:uid` (one segment, one optional trailing slash); a deeper path has no route.
   const isResume = (path: string) => path.startsWith(resumePrefix) && /^[^/]+\/?$/.test(path.slice(resumePrefix.length));
   const { answerUnservedEndpoint } = mw;
-  const resumeChain = [mw.pageHeaders, mw.afterSignIn].filter((m): m is Middleware => m !== undefined);
   const onResume = resumeChain.length ? compose(resumeChain) : undefined;
   // Userinfo is unserved in OAuth-only mode: its 404, not a 405, whatever the method.
   const methods = new Map([...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)));

@@ -2,26 +2,28 @@ import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import { refuseMalformedQuery } from './form-encoding.js';
 import { BODY_LIMITS } from './body-limit.js';
+import { refuseUnroutedMethods } from './error-handler.js';
+import { ConfigError } from '../core/errors.js';
+import type { FeatureRoute } from '../core/feature.js';
 
 /**
  * The route table: every path Portcullis serves, and for each the ordered, named middleware that runs for it.
  * A request is dispatched after one lookup (its exact path, else its first path segment); a path that is not
  * Portcullis' runs none of our middleware and goes on to the host app (`next()`).
  *
- * Stack per kind of route (outermost first):
+ * Stack per kind of route (outermost first). The routes come from the features (lib/core/feature.ts `FeatureRoute`,
+ * lib/features/<id>/index.ts); this table adds the guards, so their order is written here only:
  * | route | middleware |
  * |---|---|
- * | health (`/healthz`, `/readyz`) | requestLog → health (any Host: load balancers probe by address) |
- * | provider endpoints, discovery, JWKS | requestLog → handleErrors → requireIssuerHost → oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
- * | an endpoint's path in another case or with a trailing slash ({@link isEndpointVariant}) | requestLog → handleErrors → requireIssuerHost → 404 (`notFound`) |
- * | login/consent pages (`/interaction/…`) | requestLog → handleErrors → requireIssuerHost → interaction pages |
- * | account pages (`/account/…`) | requestLog → handleErrors → requireIssuerHost → account pages (their CSRF check inside) |
- * | logo (`/ui/logo`) | requestLog → handleErrors → requireIssuerHost → logo |
- * | GraphQL (`graphql.path`, `<path>/csrf-token`) | requestLog → handleErrors → requireIssuerHost → transport guard → bearer auth → document gate → Apollo |
+ * | unguarded exact paths: health (`/healthz`, `/readyz`, feature `health`) | requestLog → the route's chain (any Host: load balancers probe by address) |
+ * | provider endpoints, discovery, JWKS | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
+ * | an endpoint's path in another case or with a trailing slash ({@link isEndpointVariant}) | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → 404 (`notFound`) |
+ * | pages, by first segment: `/interaction/…` (`sign-in`), `/account/…` (`self-service`, `passkeys`, `account`), `/ui/logo` (`branding`) | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → refuseMalformedQuery → refuseUnroutedMethods(the segment's chains, in the features' order) → in the standalone app `notFound` |
+ * | absolute paths: GraphQL (`graphql.path`, `<path>/csrf-token`, feature `graphql`) | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → transport guard → bearer auth → document gate → Apollo |
  * | any other path | in a host app: none of ours (`next()`); in the standalone app (`server.app`, `listen`): requestLog → uiContext → 404 (`unmatched`, {@link unmatchedPaths}) |
  *
- * Every chain but health's has `uiContext` (the request's language and branding, lib/ui/ui.ts) right after
- * `requestLog`, and, in a host app, the adoption of the host's parsed body after `requireIssuerHost`.
+ * `uiContext` is the request's language and branding (lib/ui/ui.ts); `adoptHostBody` runs in a host app only (the
+ * host's parsed body, under the route's `bodyLimit`).
  *
  * The standalone server (`server.listen`) hands a provider endpoint requested by its exact path straight to
  * oidc-provider's app, where requestLog → uiContext → requireIssuerHost run first in its own context
@@ -29,7 +31,7 @@ import { BODY_LIMITS } from './body-limit.js';
  */
 
 import {
-  firstSegment, HEALTH_PATHS, isEndpointVariant, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA,
+  firstSegment, isEndpointVariant, issuerPath, PATH_INSERTED_METADATA,
   PROVIDER_EXACT_PATHS, PROVIDER_SEGMENTS,
 } from './paths.js';
 
@@ -37,18 +39,10 @@ export { BODY_LIMITS } from './body-limit.js';
 export { providerPreMiddleware, UNSERVED_ENDPOINTS, type ProviderPreMiddleware } from './provider-routes.js';
 
 export {
-  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
+  mountedPath, CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
 } from './paths.js';
 
-/**
- * A path of our pages as the browser must request it: under the issuer's path that {@link routeTable} set as
- * `ctx.mountPath` while our route runs (Koa's `koa-mount` convention). Cookie paths, form actions and links use it.
- */
-export function mountedPath(ctx: object, path: string): string {
-  return ((ctx as { mountPath?: string }).mountPath ?? '') + path;
-}
-
-/** The named middleware {@link routeTable} places; built by `createServer`. */
+/** The named middleware {@link routeTable} places; built by the kernel (lib/kernel/portcullis-server.ts). */
 export interface RouteParts {
   /** The issuer's path (see {@link issuerPath}): `''` at the host root. */
   prefix?: string;
@@ -60,19 +54,14 @@ export interface RouteParts {
    * body limit in bytes; `replayStream` on oidc-provider's routes (lib/http/host-body.ts).
    */
   adoptHostBody?: (limitBytes: number, replayStream?: boolean) => Middleware;
-  health: Middleware;
   oidcProvider: Middleware;
-  interactionPages: Middleware;
-  accountPages: Middleware;
   /** The request's language and branding for every page (`uiContext`, lib/ui/ui.ts). */
   uiContext: Middleware;
-  /** `/ui/logo`: the configured logo. */
-  logo: Middleware;
   /**
-   * The GraphQL endpoint's paths (`graphql.path` and its CSRF-token path, absolute on the host: they need not
-   * be under the issuer's path) and chain (transport guard, bearer auth, gate, Apollo), when `graphql` is set.
+   * The features' routes (lib/core/feature.ts), in the features' order: health probes, the login and consent pages,
+   * the account pages, the logo, GraphQL, … Routes on one first segment are pages: one chain, in that order.
    */
-  graphql?: { paths: readonly string[]; chain: Middleware[] };
+  routes: readonly FeatureRoute[];
   /** Called when the host app mounted the middleware under a path that is not the issuer's (see {@link routeTable}). */
   misplacedMount?: Middleware;
   /**
@@ -95,6 +84,11 @@ export interface RouteParts {
  */
 export function unmatchedPaths(parts: Pick<RouteParts, 'requestLog' | 'uiContext'> & { notFound: Middleware }): Middleware {
   return compose([parts.requestLog, parts.uiContext, parts.notFound]);
+}
+
+/** A chain as one middleware: itself when it has one. */
+function one(chain: readonly Middleware[]): Middleware {
+  return chain.length === 1 ? chain[0]! : compose([...chain]);
 }
 
 /** The path the client asked for, before any host middleware (koa-mount) rewrote `ctx.path`. */
@@ -147,32 +141,36 @@ export function routeTable(parts: RouteParts): Middleware {
     ...(parts.adoptHostBody ? [parts.adoptHostBody(body.limit, body.replayStream)] : []), ...handlers,
   ]);
   const provider = guarded({ limit: BODY_LIMITS.provider, replayStream: true }, parts.oidcProvider);
+  const { exact, segments, absolute } = featureRoutes(parts.routes);
+  const chainOf = (route: FeatureRoute) => route.guarded === false
+    ? compose([parts.requestLog, ...route.chain]) : guarded({ limit: route.bodyLimit }, ...route.chain);
 
   // Paths under the prefix (as oidc-provider's router and our page routers see them).
-  const exact = new Map<string, Middleware>();
-  for (const path of Object.values(HEALTH_PATHS)) exact.set(path, compose([parts.requestLog, parts.health]));
-  for (const path of PROVIDER_EXACT_PATHS) exact.set(path, provider);
+  const byPath = new Map<string, Middleware>();
+  for (const [path, route] of exact) byPath.set(path, chainOf(route));
+  for (const path of PROVIDER_EXACT_PATHS) byPath.set(path, provider);
 
   // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation; pages (`pageEnd`: the standalone 404).
   const bySegment = new Map<string, Middleware>();
   for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
   const pageEnd = parts.unmatched && parts.notFound ? [parts.notFound] : [];
-  const page = (route: Middleware) => guarded({ limit: BODY_LIMITS.pages }, refuseMalformedQuery, route, ...pageEnd);
-  bySegment.set(PAGE_PREFIXES.interaction, page(parts.interactionPages));
-  bySegment.set(PAGE_PREFIXES.account, page(parts.accountPages));
-  bySegment.set(PAGE_PREFIXES.ui, page(parts.logo));
+  for (const [segment, routes] of segments) {
+    const chain = one(routes.map((route) => one(route.chain)));
+    const limit = Math.max(...routes.map((route) => route.bodyLimit));
+    bySegment.set(segment, guarded({ limit }, refuseMalformedQuery, refuseUnroutedMethods(chain), ...pageEnd));
+  }
   // An endpoint's path in another case or with a trailing slash is refused: oidc-provider would serve it without
   // the pre-middleware keyed on the exact path.
   const variant = guarded({ limit: BODY_LIMITS.pages }, parts.notFound ?? passOn);
-  const underPrefix = (path: string) => exact.get(path) ?? (isEndpointVariant(path) ? variant : bySegment.get(firstSegment(path)));
+  const underPrefix = (path: string) => byPath.get(path) ?? (isEndpointVariant(path) ? variant : bySegment.get(firstSegment(path)));
 
   // Absolute paths: GraphQL (which may sit outside the prefix), and the path-inserted metadata.
-  const graphql = parts.graphql ? guarded({ limit: BODY_LIMITS.graphql }, ...parts.graphql.chain) : undefined;
-  const graphqlPaths = new Set(parts.graphql?.paths ?? []);
+  const byAbsolutePath = new Map([...absolute].map(([path, route]) => [path, chainOf(route)]));
 
   return function dispatchRoute(ctx: Mounted, next: Next) {
     const path = requestedPath(ctx);
-    if (graphql && graphqlPaths.has(path)) return path === ctx.path && !ctx.mountPath ? graphql(ctx, next) : runAt(graphql, ctx, next, path, '');
+    const absoluteRoute = byAbsolutePath.get(path);
+    if (absoluteRoute) return path === ctx.path && !ctx.mountPath ? absoluteRoute(ctx, next) : runAt(absoluteRoute, ctx, next, path, '');
     if (prefix === '') {
       // At the root (the standalone server, or a host app's root): the common case, one lookup.
       if (path === ctx.path) {
@@ -192,6 +190,28 @@ export function routeTable(parts: RouteParts): Middleware {
     if (parts.misplacedMount && ctx.path !== path && underPrefix(ctx.path)) return parts.misplacedMount(ctx, next);
     return otherwise(ctx, next);
   };
+}
+
+/**
+ * The features' routes by kind of place (lib/core/feature.ts `RouteWhere`), each kind in the features' order.
+ * @throws {ConfigError} at `features` when two routes claim one exact path, or one claims an endpoint's path.
+ */
+function featureRoutes(routes: readonly FeatureRoute[]) {
+  const exact = new Map<string, FeatureRoute>();
+  const absolute = new Map<string, FeatureRoute>();
+  const segments = new Map<string, FeatureRoute[]>();
+  const claim = (map: Map<string, FeatureRoute>, path: string, route: FeatureRoute) => {
+    const taken = map.get(path) ?? (map === exact && PROVIDER_EXACT_PATHS.has(path) ? { name: 'oidc-provider' } : undefined);
+    if (taken) throw new ConfigError('features', `route ${route.name} claims ${path}, which ${taken.name} serves`);
+    map.set(path, route);
+  };
+  for (const route of routes) {
+    const where = route.where;
+    if ('paths' in where) for (const path of where.paths) claim(exact, path, route);
+    else if ('absolute' in where) for (const path of where.absolute) claim(absolute, path, route);
+    else segments.set(where.segment, [...segments.get(where.segment) ?? [], route]);
+  }
+  return { exact, segments, absolute };
 }
 
 /** Answer when a host app mounted the middleware under a path that is not the issuer's. */

@@ -12,7 +12,8 @@ import type { ScopePolicy } from './scope-policy.js';
 import { logoutSource, nameClientAfterLogout, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from '../http/pages.js';
 import { useUiLocales } from '../ui/ui.js';
-import { CLIENT_AUTH_ENDPOINTS, issuerPath, PROVIDER_ROUTES, providerPreMiddleware, type ProviderPreMiddleware } from '../http/routes.js';
+import { CLIENT_AUTH_ENDPOINTS, issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import type { ProviderContribution } from '../core/feature.js';
 import { ACR_VALUES } from '../accounts/mfa/policy.js';
 import { interactionPolicyOf } from './login-hint.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
@@ -21,7 +22,6 @@ import { clientKeysFetch } from './client-jwks.js';
 import { endpointRateLimits } from './endpoint-limits.js';
 import type { LimiterBackend } from '../core/limiter.js';
 import { enabledJwa, registrationPolicy } from './registration-policy.js';
-import { InitialAccessTokens } from './initial-access-tokens.js';
 import { resourceIndicators } from './resource-server.js';
 import { clientOriginAllowed } from './client-cors.js';
 import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
@@ -39,14 +39,15 @@ export interface ProviderDeps {
   scopes: ScopePolicy;
   signingKeys: PrivateJwks;
   cookieKeys: string[];
-  /** Initial access token store; created by {@link createProvider}. */
-  initialAccessTokens?: InitialAccessTokens;
   /** Backend of the endpoint rate limits (Redis counters when storage is Redis). */
   limiterBackend?: LimiterBackend;
-  /** The adapter factory for oidc-provider's models. @default storage.adapter */
+  /** The adapter factory for oidc-provider's models, before the features' wrappers. @default storage.adapter */
   adapter?: AdapterFactory;
-  /** Runs around oidc-provider's resume route once a sign-in completes (e.g. recording the session's device). */
-  afterSignIn?: ProviderPreMiddleware['afterSignIn'];
+  /**
+   * What the features add, in their order (lib/core/feature.ts): configuration changes, adapter wrappers (innermost
+   * first, inside Portcullis' own), pre-middleware per endpoint (after Portcullis' own) and event listeners.
+   */
+  contributions?: readonly ProviderContribution[];
   /** When an account's password or address last changed: a sign-in checked before then is not resumed (stale-sign-in.ts). */
   credentialsChangedAt?: CredentialsChangedAt;
 }
@@ -73,15 +74,12 @@ function clientMetadata(config: ResolvedConfig) {
 
 /** oidc-provider's `features`: what is on, and with which of our policies. */
 function providerFeatures(deps: ProviderDeps): Configuration['features'] {
-  const { config, storage, scopes } = deps;
+  const { config, scopes } = deps;
   return {
     devInteractions: { enabled: false },
-    // Adapter-backed initial access tokens (RFC 7591 §3): minted ones are stored, the configured one is answered
-    // by the adapter wrapper (InitialAccessTokens.withConfigured) without being stored.
-    registration: registrationEnabled(config)
-      ? { enabled: true, initialAccessToken: true, policies: (deps.initialAccessTokens ?? new InitialAccessTokens(storage.adapter)).policies as never }
-      : { enabled: false },
-    registrationManagement: { enabled: registrationEnabled(config), rotateRegistrationAccessToken: true },
+    // Dynamic registration: the registration feature turns it on (lib/features/registration).
+    registration: { enabled: false },
+    registrationManagement: { enabled: false, rotateRegistrationAccessToken: true },
     // RFC 7662 §2.2 / RFC 7009 §2.2: a client may introspect or revoke only tokens issued to itself; another
     // client's token is answered as an unknown one (`active: false`; revocation 200 and the token left alive).
     introspection: { enabled: true, allowedPolicy: issuedToCaller },
@@ -121,8 +119,8 @@ export function sessionCookieName(issuer: string): string {
 export function providerConfiguration(deps: ProviderDeps): Configuration {
   const { config, storage, consents, scopes } = deps;
   const accounts = accountLookup(deps.accounts, consents);
-  const configuredToken = registrationEnabled(config) ? config.registration.initialAccessToken : undefined;
-  const prefetching = prefetchingAdapter(InitialAccessTokens.withConfigured(deps.adapter ?? storage.adapter, configuredToken), accounts);
+  const wrapped = (deps.contributions ?? []).reduce((factory, part) => part.wrapAdapter?.(factory) ?? factory, deps.adapter ?? storage.adapter);
+  const prefetching = prefetchingAdapter(wrapped, accounts);
   const adapter = codeExchangeScopeAdapter(deps.credentialsChangedAt ? checkedSignIns(prefetching, deps.credentialsChangedAt) : prefetching);
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
   // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).
@@ -245,8 +243,9 @@ function allowOfflineAccessWithoutPromptConsent(authorizationPath: string) {
  * @throws the provider's `InvalidClientMetadata` naming the client when one is invalid.
  */
 export async function createProvider(deps: ProviderDeps): Promise<Provider> {
-  const initialAccessTokens = deps.initialAccessTokens ?? new InitialAccessTokens(deps.storage.adapter);
-  const provider = new Provider(deps.config.issuer, throughProviderBoundary(providerConfiguration({ ...deps, initialAccessTokens })));
+  const configuration = providerConfiguration(deps);
+  for (const part of deps.contributions ?? []) part.configure?.(configuration);
+  const provider = new Provider(deps.config.issuer, throughProviderBoundary(configuration));
   provider.proxy = deps.config.proxy;
   // The client IP of its per-IP limits: the proxies' own entry of X-Forwarded-For, never one the client wrote.
   // (oidc-provider 9's Provider is its Koa application: `provider.app` is a deprecated alias.)
@@ -257,21 +256,22 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   provider.use(providerPreMiddleware({
     answerStorageOutages: answerStorageOutages as never,
     endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [...CLIENT_AUTH_ENDPOINTS], registration: PROVIDER_ROUTES.registration }) as never,
-    settleInitialAccessToken: initialAccessTokens.settle(PROVIDER_ROUTES.registration) as never,
     offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
     explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,
     describeErrors: describeUndescribedErrors as never,
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     inactiveStructuredTokens: inactiveStructuredTokens as never,
     oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
-    afterSignIn: deps.afterSignIn,
     pageHeaders: providerPageHeaders as never,
     nameClientAfterLogout: nameClientAfterLogout as never,
     explainAuthorizationHeader: explainAuthorizationHeader as never,
     answerUnservedEndpoint: answerUnservedEndpoint as never,
     postedAuthorization: postedAuthorization(deps.config.issuer) as never,
     refuseInput: refuseProviderInput,
-  }) as never);
+  }, (deps.contributions ?? []).flatMap((part) => part.before ?? [])) as never);
+  for (const part of deps.contributions ?? []) {
+    for (const [event, listener] of Object.entries(part.on ?? {})) provider.on(event as never, listener as never);
+  }
   for (const [i, metadata] of clientMetadata(deps.config).entries()) {
     try {
       await provider.Client.validate(metadata as never);

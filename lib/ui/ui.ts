@@ -8,7 +8,7 @@ import type { ResolvedOptions } from '../../config/options.js';
 import { ConfigError } from '../core/errors.js';
 import { html, raw, type SafeHtml } from '../http/html.js';
 import { requestSlot } from '../core/request-slot.js';
-import { mountedPath } from '../http/routes.js';
+import { mountedPath } from '../http/paths.js';
 import { CATALOG_TEXTS, isLocale, LOCALES, negotiateLocale, Translator, type Locale, type MessageKey } from './i18n.js';
 import { TEMPLATE_NAMES, templateOutput, type Logo, type PageUi, type TemplateKit, type UiSettings, type UiTemplates } from './templates.js';
 
@@ -198,31 +198,6 @@ export function templateKit(ui: PageUi): TemplateKit {
 export function pageBody<N extends keyof UiTemplates>(ui: PageUi, name: N, view: Parameters<NonNullable<UiTemplates[N]>>[0], ours: () => SafeHtml): SafeHtml {
   const custom = ui.settings.templates[name] as ((v: unknown, kit: TemplateKit) => unknown) | undefined;
   return custom ? templateOutput(custom(view, templateKit(ui))) : ours();
-}
-
-/** Serves `GET|HEAD /ui/logo`: the configured logo, or 404 without one. */
-export function logoRoute(settings: UiSettings): Middleware {
-  return function serveLogo(ctx: Context, next: Next) {
-    if (ctx.path !== LOGO_PATH) return next();
-    const logo = settings.logo;
-    if (!logo || !['GET', 'HEAD'].includes(ctx.method)) {
-      ctx.status = logo ? 405 : 404;
-      if (logo) ctx.set('Allow', 'GET, HEAD');
-      return;
-    }
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.set('ETag', logo.etag);
-    ctx.type = logo.type;
-    if (ctx.get('if-none-match') === logo.etag) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.status = 200;
-    ctx.body = logo.body;
-  };
 }
 
 /** Our page frame's pieces. */

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MAX_FILE_LINES, MAX_FUNCTION_LINES, oversized } from '../../scripts/code-size.js';
 
@@ -28,6 +29,26 @@ test.each([
   const run = depcruise(fixture);
   expect(run.status).not.toBe(0);
   expect(run.stdout).toContain(rule);
+});
+
+// Rules on lib/kernel and lib/features can only be tried from inside those folders: each row writes one module
+// there for the run (named so that nothing else picks it up) and removes it.
+test.each([
+  ['features-independent-folders', 'lib/features/zz-layer-fixture/index.ts', "export { passkeys } from '../passkeys/index.js';"],
+  ['features-use-kernel-types-only', 'lib/features/zz-layer-fixture/index.ts', "export { openKernel } from '../../kernel/kernel.js';"],
+  ['kernel-knows-no-feature', 'lib/kernel/zz-layer-fixture.ts', "export { health } from '../features/health/index.js';"],
+  ['features-below-top', 'lib/accounts/zz-layer-fixture.ts', "export type { Kernel } from '../kernel/types.js';"],
+])('%s: a violation fails the check', (rule, file, source) => {
+  const path = `${root}${file}`;
+  mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
+  writeFileSync(path, `// A deliberate layer violation (test/architecture/layers.test.ts).\n${source}\n`);
+  try {
+    const run = depcruise(file);
+    expect(run.status).not.toBe(0);
+    expect(run.stdout).toContain(rule);
+  } finally {
+    rmSync(file.includes('/zz-layer-fixture/') ? path.slice(0, path.lastIndexOf('/')) : path, { recursive: true, force: true });
+  }
 });
 
 test(`no function over ${MAX_FUNCTION_LINES} lines and no file over ${MAX_FILE_LINES} lines in lib/ and adapters/ (npm run check:size)`, () => {

@@ -34,8 +34,14 @@ describe('routeTable', () => {
   const { seen, step } = recorder();
   const parts: RouteParts = {
     requestLog: step('requestLog'), handleErrors: step('handleErrors'), requireIssuerHost: step('requireIssuerHost'),
-    health: step('health', true), oidcProvider: step('oidcProvider', true), interactionPages: step('interactionPages', true),
-    accountPages: step('accountPages', true), uiContext: step('uiContext'), logo: step('logo', true), graphql: { paths: ['/api/graphql', '/api/graphql/csrf-token'], chain: [step('transport'), step('apollo', true)] },
+    oidcProvider: step('oidcProvider', true), uiContext: step('uiContext'),
+    routes: [
+      { name: 'health', where: { paths: ['/healthz', '/readyz'] }, bodyLimit: 0, guarded: false, chain: [step('health', true)] },
+      { name: 'interactionPages', where: { segment: '/interaction' }, bodyLimit: 1024, chain: [step('interactionPages', true)] },
+      { name: 'accountPages', where: { segment: '/account' }, bodyLimit: 1024, chain: [step('accountPages', true)] },
+      { name: 'logo', where: { segment: '/ui' }, bodyLimit: 1024, chain: [step('logo', true)] },
+      { name: 'graphql', where: { absolute: ['/api/graphql', '/api/graphql/csrf-token'] }, bodyLimit: 1024, chain: [step('transport'), step('apollo', true)] },
+    ],
   };
   let srv: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => { srv = await serve(routeTable(parts)); });
@@ -73,7 +79,8 @@ describe('routeTable', () => {
     // Apollo's Koa middleware calls next() after answering: `unmatched` must not run after a route of ours.
     const callsNext: Middleware = async (ctx, next) => { seen.push('apollo'); ctx.body = 'apollo'; await next(); };
     beforeAll(async () => {
-      standalone = await serve(routeTable({ ...parts, graphql: { paths: ['/api/graphql'], chain: [step('transport'), callsNext] }, unmatched: step('unmatched', true) }), false);
+      const routes = [...parts.routes.filter((r) => r.name !== 'graphql'), { name: 'graphql', where: { absolute: ['/api/graphql'] }, bodyLimit: 1024, chain: [step('transport'), callsNext] }];
+      standalone = await serve(routeTable({ ...parts, routes, unmatched: step('unmatched', true) }), false);
     });
     afterAll(() => standalone.close());
     test.each([
@@ -94,13 +101,15 @@ describe('providerPreMiddleware', () => {
   const { seen, step } = recorder();
   const mw: ProviderPreMiddleware = {
     answerStorageOutages: step('answerStorageOutages'), endpointRateLimits: step('endpointRateLimits'),
-    settleInitialAccessToken: step('settleInitialAccessToken'), offlineAccessPrompt: step('offlineAccessPrompt'),
+    offlineAccessPrompt: step('offlineAccessPrompt'),
     explainPlainTokenResponseType: step('explainPlainTokenResponseType'),
     revokeOnCodeReplay: step('revokeOnCodeReplay'),
     answerUnservedEndpoint: step('answerUnservedEndpoint'),
   };
   let srv: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => { srv = await serve(providerPreMiddleware(mw)); });
+  // A feature's pre-middleware (the registration feature's) runs after ours, before the unserved-endpoint answer.
+  const features = [{ endpoints: ['registration' as const], middleware: step('settleInitialAccessToken') }];
+  beforeAll(async () => { srv = await serve(providerPreMiddleware(mw, features)); });
   afterAll(() => srv.close());
 
   test.each([

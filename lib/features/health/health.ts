@@ -1,8 +1,8 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Storage } from '../core/storage.js';
+import type { Storage } from '../../core/storage.js';
 
-import { writeJsonError } from './json-error.js';
-import { HEALTH_PATHS } from './routes.js';
+import { writeJsonError } from '../../http/json-error.js';
+import { HEALTH_PATHS } from '../../http/paths.js';
 
 /**
  * `GET /healthz`: 200 while the process serves requests. `GET /readyz`: 200 when the storage answers, else 503

@@ -1,0 +1,116 @@
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
+import type { AdapterFactory } from './storage.js';
+
+/**
+ * The feature contract: a capability of the server (a page, an API, a sign-in method, a provider rule) is one value
+ * that the server takes in a list (`createServer(config, features)`), after better-auth's plugins. A feature is set
+ * up in two steps, because its pages need the oidc-provider instance, which needs every feature's provider parts:
+ *
+ * 1. `setup(context)` returns its {@link FeatureParts}: what it adds to oidc-provider (configuration, adapter
+ *    wrappers, pre-middleware per endpoint, event listeners), its `services` for other features and for the
+ *    server's public methods, and `close()`;
+ * 2. once the provider exists, `parts.routes(provider)` returns its {@link FeatureRoute}s, which the route table
+ *    (lib/http/routes.ts) places behind the guards.
+ *
+ * The contract is generic over the configuration and the kernel so that lib/core names neither; the server's own
+ * instance is `Feature` in lib/kernel/types.ts (exported from `portcullis`). docs/architecture.md walks through
+ * writing one.
+ */
+
+/** The oidc-provider endpoints a feature may put pre-middleware before; `resume` is `/authorization/:uid`. */
+export type ProviderEndpoint =
+  | 'authorization' | 'resume' | 'token' | 'userinfo' | 'registration' | 'introspection' | 'revocation'
+  | 'pushed_authorization_request' | 'end_session' | 'jwks';
+
+/**
+ * Where a route answers. Paths of the first two kinds are under the issuer's path (`/auth/account/…` for an issuer
+ * `https://host/auth`), the third kind is absolute on the host (it may lie outside the issuer's path).
+ * - `paths`: these exact paths (`/healthz`);
+ * - `segment`: every path whose first segment is this (`/account` serves `/account`, `/account/signup`, …): a page
+ *   route. Several features may share a segment (the self-service flows and the account page both answer under
+ *   `/account`): their chains run in the features' order, so their paths must not overlap;
+ * - `absolute`: these exact absolute paths (`graphql.path` and its CSRF-token path).
+ */
+export type RouteWhere =
+  | { readonly paths: readonly string[] }
+  | { readonly segment: string }
+  | { readonly absolute: readonly string[] };
+
+/** One route a feature serves; the route table adds the guards (see lib/http/routes.ts for their order). */
+export interface FeatureRoute {
+  /** A name for errors and docs (`accountPage`, `graphql`). */
+  readonly name: string;
+  readonly where: RouteWhere;
+  /**
+   * The largest request body in bytes the route takes (`BODY_LIMITS` in lib/http/body-limit.ts): enforced when a
+   * host app's body parser read the body first (adoptHostBody); the route's own parsers enforce it otherwise.
+   */
+  readonly bodyLimit: number;
+  /** Named Koa middleware, in the order they run after the guards. */
+  readonly chain: readonly Middleware[];
+  /**
+   * `true` (default): requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → chain.
+   * `false`: requestLog → chain only (health probes, answered for any Host).
+   */
+  readonly guarded?: boolean;
+}
+
+/** A feature's pre-middleware of oidc-provider endpoints: runs after Portcullis' own for those endpoints, in order. */
+export interface ProviderBefore {
+  readonly endpoints: readonly ProviderEndpoint[];
+  readonly middleware: Middleware;
+}
+
+/** What a feature adds to oidc-provider, before the instance is created. */
+export interface ProviderContribution {
+  /** Changes the configuration Portcullis built (e.g. `features.registration`), before the instance is created. */
+  configure?(configuration: Configuration): void;
+  /**
+   * Wraps the adapter factory of oidc-provider's models. Features wrap in their order, innermost first (over the
+   * account index of sessions and grants); Portcullis' own wrappers (account prefetch, stale sign-ins, code
+   * exchange scopes) go outside all of them.
+   */
+  wrapAdapter?(factory: AdapterFactory): AdapterFactory;
+  /** Pre-middleware by endpoint. None on `/token` and `/userinfo` unless a feature needs it: they are hot paths. */
+  readonly before?: readonly ProviderBefore[];
+  /** oidc-provider event listeners (`grant.revoked`, `end_session.success`, …), by event name. */
+  readonly on?: Readonly<Record<string, (...args: never[]) => unknown>>;
+}
+
+/** What `setup` returns. Every member is optional: a feature may only add a service, or only a route. */
+export interface FeatureParts<Services = unknown> {
+  readonly provider?: ProviderContribution;
+  /** What other features (through `use(id)`) or the server's public methods use. */
+  readonly services?: Services;
+  /** The second step: the routes, once the provider exists. */
+  routes?(provider: Provider): readonly FeatureRoute[] | Promise<readonly FeatureRoute[]>;
+  /** Releases what `setup` opened (Apollo, timers); called once, in reverse order of set-up. */
+  close?(): Promise<void>;
+}
+
+/** What `setup` receives. */
+export interface FeatureContext<Config, Kernel> {
+  readonly config: Config;
+  /** What every feature shares: logger, keys, storage, account store, mailer, `secret(purpose)`, … */
+  readonly kernel: Kernel;
+  /**
+   * The services of another feature, `undefined` when it is absent or off. During `setup` only the features set
+   * up before this one are known (name them in `requires`); during `routes(provider)` every feature is.
+   */
+  use<T>(featureId: string): T | undefined;
+}
+
+/** A feature, generic over the configuration and the kernel (see `Feature` in lib/kernel/types.ts). */
+export interface FeatureOf<Config, Kernel, Services = unknown> {
+  /** Unique among the features (`health`, `graphql`). */
+  readonly id: string;
+  /** Features set up before this one when present (their services are then known to `use` during `setup`). */
+  readonly requires?: readonly string[];
+  /** Whether the configuration turns it on; an off feature is not set up and `use` returns `undefined` for it. */
+  enabled(config: Config): boolean;
+  /** Refuses a configuration the feature cannot serve (throw a ConfigError), before anything is opened. */
+  check?(config: Config): void;
+  setup(context: FeatureContext<Config, Kernel>): FeatureParts<Services> | Promise<FeatureParts<Services>>;
+}

@@ -1,0 +1,36 @@
+import { hasPasskeyMethods } from '../../core/account-store.js';
+import { BODY_LIMITS } from '../../http/body-limit.js';
+import { PAGE_PREFIXES } from '../../http/paths.js';
+import type { Feature } from '../../kernel/types.js';
+import { PasskeyChallenges } from '../../accounts/passkeys/challenges.js';
+import { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
+import { relyingPartyFor } from '../../accounts/passkeys/relying-party.js';
+import { passkeyAccountRoutes } from '../../accounts/passkeys/routes.js';
+import type { Services } from '../services.js';
+
+/**
+ * Passkeys (WebAuthn, `passkeys.enabled`): the service that registers and checks them (the login page and, with
+ * `passkeys.secondFactor`, the second step use it), and the account's passkey page `/account/passkeys` behind the
+ * account page's sign-in guard.
+ */
+export const passkeys: Feature<Services['passkeys'] | undefined> = {
+  id: 'passkeys',
+  enabled: (config) => config.passkeys.enabled,
+  setup({ config, kernel, use }) {
+    const { accounts, storage, logger } = kernel;
+    // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
+    if (!hasPasskeyMethods(accounts)) return {};
+    const challenges = new PasskeyChallenges(storage.adapter, config.passkeys.challengeTtl);
+    const service = new PasskeyService({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
+    return {
+      services: { service, secondFactor: config.passkeys.secondFactor },
+      routes(provider) {
+        const account = use<Services['account']>('account');
+        const changes = use<Services['self-service']>('self-service')?.changes;
+        if (!account || !changes) return [];
+        const page = passkeyAccountRoutes({ home: account.homeFor(provider), passkeys: service, changes });
+        return [{ name: 'passkeyPage', where: { segment: PAGE_PREFIXES.account }, bodyLimit: BODY_LIMITS.pages, chain: [page] }];
+      },
+    };
+  },
+};

@@ -1,0 +1,36 @@
+import type { ApolloServer } from '@apollo/server';
+import type Provider from 'oidc-provider';
+import type { AccountHomeDeps } from '../accounts/account-home.js';
+import type { AccountFlows } from '../accounts/account-routes.js';
+import type { FactorChanges } from '../accounts/mfa/factor-changes.js';
+import type { SecondFactors } from '../accounts/mfa/second-factors.js';
+import type { PasskeyService } from '../accounts/passkeys/passkey-service.js';
+import type { GraphqlContext } from '../graphql/auth-context.js';
+import type { MintInitialAccessTokenOptions } from '../oidc/initial-access-tokens.js';
+import type { MfaInteractionDeps } from '../oidc/interaction/common.js';
+
+/**
+ * The services each default feature offers to the others (`use<Services[id]>(id)`, lib/core/feature.ts), by id.
+ * Types only: a feature imports no other feature's folder, only this declaration of what it may use.
+ */
+export interface Services {
+  /** `passkeys.enabled` with an account store that keeps passkeys. */
+  passkeys: { service: PasskeyService; secondFactor: boolean };
+  /** `mfa.enabled`: TOTP and recovery codes, and what the second sign-in step needs besides the factor changes. */
+  mfa: Omit<MfaInteractionDeps, 'changes'>;
+  /** Sign-up, verification, reset and e-mail change; the notices of second-factor changes (they are account mails). */
+  'self-service': { flows: AccountFlows; changes: FactorChanges };
+  /** The account page: what its guard and forms need, once the provider exists (the passkey page shares them). */
+  account: { homeFor(provider: Provider): AccountHomeDeps };
+  /** `registration.enabled`: initial access tokens (`server.mintInitialAccessToken`). */
+  registration: { mint(provider: Provider, options?: MintInitialAccessTokenOptions): Promise<string> };
+  /** `graphql` set: the Apollo Server (`server.apollo`). */
+  graphql: { apollo: ApolloServer<GraphqlContext> };
+}
+
+/** The second factors' own services with the notices of changes: what the login and the account page take. */
+export function secondFactorSteps(mfa: Services['mfa'] | undefined, changes: FactorChanges): MfaInteractionDeps | undefined {
+  return mfa && { ...mfa, changes };
+}
+
+export type { SecondFactors };
