@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './server.js';
@@ -25,6 +25,32 @@ export function documentationFiles(): Array<[string, string]> {
   return [join(ROOT, 'README.md'), ...pages(join(ROOT, 'docs')).sort()].map((file) => [relative(ROOT, file), readFileSync(file, 'utf8')]);
 }
 
+/**
+ * The documented commands run in the project directory and write the same files there (portcullis.config.json,
+ * secrets/, jwks.json): two test files in two jest workers must not run them at once, or one moves the other's
+ * files away. A lock file holding the owner's pid serialises them across workers; a lock left by a process that
+ * is gone, or by this process (a file that never called `stop()`), is taken over.
+ */
+const LOCK = join(ROOT, '.readme-command.lock');
+
+async function lockProjectDirectory(): Promise<() => void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      writeFileSync(LOCK, String(process.pid), { flag: 'wx' });
+      return () => rmSync(LOCK, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const owner = Number(readFileSync(LOCK, 'utf8').trim());
+    let alive = owner > 0 && owner !== process.pid;
+    if (alive) { try { process.kill(owner, 0); } catch { alive = false; } }
+    if (!alive) { rmSync(LOCK, { force: true }); continue; }
+    if (Date.now() > deadline) throw new Error(`${LOCK} held by process ${owner} for 120 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** A README command block running in the background: its port, everything it printed so far, and how to end it. */
 export interface ReadmeCommand {
   port: number;
@@ -36,14 +62,22 @@ export interface ReadmeCommand {
 /**
  * Runs `commands` (a README `sh` block, as written) with bash from the project directory, with only `PORT`, `HOST`
  * and npm's `ignore-scripts` (no rebuild of dist/ by `prestart`) added around it, after moving `files` (paths it or `prepare` will write, e.g. jwks.json) out of the way
- * and then calling `prepare`; `environment` adds variables given the port; resolves once it printed "Portcullis listening" or "failed to start", exited, or
+ * and then calling `prepare` (one such command at a time across jest workers: see {@link LOCK}); `environment` adds variables given the port; resolves once it printed "Portcullis listening" or "failed to start", exited, or
  * 150 s passed.
  */
 export async function runReadmeCommand(commands: string, files: readonly string[], prepare?: () => void,
   environment?: (port: number) => NodeJS.ProcessEnv): Promise<ReadmeCommand> {
+  // Commands that write no file of the project (`npm start`) need not wait for the others.
+  const unlock = files.length ? await lockProjectDirectory() : () => undefined;
   const moved: Array<[string, string]> = [];
-  for (const p of files) if (existsSync(p)) { renameSync(p, `${p}.before-readme-test`); moved.push([p, `${p}.before-readme-test`]); }
-  prepare?.();
+  try {
+    for (const p of files) if (existsSync(p)) { renameSync(p, `${p}.before-readme-test`); moved.push([p, `${p}.before-readme-test`]); }
+    prepare?.();
+  } catch (err) {
+    for (const [p, backup] of moved) renameSync(backup, p);
+    unlock();
+    throw err;
+  }
   const port = await freePort();
   let output = '';
   // npm's pre-scripts are off: `npm test` has just built dist/, and a README `npm start` would rebuild it (`prestart`),
@@ -64,6 +98,7 @@ export async function runReadmeCommand(commands: string, files: readonly string[
       if (child.pid) { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }
       for (const p of files) rmSync(p, { recursive: true, force: true });
       for (const [p, backup] of moved) renameSync(backup, p);
+      unlock();
     },
   };
 }
