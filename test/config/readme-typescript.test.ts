@@ -5,7 +5,8 @@
  * all, with `portcullis`, `portcullis/rp`, `portcullis/redis` and `portcullis/graphql` resolved to this checkout's
  * sources as the package's `exports` map them. What an example leaves to the reader's own application (a database
  * layer, its schema, its session middleware) it imports from `./your-app.js`, which the test supplies as a stub with
- * those names.
+ * those names. A ```typescript block is an excerpt or a summary of the sources (docs/architecture.md quotes
+ * createServer and sums up the feature contract), not an example to copy, and is not compiled here.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
