@@ -24,16 +24,26 @@ const ports: number[] = [];
 let dir: string;
 let client: Cluster;
 
+/** Starts one cluster-enabled redis-server on a free port and returns the port, once it answers as a cluster node. */
+async function startClusterNode(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const node = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 50 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i++) await new Promise((r) => setTimeout(r, 100));
+    const ours = node.exitCode === null && /cluster_enabled:1/.test(spawnSync('redis-cli', ['-p', String(port), 'info', 'cluster']).stdout?.toString() ?? '');
+    if (ours) { nodes.push(node); return port; }
+    node.kill();
+    if (attempt >= 4) throw new Error(`no cluster node could be started (last port ${port})`);
+  }
+}
+
 beforeAll(async () => {
   if (!hasRedis) return;
   dir = mkdtempSync(join(tmpdir(), 'portcullis-cluster-'));
-  for (let i = 0; i < 3; i++) ports.push(await freePort());
-  for (const port of ports) {
-    nodes.push(spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
-  }
-  for (const port of ports) {
-    for (let i = 0; i < 50 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i++) await new Promise((r) => setTimeout(r, 100));
-  }
+  // A free port can be taken by another worker's server (a Redis of another test) between freePort() and the
+  // node's bind: then the node is not ours and `cluster create` fails with "is not configured as a cluster node".
+  // Each node is checked to be a cluster node, and started again on another port when it is not.
+  for (let i = 0; i < 3; i++) ports.push(await startClusterNode());
   const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
   if (created.status !== 0) throw new Error(`cluster create failed: ${created.stdout}${created.stderr}`);
   for (let i = 0; i < 100; i++) {
