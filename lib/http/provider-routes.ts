@@ -55,8 +55,6 @@ export interface ProviderPreMiddleware {
   answerUnservedEndpoint?: Middleware;
 }
 
-export { UNSERVED_ENDPOINTS } from './paths.js';
-
 /**
  * The provider's pre-middleware table: which of ours run before oidc-provider's router, per endpoint (and
  * `pageHeaders` on the resume route `/authorization/:uid`), then the features' (`features`, lib/core/feature.ts:

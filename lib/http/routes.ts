@@ -36,7 +36,7 @@ import {
 } from './paths.js';
 
 export { BODY_LIMITS } from './body-limit.js';
-export { providerPreMiddleware, UNSERVED_ENDPOINTS, type ProviderPreMiddleware } from './provider-routes.js';
+export { providerPreMiddleware, type ProviderPreMiddleware } from './provider-routes.js';
 
 export {
   mountedPath, CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
