@@ -27,8 +27,8 @@ export { defaultFeatures } from './features/index.js';
  *   Whatever fails, what was opened is closed before the promise rejects, so the process can exit.
  */
 export async function createServer(input: PortcullisConfig, features: readonly Feature[] = defaultFeatures): Promise<PortcullisServer> {
-  const config = loadConfig(input);
-  const enabled = orderFeatures(features, config); // each one's check(config) too, before anything opens
+  const config = loadConfig(input, process.env, features); // the features' options and checks too
+  const enabled = orderFeatures(features, config);
   const kernel = await openKernel(config);
   try {
     const setUp = await setUpFeatures(enabled, kernel);

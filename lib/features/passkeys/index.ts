@@ -7,6 +7,8 @@ import { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
 import { relyingPartyFor } from '../../accounts/passkeys/relying-party.js';
 import { passkeyAccountRoutes } from '../../accounts/passkeys/routes.js';
 import type { Services } from '../services.js';
+import { checkPasskeys } from './checks.js';
+import { passkeysOptions } from './options.js';
 
 /**
  * Passkeys (WebAuthn, `passkeys.enabled`): the service that registers and checks them (the login page and, with
@@ -15,7 +17,9 @@ import type { Services } from '../services.js';
  */
 export const passkeys: Feature<Services['passkeys'] | undefined> = {
   id: 'passkeys',
+  options: passkeysOptions,
   enabled: (config) => config.passkeys.enabled,
+  check: checkPasskeys,
   setup({ config, kernel, use }) {
     const { accounts, storage, logger } = kernel;
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
