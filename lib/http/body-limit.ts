@@ -22,19 +22,85 @@ export function refuseLargeBody(ctx: Context, limitBytes: number): void {
 /** A request as oidc-provider's body reader consumes it: `req.readable`, then `req.iterator()`. */
 export type ReadableRequest = IncomingMessage & { iterator(options?: object): AsyncIterable<Buffer> };
 
+/** The bytes {@link replayBody} hands to the next reader of `req.iterator()`, and whether one has taken them. */
+const replayed = requestSlot<{ bytes: Buffer; taken: boolean }>('portcullis.replayedBody');
+
+/** `req.readable` of a replayed request: true until a reader has taken the bytes (the same getter for every request). */
+const REPLAYED_READABLE: PropertyDescriptor = {
+  configurable: true,
+  get(this: IncomingMessage) { return replayed.get(this)?.taken === false; },
+};
+
+/** One chunk, then done: what `for await` of oidc-provider's reader needs, without an async generator's promises. */
+function replayIterator(this: IncomingMessage): AsyncIterableIterator<Buffer> {
+  const replay = replayed.get(this);
+  const iterator: AsyncIterableIterator<Buffer> = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () => {
+      if (!replay || replay.taken) return Promise.resolve({ value: undefined, done: true });
+      replay.taken = true;
+      return Promise.resolve(replay.bytes.length ? { value: replay.bytes, done: false } : { value: undefined, done: true });
+    },
+    return: () => Promise.resolve({ value: undefined, done: true }),
+  };
+  return iterator;
+}
+
+const REPLAYED_ITERATOR: PropertyDescriptor = { configurable: true, writable: true, value: replayIterator };
+
 /**
  * Makes a request stream that was already read readable again with the same `bytes`, the way oidc-provider's body
  * reader consumes it (`req.readable`, then `req.iterator()`): after a host parser (lib/http/host-body.ts) or our own
- * check of a form body (lib/http/provider-input.ts).
+ * check of a form body (lib/http/provider-input.ts). The request keeps the bytes ({@link replayedBody}), so a check
+ * that runs after a host parser's replay reads them without taking them. One accessor and one own method per request
+ * (the same functions for all), not a generator: this runs on every `/token` request.
  */
 export function replayBody(req: IncomingMessage, bytes: Buffer): void {
-  Object.defineProperty(req, 'readable', { value: true, configurable: true });
-  Object.defineProperty(req, 'iterator', {
-    configurable: true,
-    value: async function* replayed() {
-      Object.defineProperty(req, 'readable', { value: false, configurable: true });
-      if (bytes.length) yield bytes;
-    },
+  const first = replayed.get(req) === undefined;
+  replayed.set(req, { bytes, taken: false });
+  if (!first) return;
+  // defined, not assigned: the counting wrapper of a chunked body (limitProviderBody) is a read-only own property
+  Object.defineProperty(req, 'readable', REPLAYED_READABLE);
+  Object.defineProperty(req, 'iterator', REPLAYED_ITERATOR);
+}
+
+/** The bytes {@link replayBody} replays, while no reader has taken them; `undefined` for a request that was not replayed. */
+export function replayedBody(req: IncomingMessage): Buffer | undefined {
+  const replay = replayed.get(req);
+  return replay && !replay.taken ? replay.bytes : undefined;
+}
+
+/**
+ * Reads a request stream nobody has read to its end by its events (`data`, `end`): cheaper than `req.iterator()`
+ * (which adds an end-of-stream watcher and promises per chunk), for a body read on every `/token` request.
+ * `'too large'` as soon as more than `limitBytes` arrived (the stream is paused, the rest left unread); `'closed'` when
+ * the stream closed before its end without an error (destroyed: nobody is left to answer); rejects with the stream's
+ * error (a client that went away: Node's `ECONNRESET` "aborted").
+ */
+export function readWholeBody(req: IncomingMessage, limitBytes: number): Promise<Buffer | 'too large' | 'closed'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const stop = () => {
+      req.off('data', onData); req.off('end', onEnd); req.off('error', onError); req.off('close', onClose);
+    };
+    function onData(chunk: Buffer) {
+      received += chunk.length;
+      if (received > limitBytes) {
+        stop();
+        req.pause();
+        resolve('too large');
+        return;
+      }
+      chunks.push(chunk);
+    }
+    function onEnd() { stop(); resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)); }
+    function onError(err: Error) { stop(); reject(err); }
+    function onClose() { stop(); resolve('closed'); }
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

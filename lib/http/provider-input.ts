@@ -1,7 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import { answeredMethod } from './allowed-methods.js';
 import {
-  encodedBody, limitProviderBody, refuseEncodedBody, refuseLargeBody, replayBody, type ReadableRequest,
+  encodedBody, limitProviderBody, readWholeBody, refuseEncodedBody, refuseLargeBody, replayBody, replayedBody,
 } from './body-limit.js';
 import { encodingDefect, FORM_TYPE, strictUtf8 } from './form-encoding.js';
 import { writeJsonError } from './json-error.js';
@@ -52,25 +53,22 @@ function shownHeader(value: string): string {
 /**
  * Reads a form body (at most `limitBytes`, else 413), refuses one that is not UTF-8 or whose percent-encoding is
  * malformed ({@link encodingDefect}), keeps its text in {@link providerForm} and replays the bytes for
- * oidc-provider's own reader. A body a host parser left only as `req.body` is checked when it is text.
+ * oidc-provider's own reader. A body a host parser's raw text was replayed as (lib/http/host-body.ts) is checked in
+ * place, left to be replayed; one a host parser left only as `req.body` is checked when it is text.
  */
 async function readForm(ctx: Context, next: Next, limitBytes: number, refuse: RefuseInput, page: boolean) {
-  const req = ctx.req as ReadableRequest & { body?: unknown };
+  const req = ctx.req as IncomingMessage & { body?: unknown };
   let text: string | undefined;
-  if (req.readable) {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-      received += chunk.length;
-      if (received > limitBytes) return refuseLargeBody(ctx, limitBytes);
-      chunks.push(chunk);
-    }
-    const bytes = Buffer.concat(chunks, received);
+  const replayed = replayedBody(req);
+  if (replayed || req.readable) {
+    const bytes = replayed ?? await readWholeBody(req, limitBytes);
+    if (bytes === 'closed') return undefined;
+    if (bytes === 'too large' || bytes.length > limitBytes) return refuseLargeBody(ctx, limitBytes);
     text = strictUtf8(bytes);
     if (text === undefined) {
       return refuse(ctx, 400, `The form body is not UTF-8 (${FORM_TYPE} bodies are UTF-8).`, page);
     }
-    replayBody(req, bytes);
+    if (!replayed) replayBody(req, bytes);
   } else if (typeof req.body === 'string') {
     text = req.body;
   }
