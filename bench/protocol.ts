@@ -1,7 +1,11 @@
 /** What `bench/run.ts` and its server processes (`bench/server.ts`) share. */
 import { createHash } from 'node:crypto';
 
-export type ServerKind = 'portcullis' | 'oidc' | 'apollo';
+/**
+ * `apollo`: bare Apollo Server 5 on Koa with the catalog's schema and resolvers; `apollo-lean` and `apollo-armor`:
+ * the issue's GraphQL peers with Portcullis' request log line (bench/graphql-peers.ts).
+ */
+export type ServerKind = 'portcullis' | 'oidc' | 'apollo' | 'apollo-lean' | 'apollo-armor';
 
 export interface ServerSpec {
   kind: ServerKind;

@@ -4,6 +4,7 @@
  *   npm run bench                        default: 5 pairs of 5 s runs per scenario, about 15–20 minutes
  *   npm run bench -- --quick             1 pair of 3 s runs (also BENCH_QUICK=1)
  *   npm run bench -- --only token,graphql   (or one variant: --only token:redis,userinfo:memory,graphql:cached)
+ *   npm run bench -- --only graphql:armor,graphql:lean   our GraphQL against the issue's peers with our log line
  *   npm run bench -- --note "busy machine"   a line printed at the top of the results
  *   npm run bench -- --profile           a CPU profile of each server over each timed run (not start-up, warm-ups
  *                                        or minting), with the requests it answered, in bench/profiles/; then
@@ -129,17 +130,24 @@ async function server(kind: ServerSpec['kind'], storage: ServerSpec['storage'], 
   let s = pool.get(key);
   if (!s) {
     const plus = guards ? ` + ${GUARDS === 'log' ? 'request log' : GUARDS === 'host' ? 'Host check' : 'request log + Host check'}` : '';
-    const label = kind === 'portcullis' ? `Portcullis (${storage})` : kind === 'oidc' ? `bare oidc-provider${plus} (${storage})` : `bare Apollo${plus}`;
+    const label = kind === 'portcullis' ? `Portcullis (${storage})` : kind === 'oidc' ? `bare oidc-provider${plus} (${storage})` : PEER_LABELS[kind] ?? `bare Apollo${plus}`;
     s = await start(label, { kind, storage, prefix: `${PREFIX}${kind}${guards ? '-guards' : ''}:`, guards });
     pool.set(key, s);
   }
   return s;
 }
 
+/** The GraphQL peers of the issue (bench/graphql-peers.ts), each with our request log line. */
+const PEER_LABELS: Partial<Record<ServerSpec['kind'], string>> = {
+  'apollo-lean': 'lean Apollo on Koa + request log',
+  'apollo-armor': 'Apollo + GraphQL Armor + request log',
+};
+
+const GRAPHQL_ONLY = { token: '', userinfo: '', registration: '', authorization: '', graphql: '/' };
 const ROUTES = {
   portcullis: { token: '/token', userinfo: '/userinfo', registration: '/registration', authorization: '/authorization', graphql: '/graphql' },
   oidc: { token: '/token', userinfo: '/me', registration: '/reg', authorization: '/auth', graphql: '' },
-  apollo: { token: '', userinfo: '', registration: '', authorization: '', graphql: '/' },
+  apollo: GRAPHQL_ONLY, 'apollo-lean': GRAPHQL_ONLY, 'apollo-armor': GRAPHQL_ONLY,
 };
 
 // ---------------------------------------------------------------------------------------------- load
@@ -330,11 +338,25 @@ async function freshServer(kind: ServerSpec['kind'], storage: ServerSpec['storag
   return server(kind, storage, guards);
 }
 
+/**
+ * Portcullis' GraphQL against bare Apollo (variants `cached`, `unique`), then against the issue's two peers with our
+ * request log line (variants `armor`: Apollo + GraphQL Armor, `lean`: lean Apollo on Koa; each cached and unique).
+ */
 async function graphqlScenarios(): Promise<void> {
   const p = await freshServer('portcullis', 'memory');
-  const b = await server('apollo', 'memory');
-  if (part('graphql', 'cached')) await abScenario('GraphQL cached document c=10', graphqlSide(p, false), graphqlSide(b, false));
-  if (part('graphql', 'unique')) await abScenario('GraphQL unique documents c=10', graphqlSide(p, true), graphqlSide(b, true));
+  if (part('graphql', 'cached') || part('graphql', 'unique')) {
+    const b = await server('apollo', 'memory');
+    if (part('graphql', 'cached')) await abScenario('GraphQL cached document c=10', graphqlSide(p, false), graphqlSide(b, false));
+    if (part('graphql', 'unique')) await abScenario('GraphQL unique documents c=10', graphqlSide(p, true), graphqlSide(b, true));
+  }
+  for (const [variant, kind, peer] of [['armor', 'apollo-armor', 'Apollo + GraphQL Armor'], ['lean', 'apollo-lean', 'lean Apollo']] as const) {
+    if (!part('graphql', variant)) continue;
+    const b = await server(kind, 'memory');
+    await abScenario(`GraphQL cached document c=10, vs ${peer} + log`, graphqlSide(p, false), graphqlSide(b, false));
+    await abScenario(`GraphQL unique documents c=10, vs ${peer} + log`, graphqlSide(p, true), graphqlSide(b, true));
+    await b.stop();
+    pool.delete(`${kind}/memory`);
+  }
 }
 
 /**
@@ -694,9 +716,12 @@ function report(started: Date, seconds: number): string {
     '- Portcullis: `createServer` with the demo fixtures and the example catalog schema, every GraphQL rule on, the GraphQL',
     '  operation rate limit and the client-authentication limits raised out of the way, logs at level info (JSON to /dev/null).',
     '  Bare peers: oidc-provider 9 with the demo client and a plain Map or plain Redis adapter (bench/bare-adapters.ts);',
-    '  Apollo Server 5 on Koa (@as-integrations/koa) with the same schema and no rules. The /token and /userinfo',
-    '  scenarios share one server per side and storage; the GraphQL scenarios start a fresh Portcullis server, so that it',
-    '  does not carry the codes and tokens those scenarios left in its memory storage when compared with a bare Apollo.',
+    '  Apollo Server 5 on Koa (@as-integrations/koa) with the same schema and no rules; the rows "vs Apollo + GraphQL',
+    '  Armor + log" and "vs lean Apollo + log" compare with the issue\'s peers (bench/graphql-peers.ts): Apollo 5 hardened',
+    '  with GraphQL Armor at our default limits, and a lean Apollo on Koa with plain resolvers, both with our request log',
+    '  line. The /token and /userinfo scenarios share one server per side and storage; the GraphQL scenarios start a',
+    '  fresh Portcullis server, so that it does not carry the codes and tokens those scenarios left in its memory storage',
+    '  when compared with a bare Apollo.',
     '',
   );
   if (throughputRows.length) {

@@ -1,7 +1,8 @@
 /**
  * One server of the benchmarks, run as a child process of `bench/run.ts` (pinned to cpu 0 with taskset when it
  * exists). `BENCH_SPEC` (JSON {@link ServerSpec}) says which: Portcullis (`createServer` with the demo fixtures
- * and the example catalog), bare oidc-provider with the bench adapters, or bare Apollo Server 5 on Koa.
+ * and the example catalog), bare oidc-provider with the bench adapters, bare Apollo Server 5 on Koa, or one of the
+ * GraphQL peers of bench/graphql-peers.ts (lean Apollo on Koa, Apollo with GraphQL Armor, each with our request log).
  *
  * The parent talks to it over the IPC channel only (never over an HTTP route): it asks for pre-minted
  * authorization codes and access tokens, made directly through the provider's models, and for memory figures.
@@ -27,6 +28,7 @@ import { SCOPE_CLAIMS } from '../config/defaults.js';
 import { catalogResolvers, typeDefs } from '../examples/catalog/schema.js';
 import { DEMO, demoFixtures } from '../examples/demo-fixtures.js';
 import { bareMemoryAdapter, bareRedisAdapter } from './bare-adapters.js';
+import { startGraphqlPeer } from './graphql-peers.js';
 
 import { CODE_CHALLENGE, PROFILE_SAMPLING_US, SCOPE, SHORT_TTL_SECONDS, type Request, type RunProfile, type ServerSpec } from './protocol.js';
 
@@ -158,6 +160,10 @@ if (spec.kind === 'portcullis') {
   await new Promise((r) => http.once('listening', r));
   countRequests(http);
   close = async () => { closeAll(http); redis?.disconnect(); };
+} else if (spec.kind === 'apollo-lean' || spec.kind === 'apollo-armor') {
+  const peer = await startGraphqlPeer(spec.kind === 'apollo-lean' ? 'lean' : 'armor', port, process.env.BENCH_LOG_LEVEL ?? 'info');
+  countRequests(peer.http);
+  close = async () => { closeAll(peer.http); await peer.close(); };
 } else {
   // The same schema as Portcullis serves (its directive declared so the SDL parses), no rules, no auth.
   const directives = 'directive @requiresScopes(scopes: [String!]!) on FIELD_DEFINITION | OBJECT | INTERFACE\n';
