@@ -52,11 +52,15 @@ export function graphqlResponseType(ctx: Context): GraphqlResponseType | undefin
  */
 export function labelGraphqlResponse(ctx: Context): void {
   ctx.set('Content-Type', graphqlResponseType(ctx) ?? GRAPHQL_RESPONSE_TYPES.json);
-  ctx.vary('Accept');
+  // every GraphQL answer passes here: no Vary yet (the usual case) is set, not parsed and merged
+  if (ctx.response.get('Vary') === '') ctx.set('Vary', 'Accept');
+  else ctx.vary('Accept');
 }
 
 /** Whether a response's `Content-Type` is one of the two GraphQL response types (any parameters). */
 export function isGraphqlResponseType(contentType: string): boolean {
+  // Apollo Server writes exactly one of these two on every answer: no split, trim or lower-casing for them
+  if (contentType === GRAPHQL_RESPONSE_TYPES.json || contentType === GRAPHQL_RESPONSE_TYPES.graphqlResponse) return true;
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return type === 'application/json' || type === 'application/graphql-response+json';
 }
