@@ -94,6 +94,12 @@ export async function describeUndescribedErrors(ctx: KoaContextWithOIDC, next: N
 const DESCRIPTION_PARAM = /error_description="(?:[^"\\]|\\.)*"/;
 
 /**
+ * A header as clients send it and oidc-provider reads it as it is (`Bearer` or `DPoP`, one space, a token68): what
+ * {@link readAuthorizationHeader} would find well-formed and leave unchanged, told by one test on every request.
+ */
+const USUAL_HEADER = /^(?:Bearer|DPoP) [A-Za-z0-9\-._~+/]+=*$/;
+
+/**
  * Pre-middleware of the userinfo endpoint: an `Authorization` header it cannot use gets an `error_description`
  * that says what was wrong (the same as GraphQL's, lib/core/authorization-header.ts) instead of oidc-provider's
  * "invalid authorization header value format" or "authorization header scheme must be `Bearer`".
@@ -112,7 +118,7 @@ const DESCRIPTION_PARAM = /error_description="(?:[^"\\]|\\.)*"/;
 export async function explainAuthorizationHeader(ctx: Context, next: KoaNext): Promise<void> {
   const headers = ctx.req.headers;
   const sent = headers.authorization;
-  if (sent === undefined) return next();
+  if (sent === undefined || USUAL_HEADER.test(sent)) return next();
   const read = readAuthorizationHeader(sent);
   let given: string | undefined;
   if (read.kind === 'token') {
