@@ -10,6 +10,7 @@ import { createLimiter, type LimiterBackend } from '../core/limiter.js';
 import { noteStorageOutage } from '../core/outage-note.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields, findUnknownScopeMarks } from './authorization.js';
+import { ApolloDocumentStore } from './apollo-document-store.js';
 import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
@@ -133,7 +134,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
   }
   warnUnknownScopeMarks(schema, options, deps);
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
-  // Parsed, validated and measured once, by the gate; Apollo takes the documents from here (its documentStore).
+  // Checked and measured once per document by the gate; Apollo keeps its own parsed documents, in a store we bound.
   const documents = new DocumentCache();
   const plugins: ApolloServerPlugin<GraphqlContext>[] = [
     ApolloServerPluginLandingPageDisabled(),
@@ -158,7 +159,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     persistedQueries: false,
     allowBatchedHttpRequests: options.maxBatchSize > 0,
     parseOptions: { maxTokens: options.limits.maxTokens },
-    documentStore: documents,
+    documentStore: new ApolloDocumentStore(),
     formatError: (formatted, error) => maskUnexpectedError(formatGraphqlError(formatted), error, options.exposeResolverErrors),
     plugins,
   });

@@ -1,4 +1,3 @@
-import type { DocumentStore } from '@apollo/server';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 
 /** What the document gate knows about one operation of a checked document: computed once per document. */
@@ -21,8 +20,6 @@ export interface OperationAnalysis {
 export interface CheckedDocument {
   /** The query text as the client sent it (the gate's cache key). */
   text: string;
-  /** SHA-256 (hex) of the text Apollo is handed ({@link rewritten} when set): Apollo's documentStore key. */
-  hash: string;
   /** The document that runs (legacy `__Directive` members stripped); the one that was validated. */
   document: DocumentNode;
   /** Whether it asks for `__schema` or `__type` (allowed or refused per caller, every request). */
@@ -36,21 +33,20 @@ export interface CheckedDocument {
 }
 
 /**
- * The documents the document gate has checked, shared with Apollo Server as its `documentStore` so that a
- * document is parsed, validated and measured once (by the gate) and a repeated one costs a map lookup.
+ * The documents the document gate has checked, so that a document is parsed, validated and measured once by the gate
+ * and a repeated one costs a map lookup.
  *
  * - The gate looks documents up by their text ({@link lookup}) and stores them only after every check passed
  *   ({@link remember}); least recently used entries are dropped beyond `maxEntries` documents or `maxChars`
  *   characters of query text in all.
- * - Apollo reads it through {@link get} with its own key (`<schema hash>:<sha256 of the query>`); a document it
- *   finds is neither parsed nor validated again — which is why only the gate writes: {@link set} ignores what
- *   Apollo parsed itself (it then parses and validates again next time, as without a store).
- * - {@link of} gives the operation-limits plugin the gate's analysis of the document Apollo runs.
+ * - {@link ofSource} gives the operation-limits plugin the gate's analysis of the text Apollo runs.
+ * - Apollo Server keeps its own parsed documents in its own store (lib/graphql/apollo-document-store.ts): nothing
+ *   here depends on how Apollo keys them.
  */
-export class DocumentCache implements DocumentStore {
+export class DocumentCache {
   private readonly byText = new Map<string, CheckedDocument>();
-  private readonly byHash = new Map<string, CheckedDocument>();
-  private readonly byDocument = new WeakMap<DocumentNode, CheckedDocument>();
+  /** Entries whose text Apollo is handed rewritten ({@link CheckedDocument.rewritten}), by that text. */
+  private readonly byRewritten = new Map<string, CheckedDocument>();
   private chars = 0;
   /** The most recently used entry (last in `byText`): looking it up again needs no reordering. */
   private newest: CheckedDocument | undefined;
@@ -84,39 +80,25 @@ export class DocumentCache implements DocumentStore {
     if (old) this.forget(old);
     this.byText.set(entry.text, entry);
     this.newest = entry;
-    this.byHash.set(entry.hash, entry);
-    this.byDocument.set(entry.document, entry);
+    if (entry.rewritten !== undefined) this.byRewritten.set(entry.rewritten, entry);
     this.chars += entry.text.length;
     while (this.byText.size > this.maxEntries || this.chars > this.maxChars) {
       this.forget(this.byText.values().next().value!);
     }
   }
 
-  /** The gate's entry for a document object it stored (the one Apollo got from {@link get}). */
-  of(document: DocumentNode): CheckedDocument | undefined {
-    return this.byDocument.get(document);
-  }
-
-  /** Apollo's documentStore read: `key` is `<prefix>:<sha256 hex>`. */
-  async get(key: string): Promise<DocumentNode | undefined> {
-    return this.byHash.get(key.slice(key.lastIndexOf(':') + 1))?.document;
-  }
-
-  /** Apollo's documentStore write: ignored, only documents the gate checked are served from here. */
-  async set(_key: string, _document: DocumentNode): Promise<void> {}
-
-  /** Apollo's documentStore delete. */
-  async delete(key: string): Promise<boolean> {
-    const entry = this.byHash.get(key.slice(key.lastIndexOf(':') + 1));
-    if (entry) this.forget(entry);
-    return entry !== undefined;
+  /**
+   * The gate's entry for the query text Apollo was handed (`requestContext.source`): the text the client sent, or
+   * the rewritten one. Not marked as used (the gate did when it checked the request).
+   */
+  ofSource(source: string): CheckedDocument | undefined {
+    return this.byText.get(source) ?? (this.byRewritten.size > 0 ? this.byRewritten.get(source) : undefined);
   }
 
   private forget(entry: CheckedDocument): void {
     if (this.newest === entry) this.newest = undefined;
     this.byText.delete(entry.text);
-    if (this.byHash.get(entry.hash) === entry) this.byHash.delete(entry.hash);
-    this.byDocument.delete(entry.document);
+    if (entry.rewritten !== undefined && this.byRewritten.get(entry.rewritten) === entry) this.byRewritten.delete(entry.rewritten);
     this.chars -= entry.text.length;
   }
 }

@@ -1,38 +1,31 @@
-import { createHash } from 'node:crypto';
 import { parse } from 'graphql';
+import { ApolloDocumentStore } from '../../lib/graphql/apollo-document-store.js';
 import { DocumentCache, type CheckedDocument } from '../../lib/graphql/document-cache.js';
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function entry(text: string): CheckedDocument {
   const document = parse(text);
-  return { text, hash: sha256(text), document, introspects: false, measured: document, operations: new Map() };
+  return { text, document, introspects: false, measured: document, operations: new Map() };
 }
 
-describe('DocumentCache (the gate\'s checked documents, Apollo\'s documentStore)', () => {
-  test('Apollo finds a checked document under its own key (<schema hash>:<sha256 of the query>)', async () => {
+describe('DocumentCache (the gate\'s checked documents, by query text)', () => {
+  test('the gate finds a checked document by its text; the plugin by the text Apollo is handed', () => {
     const cache = new DocumentCache();
     const checked = entry('{ a }');
     cache.remember(checked);
-    expect(await cache.get(`0123abcd:${sha256('{ a }')}`)).toBe(checked.document);
     expect(cache.lookup('{ a }')).toBe(checked);
-    expect(cache.of(checked.document)).toBe(checked);
-  });
-
-  test('what Apollo stores itself is ignored: only documents the gate validated skip Apollo\'s validation', async () => {
-    const cache = new DocumentCache();
-    const key = `0123abcd:${sha256('{ unchecked }')}`;
-    await cache.set(key, parse('{ unchecked }'));
-    expect(await cache.get(key)).toBeUndefined();
+    expect(cache.has('{ a }')).toBe(true);
+    expect(cache.ofSource('{ a }')).toBe(checked);
     expect(cache.lookup('{ unchecked }')).toBeUndefined();
+    expect(cache.ofSource('{ unchecked }')).toBeUndefined();
   });
 
-  test('a rewritten document is served under the hash of the text Apollo is handed', async () => {
+  test('a rewritten document is found by the text Apollo is handed, and looked up by the text sent', () => {
     const cache = new DocumentCache();
-    const checked = { ...entry('{ b }'), hash: sha256('{\n  b\n}'), rewritten: '{\n  b\n}' };
+    const checked = { ...entry('{ b }'), rewritten: '{\n  b\n}' };
     cache.remember(checked);
-    expect(await cache.get(`x:${sha256('{\n  b\n}')}`)).toBe(checked.document);
-    expect(await cache.get(`x:${sha256('{ b }')}`)).toBeUndefined();
+    expect(cache.ofSource('{\n  b\n}')).toBe(checked);
+    expect(cache.lookup('{ b }')).toBe(checked);
+    expect(cache.lookup('{\n  b\n}')).toBeUndefined();
   });
 
   test('bounded by entries: the least recently used document goes first', async () => {
@@ -43,8 +36,7 @@ describe('DocumentCache (the gate\'s checked documents, Apollo\'s documentStore)
     cache.lookup('{ a }'); // a is now the most recently used
     cache.remember(c);
     expect(cache.lookup('{ b }')).toBeUndefined();
-    expect(await cache.get(`x:${b.hash}`)).toBeUndefined();
-    expect(cache.of(b.document)).toBeUndefined();
+    expect(cache.ofSource('{ b }')).toBeUndefined();
     expect(cache.lookup('{ a }')).toBe(a);
     expect(cache.lookup('{ c }')).toBe(c);
   });
@@ -59,13 +51,10 @@ describe('DocumentCache (the gate\'s checked documents, Apollo\'s documentStore)
     expect(cache.lookup('{ a }')).toBe(a); // a becomes the newest: b is now the oldest
     cache.remember(c);
     expect(cache.lookup('{ b }')).toBeUndefined();
-    // The newest (c) dropped by Apollo: a lookup of a still moves a, and the next eviction takes the oldest.
-    await cache.delete(`x:${c.hash}`);
-    expect(cache.lookup('{ a }')).toBe(a);
-    cache.remember(b);
+    expect(cache.lookup('{ a }')).toBe(a); // a is the newest again: c the oldest
     cache.remember(d);
-    expect(cache.lookup('{ a }')).toBeUndefined();
-    expect(cache.lookup('{ b }')).toBe(b);
+    expect(cache.lookup('{ c }')).toBeUndefined();
+    expect(cache.lookup('{ a }')).toBe(a);
     expect(cache.lookup('{ d }')).toBe(d);
   });
 
@@ -83,12 +72,46 @@ describe('DocumentCache (the gate\'s checked documents, Apollo\'s documentStore)
     expect(cache.lookup(big.text)).toBe(big);
   });
 
-  test('Apollo\'s delete drops the document everywhere', async () => {
-    const cache = new DocumentCache();
-    const checked = entry('{ a }');
-    cache.remember(checked);
-    expect(await cache.delete(`x:${checked.hash}`)).toBe(true);
-    expect(cache.lookup('{ a }')).toBeUndefined();
-    expect(cache.of(checked.document)).toBeUndefined();
+  test('a rewritten entry evicted is no longer found by its rewritten text', () => {
+    const cache = new DocumentCache(1);
+    cache.remember({ ...entry('{ b }'), rewritten: '{\n  b\n}' });
+    cache.remember(entry('{ a }'));
+    expect(cache.ofSource('{\n  b\n}')).toBeUndefined();
+  });
+});
+
+describe('ApolloDocumentStore (Apollo\'s own parsed documents, its keys opaque)', () => {
+  test('what Apollo stores under a key it reads back under that key, and deletes', async () => {
+    const store = new ApolloDocumentStore();
+    const document = parse('{ a }');
+    await store.set('any key Apollo chooses', document);
+    expect(await store.get('any key Apollo chooses')).toBe(document);
+    expect(await store.get('another')).toBeUndefined();
+    expect(await store.delete('any key Apollo chooses')).toBe(true);
+    expect(await store.get('any key Apollo chooses')).toBeUndefined();
+    expect(await store.delete('any key Apollo chooses')).toBe(false);
+  });
+
+  test('bounded by entries: the least recently read document goes first', async () => {
+    const store = new ApolloDocumentStore(2);
+    const [a, b, c] = ['{ a }', '{ b }', '{ c }'].map((t) => parse(t));
+    await store.set('a', a!);
+    await store.set('b', b!);
+    await store.get('a');
+    await store.set('c', c!);
+    expect(await store.get('b')).toBeUndefined();
+    expect(await store.get('a')).toBe(a);
+    expect(await store.get('c')).toBe(c);
+  });
+
+  test('bounded by source text: a large document evicts others, one over the whole budget is not kept', async () => {
+    const store = new ApolloDocumentStore(1000, 38);
+    await store.set('small', parse('{ a }'));
+    await store.set('big', parse(`{ ${'b '.repeat(16)}}`));
+    expect(await store.get('small')).toBeUndefined();
+    expect(await store.get('big')).toBeDefined();
+    await store.set('huge', parse(`{ ${'c '.repeat(30)}}`));
+    expect(await store.get('huge')).toBeUndefined();
+    expect(await store.get('big')).toBeDefined();
   });
 });

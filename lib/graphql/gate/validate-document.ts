@@ -5,7 +5,7 @@ import { explained } from '../document-checks.js';
 import { sendGraphqlErrors } from '../errors.js';
 import { stripLegacyIntrospection, withoutIntrospection } from '../introspection.js';
 import type { ParsedDocument } from './parse-document.js';
-import { sha256, type Answer, type GateSettings } from './settings.js';
+import type { Answer, GateSettings } from './settings.js';
 
 /**
  * The limits of a document. When it introspects, depth, distinct fields and cost measure its data part only
@@ -39,7 +39,6 @@ export function validateNewDocument(s: GateSettings, ctx: Context, query: string
   const printed = introspects && /\bon(Operation|Fragment|Field)\b/.test(query) ? print(document) : undefined;
   const entry: CheckedDocument = {
     text: query,
-    hash: printed === undefined ? parsed.hash : sha256(printed),
     document,
     introspects,
     measured: introspects ? withoutIntrospection(document) : document,

@@ -79,7 +79,7 @@ export interface OperationLimitsOptions {
   cost: CostOptions;
   /** Budget of executed root fields; `undefined` turns rate limiting off. */
   limiter?: Limiter;
-  /** The document gate's checked documents (Apollo's documentStore): their analysis is reused. */
+  /** The document gate's checked documents, by query text: their analysis is reused. */
   documents?: DocumentCache;
   /**
    * What the document gate did for this request (see `documentGate`): `checked` its operations, cost included, or
@@ -121,11 +121,9 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       const gate = options.gate?.(rc.contextValue);
       // A batch the gate charged whole before any of it ran (its points and costs measured there).
       if (gate === 'charged') return;
-      const checked = gate === 'checked' ? options.documents?.of(rc.document) : undefined;
-      let points: number | undefined;
-      if (checked) {
-        for (const analysis of checked.operations.values()) if (analysis.operation === rc.operation) points = analysis.points;
-      }
+      const checked = gate === 'checked' && rc.source !== undefined ? options.documents?.ofSource(rc.source) : undefined;
+      // The gate kept the analysis under the request's `operationName` (none: `undefined`), as Apollo reads it.
+      let points = checked?.operations.get(rc.request.operationName ?? undefined)?.points;
       if (points === undefined) {
         // Introspection was allowed for this caller by the document gate; only the data part is measured for the
         // cost (as the gate does), the whole operation for the points.
