@@ -44,8 +44,8 @@ module.exports = {
     { name: 'config-uses-contracts-only', severity: 'error', comment: 'The option schema names contracts (lib/core) and the ui types (message keys, languages, the template hook), never implementations; it composes the features\' option slices.', from: { path: '^config/' }, to: { path: '^(lib|adapters)/', pathNot: ['^lib/core/', '^lib/ui/(i18n|templates)\\.ts$', '^lib/ui/messages/', OPTION_SLICES] } },
     {
       name: 'option-slices-are-schema-only', severity: 'error',
-      comment: 'config/options.ts imports the features\' option slices, so a slice stays at the config layer: the option kit (config/option-kit.ts) and the ui types only, no feature code (which would pull the features below the config).',
-      from: { path: OPTION_SLICES }, to: { path: '^(lib|adapters|config)/', pathNot: ['^config/option-kit\\.ts$', '^lib/ui/(i18n|templates)\\.ts$', '^lib/ui/messages/'] },
+      comment: 'config/options.ts imports the features\' option slices, so a slice stays at the config layer: the option kit (config/option-kit.ts), the contracts of lib/core (as config/ may) and the ui types only, no feature code (which would pull the features below the config).',
+      from: { path: OPTION_SLICES }, to: { path: '^(lib|adapters|config)/', pathNot: ['^config/option-kit\\.ts$', '^lib/core/', '^lib/ui/(i18n|templates)\\.ts$', '^lib/ui/messages/'] },
     },
     { name: 'http-knows-no-feature', severity: 'error', comment: 'lib/http is shared by every feature: it imports core, config and lib/ui only.', from: { path: '^lib/http/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http|ui)/' } },
     { name: 'ui-knows-no-feature', severity: 'error', comment: 'lib/ui (branding, languages, the template hook and its views) is shared by every page: it imports core, config and lib/http only.', from: { path: '^lib/ui/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http|ui)/' } },

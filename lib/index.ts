@@ -51,6 +51,7 @@ export type { Mailer, MailMessage } from './core/mailer.js';
 export { MemoryAccountStore } from '../adapters/memory-account-store.js';
 export { hashPassword, verifyPassword } from '../adapters/password.js';
 export type { AuthInfo, GraphqlContext } from './graphql/auth-context.js';
+export type { GraphqlRejection, GraphqlRejectHook } from './core/graphql-rejection.js';
 export { hasScope } from './graphql/auth-context.js';
 export { generateSigningKeys, generateCookieKey, readSigningKeys, readSigningKeysFile, DEFAULT_SIGNING_ALGORITHMS, type SigningAlgorithm } from './oidc/keys.js';
 export { createGuardedFetch, checkOutboundUrl, isPublicAddress, OutboundFetchError, type GuardedFetch, type GuardedFetchOptions, type OutboundRefusal } from './http/guarded-fetch.js';

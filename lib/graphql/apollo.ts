@@ -3,7 +3,7 @@ import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDis
 import { koaMiddleware } from '@as-integrations/koa';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { createLimiter, type LimiterBackend } from '../core/limiter.js';
@@ -18,6 +18,7 @@ import { isGraphqlResponseType, labelGraphqlResponse } from './media-type.js';
 import type { ResolvedGraphqlOptions } from './options.js';
 import { operationLimitsPlugin, type GateOutcome } from './plugins/operation-limits.js';
 import { maskUnexpectedError, resolverErrorLog } from './resolver-errors.js';
+import { reportRejection } from './rejections.js';
 
 /**
  * Final shape of every error Apollo sends: suggestions removed — including the variable-coercion messages
@@ -37,6 +38,9 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
  */
 const KOA_CONTEXT = Symbol('portcullis.koaContext');
 const koaOf = (context: GraphqlContext) => (context as unknown as Record<symbol, { state: Record<string, unknown>; req: object } | undefined>)[KOA_CONTEXT];
+
+/** An error's extensions as the client gets them: Apollo answers `extensions.http` with the status and headers. */
+const withoutHttp = ({ http: _http, ...extensions }: Record<string, unknown>) => extensions;
 
 /** Runs one step of building the schema; what graphql-js or graphql-tools throws becomes a ConfigError at `path`. */
 function schemaStep(path: 'graphql.typeDefs' | 'graphql.resolvers', build: () => GraphQLSchema): GraphQLSchema {
@@ -144,6 +148,11 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
       schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
       prepaid: (context) => (koaOf(context)?.state.graphqlPrepaid as number | undefined) ?? 0,
       onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
+      // Refused inside Apollo (rate limit, outage): `graphql.onReject` is told what the client gets.
+      onRefusal: (context, status, error) => {
+        const koa = koaOf(context);
+        if (koa) reportRejection(koa as unknown as Context, status, [formatGraphqlError({ message: error.message, extensions: withoutHttp(error.extensions) })]);
+      },
     }),
     resolverErrorLog(deps.logger, (context) => koaOf(context)?.state.requestId as string | undefined),
     // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.

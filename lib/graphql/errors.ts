@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { GraphQLError } from 'graphql';
 import { labelGraphqlResponse } from './media-type.js';
+import { reportRejection } from './rejections.js';
 
 /**
  * Every `extensions.code` the GraphQL endpoint answers with (UPPER_SNAKE, as Apollo Server's `ApolloServerErrorCode`),
@@ -67,13 +68,15 @@ export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTran
 
 /**
  * The GraphQL-over-HTTP error envelope `{ errors }`, never cached, under the media type the request's `Accept`
- * negotiates ({@link labelGraphqlResponse}): every refusal of the transport guard, bearer auth and document gate.
+ * negotiates ({@link labelGraphqlResponse}): every refusal of the transport guard, bearer auth and document gate,
+ * reported to the host's `graphql.onReject` once written ({@link reportRejection}).
  */
-function writeErrors(ctx: Context, status: number, errors: readonly unknown[]): void {
+function writeErrors(ctx: Context, status: number, errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>): void {
   ctx.status = status;
   labelGraphqlResponse(ctx);
   ctx.set('Cache-Control', 'no-store');
   ctx.body = { errors };
+  reportRejection(ctx, status, errors);
 }
 
 /**

@@ -8,6 +8,7 @@ import { CSRF_TOKEN_SUFFIX, csrfTokenEndpoint } from './transport/csrf-token.js'
 import { transportOf } from './transport/method-and-type.js';
 import { requireQuery } from './transport/requests.js';
 import type { TransportSettings } from './transport/settings.js';
+import { observeRejections, type GraphqlRejectHook } from './rejections.js';
 
 export { GRAPHQL_BODY_LIMIT } from './transport/body.js';
 export { CSRF_TOKEN_SUFFIX } from './transport/csrf-token.js';
@@ -26,6 +27,8 @@ export interface TransportOptions {
   corsOrigins?: readonly string[];
   /** CSRF guard of the form transport (signed double-submit cookie). Required when `form` is on. */
   csrf?: CsrfGuard;
+  /** Told of every refusal of this request, here or later (`graphql.onReject`). */
+  onReject?: GraphqlRejectHook;
 }
 
 /** The options resolved once against the defaults (`config/defaults.ts`). */
@@ -44,6 +47,7 @@ function transportSettings(options: TransportOptions): TransportSettings {
     allow: allowGet ? 'GET, POST' : 'POST',
     csrf: options.csrf,
     parse: graphqlBodyParser(allowForm),
+    onReject: options.onReject,
   };
 }
 
@@ -64,6 +68,7 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
   // (requests.ts). Run from one middleware: a single async layer in the request's Koa chain, the content type
   // matched once (the GraphQL hot path).
   return [async function guardTransport(ctx: Context, next: Next) {
+    if (settings.onReject) observeRejections(ctx, settings.onReject);
     if (answerCors(settings, ctx)) return;
     if (ctx.path === settings.csrfTokenPath) return csrfTokenEndpoint(settings, ctx);
     const transport = transportOf(settings, ctx);

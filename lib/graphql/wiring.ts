@@ -16,7 +16,7 @@ export function publicJwks(keys: PrivateJwks): { keys: Array<Record<string, unkn
 
 /** Transport guard options from the resolved `graphql` section. */
 export function graphqlTransportOptions(options: ResolvedGraphqlOptions, csrf: CsrfGuard): TransportOptions {
-  return { path: options.path, ...options.transports, maxBatchSize: options.maxBatchSize, corsOrigins: options.corsOrigins, csrf };
+  return { path: options.path, ...options.transports, maxBatchSize: options.maxBatchSize, corsOrigins: options.corsOrigins, csrf, onReject: options.onReject };
 }
 
 /** How `/graphql` verifies access tokens: this issuer's keys, this API's resource, a DPoP `jti` cache. */

@@ -12,11 +12,14 @@ function checkGraphqlPath(path: string, prefix: string): void {
 
 /**
  * What the graphql feature refuses when on (`check`, run by `loadConfig`): a path shadowing a route of the server,
- * a validation rule that is not a function.
- * @throws {ConfigError} `ERR_CONFIG_INVALID` at `graphql.path` or `graphql.validationRules[i]`.
+ * a validation rule or an `onReject` that is not a function.
+ * @throws {ConfigError} `ERR_CONFIG_INVALID` at `graphql.path`, `graphql.onReject` or `graphql.validationRules[i]`.
  */
 export function checkGraphql(config: ResolvedConfig): void {
   const options = config.graphql!;
+  if (options.onReject !== undefined && typeof options.onReject !== 'function') {
+    throw new ConfigError('graphql.onReject', 'must be a function of the rejection');
+  }
   options.validationRules.forEach((rule, i) => {
     if (typeof rule !== 'function') throw new ConfigError(`graphql.validationRules[${i}]`, 'must be a graphql-js ValidationRule (a function of the validation context)');
   });

@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { DocumentNode, ValidationRule } from 'graphql';
 import type { IResolvers } from '@graphql-tools/utils';
+import type { GraphqlRejectHook } from '../../core/graphql-rejection.js';
 import { derived, limitSpec, maybe, oneOf, optional, required, section, withDefault } from '../../../config/option-kit.js';
 
 const graphqlLimits = {
@@ -90,6 +91,10 @@ const graphqlSchema = Type.Object({
   plugins: withDefault(Type.Unsafe<ApolloServerPlugin<BaseContext>[]>({ type: 'array', items: { type: 'object' } }), [], {
     description: 'Extra Apollo Server plugins (tracing, metrics, audit logs), run after Portcullis\' own; their hooks see `contextValue.auth`',
     security: 'runs inside the request: a plugin can read tokens\' claims and change responses',
+  }),
+  onReject: optional(Type.Unsafe<GraphqlRejectHook>({}), {
+    defaultText: 'unset',
+    description: 'Told of every refusal of the endpoint, with what the client was answered: `(rejection) => void`, `rejection` `{ code, status, message, errors, operationName?, method, path, ip, requestId? }` (`code` and `message` those of the first error; `errors` the body\'s, as sent). Every refusal: the transport guard\'s, bearer authentication\'s, the document gate\'s (size, trusted documents, tokens, syntax, introspection, each limit, validation, operation, variables, cost) and the rate limit\'s inside Apollo (`429 RATE_LIMITED`, `503 TEMPORARILY_UNAVAILABLE`). Called after the answer is decided and not awaited; what it throws or rejects with is ignored, the answer stays the same',
   }),
   validationRules: withDefault(Type.Unsafe<ValidationRule[]>({ type: 'array' }), [], {
     description: 'Extra graphql-js validation rules, run by the document gate with the standard ones (failures `400 GRAPHQL_VALIDATION_FAILED`); a document that passed is remembered, so a rule must depend on the document and schema only',

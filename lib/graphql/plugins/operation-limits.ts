@@ -94,6 +94,14 @@ export interface OperationLimitsOptions {
   prepaid?: (context: GraphqlContext) => number;
   /** Called when the limiter's storage does not answer, before the operation is refused with 503 (noted for the request log line). */
   onStorageOutage?: (context: GraphqlContext, err: StorageUnavailableError) => void;
+  /** Called with each refusal of this plugin (its HTTP status and error) before it is thrown: `graphql.onReject`. */
+  onRefusal?: (context: GraphqlContext, status: number, error: GraphQLError) => void;
+}
+
+/** Tells `options.onRefusal` of `error`, answered with `status`, and gives it back to be thrown. */
+function refused(options: OperationLimitsOptions, context: GraphqlContext, status: number, error: GraphQLError): GraphQLError {
+  options.onRefusal?.(context, status, error);
+  return error;
 }
 
 /**
@@ -133,7 +141,7 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
         const variables = coerceVariables(options.schema, rc.operation, rc.request.variables);
         if (variables.errors) return;
         const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
-        if (cost > options.maxCost) throw limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost);
+        if (cost > options.maxCost) throw refused(options, rc.contextValue, 400, limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost));
         if (!options.limiter) return;
         const fragments = fragmentsOf(rc.document);
         const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
@@ -153,15 +161,15 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
         // answer 500 INTERNAL_SERVER_ERROR.
         const outage = limiterOutage(err);
         options.onStorageOutage?.(rc.contextValue, outage);
-        throw storageOutageGraphqlError(outage);
+        throw refused(options, rc.contextValue, 503, storageOutageGraphqlError(outage));
       }
       if (!result.allowed) {
-        throw new GraphQLError(rateLimitedMessage(points, result.retryAfterSeconds), {
+        throw refused(options, rc.contextValue, 429, new GraphQLError(rateLimitedMessage(points, result.retryAfterSeconds), {
           extensions: {
             code: GraphqlErrorCode.RATE_LIMITED,
             http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
           },
-        });
+        }));
       }
     },
   };

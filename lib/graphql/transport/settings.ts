@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { CsrfGuard } from '../../http/csrf.js';
+import type { GraphqlRejectHook } from '../rejections.js';
 
 /** What the transport steps read: the options of `graphqlTransportGuard` resolved once, at start-up. */
 export interface TransportSettings {
@@ -18,6 +19,8 @@ export interface TransportSettings {
   csrf: CsrfGuard | undefined;
   /** The body parser (`@koa/bodyparser`) for the enabled body types, with the endpoint's limits. */
   parse: Middleware;
+  /** `graphql.onReject`, set on each request for the refusals written later (lib/graphql/rejections.ts). */
+  onReject: GraphqlRejectHook | undefined;
 }
 
 /** The request's transport once its method and content type are judged. */
