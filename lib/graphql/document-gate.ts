@@ -31,8 +31,8 @@ export { mayIntrospect } from './gate/introspection-refusal.js';
  * 6. graphql-js validation (`specifiedRules`, {@link KnownOperationTypesRule} and `graphql.validationRules`): 400
  *    `GRAPHQL_VALIDATION_FAILED`, errors of the same message reported once, at most `MAX_REPORTED_ERRORS`;
  *    graphql-js' bare `Validation aborted.` (its own work budgets) is told as {@link VALIDATION_ABORTED};
- *    documents that pass 3 to 6 are remembered in `documents` (a bounded LRU keyed by the query text, shared
- *    with Apollo as its `documentStore`, so Apollo neither parses nor validates them again) and not re-checked;
+ *    documents that pass 3 to 6 are remembered in `documents` (a bounded LRU keyed by the query text; Apollo keeps
+ *    its own parsed documents, lib/graphql/apollo-document-store.ts) and not re-checked;
  * 7. the operation to run, by `operationName` (400 `OPERATION_RESOLUTION_FAILURE`); a subscription is refused
  *    (400 `SUBSCRIPTIONS_NOT_SUPPORTED`: this endpoint has no streaming transport); over GET only queries
  *    (405 with `Allow: POST`, checked before 5 and 6);
