@@ -10,7 +10,7 @@ import { createLimiter, type LimiterBackend } from '../core/limiter.js';
 import { noteStorageOutage } from '../core/outage-note.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields, findUnknownScopeMarks } from './authorization.js';
-import { ApolloDocumentStore } from './apollo-document-store.js';
+import { ApolloDocumentStore, handOffPlugin } from './apollo-document-store.js';
 import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
 import { SUGGESTION } from './errors.js';
@@ -144,6 +144,8 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     ApolloServerPluginLandingPageDisabled(),
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
     ApolloServerPluginInlineTraceDisabled(),
+    // Offers Apollo the gate's document for the request's own text (lib/graphql/apollo-document-store.ts).
+    handOffPlugin as ApolloServerPlugin<GraphqlContext>,
     operationLimitsPlugin({
       schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
       prepaid: (context) => (koaOf(context)?.state.graphqlPrepaid as number | undefined) ?? 0,

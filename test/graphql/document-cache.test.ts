@@ -1,5 +1,5 @@
 import { parse } from 'graphql';
-import { ApolloDocumentStore } from '../../lib/graphql/apollo-document-store.js';
+import { ApolloDocumentStore, handOffPlugin, withCheckedDocument } from '../../lib/graphql/apollo-document-store.js';
 import { DocumentCache, type CheckedDocument } from '../../lib/graphql/document-cache.js';
 
 function entry(text: string): CheckedDocument {
@@ -113,5 +113,40 @@ describe('ApolloDocumentStore (Apollo\'s own parsed documents, its keys opaque)'
     await store.set('huge', parse(`{ ${'c '.repeat(30)}}`));
     expect(await store.get('huge')).toBeUndefined();
     expect(await store.get('big')).toBeDefined();
+  });
+});
+
+describe('the gate\'s document offered to Apollo (withCheckedDocument)', () => {
+  const armFor = async (source: string) => {
+    const listener = await handOffPlugin.requestDidStart!({} as never);
+    await listener!.didResolveSource!({ source } as never);
+  };
+
+  test('taken by the first read after didResolveSource armed it for the same text, once, whatever the key, and kept under it', async () => {
+    const store = new ApolloDocumentStore();
+    const document = parse('{ a }');
+    await withCheckedDocument('{ a }', document, async () => {
+      expect(await store.get('k')).toBeUndefined(); // not armed yet
+      await armFor('{ a }');
+      expect(await store.get('k')).toBe(document);
+      expect(await store.get('other key')).toBeUndefined(); // taken: offered once
+    });
+    expect(await store.get('k')).toBe(document); // kept under Apollo's key for the next request
+  });
+
+  test('not armed for another text (a nested operation of the same request reads the store)', async () => {
+    const store = new ApolloDocumentStore();
+    const other = parse('{ b }');
+    await store.set('k', other);
+    await withCheckedDocument('{ a }', parse('{ a }'), async () => {
+      await armFor('{ b }');
+      expect(await store.get('k')).toBe(other);
+    });
+  });
+
+  test('outside a gated request there is no offer', async () => {
+    const store = new ApolloDocumentStore();
+    await armFor('{ a }');
+    expect(await store.get('k')).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { withCheckedDocument } from '../apollo-document-store.js';
 import { chargeBatch, REFUSAL_POINTS, refusalRateLimitedMessage, spendFirst } from '../operation-budget.js';
 import type { GraphqlRequestItem } from '../request-params.js';
 import { checkItem } from './check-item.js';
@@ -25,8 +26,12 @@ export function checkAll(s: GateSettings, ctx: Context, next: Next, items: Graph
   const { limiter } = s;
   let rewritten = false;
   let points = 0;
+  // A text new to the gate is new to Apollo: it is offered the gate's document below (once; Apollo keeps it).
+  const fresh = items.length === 1 && !s.documents.has(items[0]!.query);
+  let last;
   for (const item of items) {
     const checked = checkItem(s, ctx, item);
+    last = checked;
     if (typeof checked === 'function') {
       if (!limiter || prepaid > 0) return checked();
       return spendFirst(ctx, limiter, REFUSAL_POINTS, refusalRateLimitedMessage, checked);
@@ -44,5 +49,7 @@ export function checkAll(s: GateSettings, ctx: Context, next: Next, items: Graph
   ctx.state.graphqlGate = 'checked';
   // Spent before parsing: the plugin spends only what the operation's points exceed it by.
   if (prepaid > 0) ctx.state.graphqlPrepaid = prepaid;
+  // One new operation: Apollo is offered the checked document rather than parsing and validating the text again.
+  if (fresh && last && typeof last !== 'function') return withCheckedDocument(last.rewritten ?? last.text, last.document, next);
   return next();
 }
