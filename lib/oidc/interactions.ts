@@ -17,6 +17,9 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
   if (deps.passkeys) router.post('/:uid/passkey', ...passkeyLoginActions(actionDeps));
+  for (const method of deps.methods ?? []) {
+    for (const [name, actions] of Object.entries(method.actions?.(actionDeps) ?? {})) router.post(`/:uid/${name}`, ...actions);
+  }
   router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
   if (deps.mfa) {

@@ -14,7 +14,8 @@ import type { Adapter } from '../../core/storage.js';
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
 import type { SecondFactors } from '../../accounts/mfa/second-factors.js';
 import { errorPage } from '../../http/pages.js';
-import type { ErrorSituation } from '../../ui/templates.js';
+import type { SafeHtml } from '../../http/html.js';
+import type { ErrorSituation, PageUi } from '../../ui/templates.js';
 import { useUiLocales } from '../../ui/ui.js';
 
 /** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
@@ -33,6 +34,21 @@ export interface MfaInteractionDeps {
    * second step whose password was checked before then ends, as the account's sessions did.
    */
   credentialsChangedAt(accountId: string): Promise<number | undefined>;
+}
+
+/**
+ * A way to sign in that a feature adds to the login page (the `signIn` extension point, lib/features/services.ts;
+ * e.g. passkeys): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login page.
+ */
+export interface SignInMethod {
+  /** The POST actions by name (`passkey` → `POST /interaction/:uid/passkey`), given the sign-in's deps. */
+  actions?(deps: InteractionActionDeps): Readonly<Record<string, Middleware[]>>;
+  /**
+   * Prepares the method's block of one login page (e.g. a challenge bound to this interaction), `undefined` for
+   * none; the blocks go below the password form (the login view's `passkey` slot). `scope` is the interaction's
+   * form path (`interactionPath`), `csrfToken` the page's token.
+   */
+  loginBlock?(ctx: Context, details: Details, form: { readonly scope: string; readonly csrfToken: string }): Promise<((nonce: string, ui: PageUi) => SafeHtml) | undefined>;
 }
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
@@ -56,6 +72,8 @@ export interface InteractionDeps {
   passkeys?: { service: PasskeyService; secondFactor: boolean };
   /** TOTP second step and enrolment (`mfa.enabled`); absent: passwords only. */
   mfa?: MfaInteractionDeps;
+  /** The other features' ways to sign in (the `signIn` extension point), in the features' order. */
+  methods?: readonly SignInMethod[];
 }
 
 /** What the interaction actions use: the deps, CSRF guard included. */
