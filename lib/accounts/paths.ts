@@ -24,7 +24,7 @@ export const HOME_PATHS = Object.freeze({
   passkeys: '/account/passkeys',
 });
 
-/** Paths of the passkey pages; `script` is our page script (lib/accounts/passkeys/browser-script.ts). */
+/** Paths of the passkey pages; `script` is our page script (lib/features/passkeys/browser-script.ts). */
 export const PASSKEY_PATHS = Object.freeze({
   list: '/account/passkeys',
   register: '/account/passkeys/register',

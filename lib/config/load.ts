@@ -4,7 +4,7 @@ import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../conf
 import { ACCOUNT_STORE_METHODS, PASSKEY_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
 import { canonicalEmail } from '../core/email-address.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
-import { relyingPartyFor } from '../accounts/passkeys/relying-party.js';
+import { relyingPartyFor } from '../features/passkeys/relying-party.js';
 import { STORAGE_METHODS } from '../core/storage.js';
 import { LOGGER_METHODS } from '../core/logger.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';

@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { cancelLoginActions, loginActions } from './interaction/login.js';
-import { passkeyLoginActions } from './interaction/passkey.js';
+import { passkeyLoginActions } from '../features/passkeys/sign-in-actions.js';
 import { secondFactorActions } from './interaction/second-factor.js';
 import { showInteractionActions } from './interaction/show.js';
 

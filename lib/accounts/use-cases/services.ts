@@ -7,7 +7,7 @@ import type { AccountSessions } from '../account-sessions.js';
 import type { AccountStore } from '../../core/account-store.js';
 import type { VerificationTokens } from '../verification-tokens.js';
 import type { SecondFactors } from '../mfa/second-factors.js';
-import type { PasskeyService } from '../passkeys/passkey-service.js';
+import type { PasskeyService } from '../../features/passkeys/passkey-service.js';
 
 /**
  * What the account use cases work with; built once by `accountFlows`. The use cases know nothing of Koa: they

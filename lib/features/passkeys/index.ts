@@ -2,10 +2,10 @@ import { hasPasskeyMethods } from '../../core/account-store.js';
 import { BODY_LIMITS } from '../../http/body-limit.js';
 import { PAGE_PREFIXES } from '../../http/paths.js';
 import type { Feature } from '../../kernel/types.js';
-import { PasskeyChallenges } from '../../accounts/passkeys/challenges.js';
-import { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
-import { relyingPartyFor } from '../../accounts/passkeys/relying-party.js';
-import { passkeyAccountRoutes } from '../../accounts/passkeys/routes.js';
+import { PasskeyChallenges } from './challenges.js';
+import { PasskeyService } from './passkey-service.js';
+import { relyingPartyFor } from './relying-party.js';
+import { passkeyAccountRoutes } from './routes.js';
 import type { Services } from '../services.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
-import type { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
+import type { PasskeyService } from '../../features/passkeys/passkey-service.js';
 import type { AccountStore } from '../../core/account-store.js';
 import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';

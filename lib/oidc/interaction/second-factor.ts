@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
 import { codePage, enrolPage, recoveryCodesPage } from '../../accounts/mfa/views.js';
-import { passkeySecondFactor, secondFactorPage } from '../../accounts/passkeys/views.js';
+import { passkeySecondFactor, secondFactorPage } from '../../features/passkeys/views.js';
 import { mountedPath } from '../../http/routes.js';
 import { outlivedBy } from '../stale-sign-in.js';
 import type { PageUi } from '../../ui/templates.js';

@@ -4,9 +4,9 @@ import { formBody, formField, parseForm } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
 import {
   detailsOf, finishInteraction, interactionCsrf, loadInteraction, refuse, requirePrompt, type InteractionActionDeps,
-} from './common.js';
-import { showLogin } from './login.js';
-import { finishSecondStep, passkeyBinding, secondStepOf, showSecondStep } from './second-factor.js';
+} from '../../oidc/interaction/common.js';
+import { showLogin } from '../../oidc/interaction/login.js';
+import { finishSecondStep, passkeyBinding, secondStepOf, showSecondStep } from '../../oidc/interaction/second-factor.js';
 
 /** Largest credential JSON we accept from the form. */
 const MAX_CREDENTIAL_JSON = 12_000;
