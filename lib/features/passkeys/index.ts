@@ -6,7 +6,8 @@ import { PasskeyChallenges } from './challenges.js';
 import { PasskeyService } from './passkey-service.js';
 import { relyingPartyFor } from './relying-party.js';
 import { passkeyAccountRoutes } from './routes.js';
-import type { Services } from '../services.js';
+import { passkeySignInMethod } from './sign-in-actions.js';
+import type { ExtensionPoints, Services } from '../services.js';
 
 /**
  * Passkeys (WebAuthn, `passkeys.enabled`): the service that registers and checks them (the login page and, with
@@ -24,6 +25,7 @@ export const passkeys: Feature<Services['passkeys'] | undefined> = {
     const service = new PasskeyService({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
     return {
       services: { service, secondFactor: config.passkeys.secondFactor },
+      extend: { signIn: passkeySignInMethod(service) } satisfies Partial<ExtensionPoints>,
       routes(provider) {
         const account = use<Services['account']>('account');
         const changes = use<Services['self-service']>('self-service')?.changes;
