@@ -7,6 +7,7 @@ import { PasskeyService } from './passkey-service.js';
 import { relyingPartyFor } from './relying-party.js';
 import { passkeyAccountRoutes } from './routes.js';
 import { passkeySignInMethod } from './sign-in-actions.js';
+import './messages.js'; // the passkey.* messages, in the catalogs before ui.messages is checked
 import type { ExtensionPoints, Services } from '../services.js';
 
 /**
