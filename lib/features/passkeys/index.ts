@@ -26,7 +26,7 @@ export const passkeys: Feature<Services['passkeys'] | undefined> = {
     const service = new PasskeyService({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
     return {
       services: { service, secondFactor: config.passkeys.secondFactor },
-      extend: { signIn: passkeySignInMethod(service) } satisfies Partial<ExtensionPoints>,
+      extend: { signIn: passkeySignInMethod(service, config.passkeys.secondFactor) } satisfies Partial<ExtensionPoints>,
       routes(provider) {
         const account = use<Services['account']>('account');
         const changes = use<Services['self-service']>('self-service')?.changes;

@@ -4,12 +4,17 @@ import { loginResult, type Amr } from '../../accounts/mfa/policy.js';
 import { formBody, formField, parseForm } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
 import {
-  detailsOf, finishInteraction, interactionCsrf, loadInteraction, requirePrompt, type InteractionActionDeps, type SignInMethod,
+  detailsOf, finishInteraction, interactionCsrf, loadInteraction, requirePrompt, type Details, type InteractionActionDeps, type SignInMethod,
 } from '../../oidc/interaction/common.js';
 import { showLogin } from '../../oidc/interaction/login.js';
-import { finishSecondStep, passkeyBinding, secondStepOf, showSecondStep } from '../../oidc/interaction/second-factor.js';
+import { finishSecondStep, secondStepOf, showSecondStep } from '../../oidc/interaction/second-factor.js';
 import type { PasskeyService } from './passkey-service.js';
-import { passkeySignIn } from './views.js';
+import { passkeySecondFactor, passkeySignIn, secondFactorPage } from './views.js';
+
+/** The challenge binding of a sign-in's passkey ceremonies: its interaction. */
+export function passkeyBinding(details: Details): string {
+  return `interaction:${details.uid}`;
+}
 
 /** Largest credential JSON we accept from the form. */
 const MAX_CREDENTIAL_JSON = 12_000;
@@ -64,9 +69,22 @@ export function passkeyLoginActions(deps: InteractionActionDeps, service: Passke
 /**
  * The passkey sign-in on the login page (the sign-in's `signIn` extension point): a sign-in challenge bound to
  * the interaction, the block with its button and autofill (`passkeySignIn`), and `POST /interaction/:uid/passkey`.
+ * With `secondFactor` (`passkeys.secondFactor`) also the second step of an account with at least one passkey: its
+ * button below the TOTP code form, or the whole step (`secondFactorPage`) without TOTP.
  */
-export function passkeySignInMethod(service: PasskeyService): SignInMethod {
+export function passkeySignInMethod(service: PasskeyService, secondFactor: boolean): SignInMethod {
   return {
+    secondStep: secondFactor ? {
+      has: async (accountId) => (await service.list(accountId)).length > 0,
+      async prepare(ctx, details, pending, { scope, csrfToken }) {
+        const requestOptions = await service.authenticationOptions(passkeyBinding(details), { purpose: 'second-factor', accountId: pending.accountId, amr: pending.methods as Amr[] });
+        const view = { action: `${scope}/passkey`, csrfToken, requestOptions, mount: mountedPath(ctx, '') };
+        return {
+          block: (nonce, ui) => passkeySecondFactor({ nonce, ui, ...view }),
+          page: (nonce, ui, error) => secondFactorPage({ nonce, ui, ...view, error }),
+        };
+      },
+    } : undefined,
     actions: (deps) => ({ passkey: passkeyLoginActions(deps, service) }),
     async loginBlock(ctx: Context, details, { scope, csrfToken }) {
       const requestOptions = await service.authenticationOptions(passkeyBinding(details), { purpose: 'login' });

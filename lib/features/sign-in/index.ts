@@ -11,20 +11,19 @@ import { secondFactorSteps, type ExtensionPoints, type Services } from '../servi
  */
 export const signIn: Feature = {
   id: 'sign-in',
-  requires: ['self-service', 'mfa', 'passkeys'],
+  requires: ['self-service', 'mfa'],
   enabled: () => true,
   setup({ config, kernel, use, extensions }) {
     const selfService = use<Services['self-service']>('self-service');
     if (!selfService) throw new ConfigError('features', 'sign-in needs the self-service feature (its links and mails)');
     const mfa = secondFactorSteps(use<Services['mfa']>('mfa'), selfService.changes);
-    const passkeys = use<Services['passkeys']>('passkeys');
     return {
       routes: (provider) => [{
         name: 'interactionPages', where: { segment: PAGE_PREFIXES.interaction }, bodyLimit: BODY_LIMITS.pages,
         chain: [interactionRoutes({
           provider, accounts: kernel.accounts, consents: kernel.consents, scopes: kernel.scopes, csrf: kernel.csrf,
           flows: selfService.flows, limits: kernel.limits, requireVerifiedEmail: config.selfService.requireVerifiedEmail,
-          allowRemoteLogos: config.registration.allowRemoteLogos, mfa, passkeys,
+          allowRemoteLogos: config.registration.allowRemoteLogos, mfa,
           methods: extensions<ExtensionPoints['signIn']>('signIn'),
         })],
       }],
