@@ -9,7 +9,7 @@ import { PASSKEY_SCRIPT } from './browser-script.js';
 import { MAX_PASSKEY_NAME, type PasskeyRefusal, type PasskeyService } from './passkey-service.js';
 import type { PlainKey } from '../../ui/i18n.js';
 import { uiOf } from '../../ui/ui.js';
-import { PASSKEY_PATHS } from '../../accounts/paths.js';
+import { PASSKEY_PATHS } from './paths.js';
 import { passkeyListPage } from './views.js';
 
 /** What {@link passkeyAccountRoutes} needs. */
