@@ -10,7 +10,7 @@ import type { AccountSessions } from './account-sessions.js';
 import type { AccountStore } from '../core/account-store.js';
 import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
-import type { SecondFactors } from './mfa/second-factors.js';
+import type { SecondFactors } from '../features/mfa/second-factors.js';
 import { enrolPage, recoveryCodesPage } from './mfa/views.js';
 import { ACCOUNT_CSRF_SCOPE, HOME_PATHS } from './paths.js';
 import { messagePage } from './views.js';

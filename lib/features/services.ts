@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import type { AccountHomeDeps } from '../accounts/account-home.js';
 import type { AccountFlows } from '../accounts/account-routes.js';
 import type { FactorChanges } from '../accounts/mfa/factor-changes.js';
-import type { SecondFactors } from '../accounts/mfa/second-factors.js';
+import type { SecondFactors } from './mfa/second-factors.js';
 import type { PasskeyService } from './passkeys/passkey-service.js';
 import type { GraphqlContext } from '../graphql/auth-context.js';
 import type { MintInitialAccessTokenOptions } from '../oidc/initial-access-tokens.js';

@@ -6,7 +6,7 @@ import type { AccountMail } from '../account-mail.js';
 import type { AccountSessions } from '../account-sessions.js';
 import type { AccountStore, StoredPasskey } from '../../core/account-store.js';
 import type { VerificationTokens } from '../verification-tokens.js';
-import type { SecondFactors } from '../mfa/second-factors.js';
+import type { SecondFactors } from '../../features/mfa/second-factors.js';
 
 /**
  * What the account use cases work with; built once by `accountFlows`. The use cases know nothing of Koa: they

@@ -11,7 +11,7 @@ import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
 import type { Adapter } from '../../core/storage.js';
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
-import type { SecondFactors } from '../../accounts/mfa/second-factors.js';
+import type { SecondFactors } from '../../features/mfa/second-factors.js';
 import { errorPage } from '../../http/pages.js';
 import type { SafeHtml } from '../../http/html.js';
 import type { ErrorSituation, PageUi } from '../../ui/templates.js';
