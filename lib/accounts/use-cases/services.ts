@@ -6,7 +6,7 @@ import type { AccountMail } from '../account-mail.js';
 import type { AccountSessions } from '../account-sessions.js';
 import type { AccountStore, StoredPasskey } from '../../core/account-store.js';
 import type { VerificationTokens } from '../verification-tokens.js';
-import type { SecondFactors } from '../../features/mfa/second-factors.js';
+import type { SecondFactorService } from '../mfa/second-factor-service.js';
 
 /**
  * What the account use cases work with; built once by `accountFlows`. The use cases know nothing of Koa: they
@@ -26,13 +26,13 @@ export interface AccountServices {
    * The account's second factors as the login's MFA policy counts them: TOTP and recovery codes (`mfa.enabled`),
    * and `passkeys` only with `passkeys.secondFactor`. Absent: passwords only (the e-mail change asks for nothing more).
    */
-  secondFactors?: { factors: Pick<SecondFactors, 'status' | 'check'>; passkeys?: Pick<PasskeyList, 'list'> };
+  secondFactors?: { factors: Pick<SecondFactorService, 'status' | 'check'>; passkeys?: Pick<PasskeyList, 'list'> };
   /**
    * Every sign-in method an account can hold besides its password: TOTP with recovery codes (`mfa.enabled`) and
    * passkeys (`passkeys.enabled`, whether or not they count as a second factor). A password reset that confirms an
    * unconfirmed address removes them (reset-password.ts). Absent parts: nothing of that kind to remove.
    */
-  signInMethods?: { factors?: Pick<SecondFactors, 'status' | 'remove'>; passkeys?: PasskeyList };
+  signInMethods?: { factors?: Pick<SecondFactorService, 'status' | 'remove'>; passkeys?: PasskeyList };
 }
 
 /** An account's passkeys as the e-mail change and the password reset use them (`PasskeyService` of the passkeys feature). */

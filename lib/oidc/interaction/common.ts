@@ -11,7 +11,7 @@ import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
 import type { Adapter } from '../../core/storage.js';
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
-import type { SecondFactors } from '../../features/mfa/second-factors.js';
+import type { SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
 import { errorPage } from '../../http/pages.js';
 import type { SafeHtml } from '../../http/html.js';
 import type { ErrorSituation, PageUi } from '../../ui/templates.js';
@@ -19,7 +19,7 @@ import { useUiLocales } from '../../ui/ui.js';
 
 /** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
 export interface MfaInteractionDeps {
-  factors: SecondFactors;
+  factors: SecondFactorService;
   changes: FactorChanges;
   /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
   pending: Adapter;
