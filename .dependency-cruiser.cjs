@@ -7,7 +7,13 @@
  *             CSRF, security headers, the error writer, outbound fetch guard, route table, issuer-host guard)
  *             with lib/ui/ (branding, languages, message catalogs, the template hook and its views), which
  *             lib/http renders pages with and which uses lib/http/html.ts; config/ may name the ui types
- *             (lib/ui/i18n.ts, lib/ui/templates.ts: message keys, languages, the hook) and nothing else of lib/ui
+ *             (lib/ui/i18n.ts, lib/ui/templates.ts: message keys, languages, the hook) and nothing else of lib/ui.
+ *             A feature's option slice (lib/features/<id>/options.ts) belongs to this layer although it lives in
+ *             its feature's folder: config/options.ts composes the one option schema from the core's options and
+ *             these slices, and that schema cannot sit higher, because every layer below the features reads what
+ *             it gives (the resolved types in lib/ui, the modules and the kernel; DEFAULTS in adapters and
+ *             lib/http). So a slice is schema only: it imports the option kit (config/option-kit.ts), the ui types
+ *             and third-party types, nothing else of ours
  *   adapters  adapters/ (memory and Redis: storage and account store each); contracts only, no lib/http
  *   modules   lib/oidc/, lib/accounts/, lib/graphql/, lib/rp/: the capabilities' code; lib/oidc may use
  *             lib/accounts (the login page links the account pages and shares their limits); no adapters, no other
@@ -27,13 +33,20 @@
 const FEATURES = '^lib/(oidc|accounts|graphql|rp)/';
 const KERNEL = '^lib/kernel/|^lib/storage\\.ts$';
 const FEATURE_FOLDERS = '^lib/features/';
+/** A feature's slice of the option schema: a config-layer file in its feature's folder (see above). */
+const OPTION_SLICES = '^lib/features/[^/]+/options\\.ts$';
 const TOP = '^lib/(server|index|redis)\\.ts$|^lib/features/index\\.ts$|^lib/(config|cli)/';
 
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'A cycle hides which module depends on which; break it by moving the shared part down a layer.', from: {}, to: { circular: true } },
     { name: 'core-is-innermost', severity: 'error', comment: 'lib/core holds the contracts everything else implements or uses: it imports nothing of ours outside lib/core.', from: { path: '^lib/core/' }, to: { path: '^(lib|adapters|config)/', pathNot: '^lib/core/' } },
-    { name: 'config-uses-contracts-only', severity: 'error', comment: 'The option schema names contracts (lib/core) and the ui types (message keys, languages, the template hook), never implementations.', from: { path: '^config/' }, to: { path: '^(lib|adapters)/', pathNot: ['^lib/core/', '^lib/ui/(i18n|templates)\\.ts$', '^lib/ui/messages/'] } },
+    { name: 'config-uses-contracts-only', severity: 'error', comment: 'The option schema names contracts (lib/core) and the ui types (message keys, languages, the template hook), never implementations; it composes the features\' option slices.', from: { path: '^config/' }, to: { path: '^(lib|adapters)/', pathNot: ['^lib/core/', '^lib/ui/(i18n|templates)\\.ts$', '^lib/ui/messages/', OPTION_SLICES] } },
+    {
+      name: 'option-slices-are-schema-only', severity: 'error',
+      comment: 'config/options.ts imports the features\' option slices, so a slice stays at the config layer: the option kit (config/option-kit.ts) and the ui types only, no feature code (which would pull the features below the config).',
+      from: { path: OPTION_SLICES }, to: { path: '^(lib|adapters|config)/', pathNot: ['^config/option-kit\\.ts$', '^lib/ui/(i18n|templates)\\.ts$', '^lib/ui/messages/'] },
+    },
     { name: 'http-knows-no-feature', severity: 'error', comment: 'lib/http is shared by every feature: it imports core, config and lib/ui only.', from: { path: '^lib/http/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http|ui)/' } },
     { name: 'ui-knows-no-feature', severity: 'error', comment: 'lib/ui (branding, languages, the template hook and its views) is shared by every page: it imports core, config and lib/http only.', from: { path: '^lib/ui/' }, to: { path: '^(lib|adapters)/', pathNot: '^lib/(core|http|ui)/' } },
     { name: 'adapters-use-contracts-only', severity: 'error', comment: 'Adapters implement the contracts of lib/core with the option defaults of config/; nothing else of lib/.', from: { path: '^adapters/' }, to: { path: '^lib/', pathNot: '^lib/core/' } },

@@ -8,7 +8,7 @@ import { RedisAccountStore } from './redis-account-store.js';
 import { RedisConnection } from './redis-connection.js';
 import { ACCOUNT_INDEX_ADD, CONSUME, DESTROY, FIND_BY_INDEX, REVOKE_GRANT, UPSERT } from './redis-scripts.js';
 
-export { failFastRedisOptions, redactRedisUrl, type RedisClient, type RedisStorageOptions } from './redis-connection.js';
+export { failFastRedisOptions, redactRedisUrl, type RedisClient, type RedisStorageOptions } from './redis-client.js';
 
 /**
  * Redis storage on ioredis for every oidc-provider model and Portcullis' own stores.

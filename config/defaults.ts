@@ -1,8 +1,9 @@
 /**
- * Views derived from the option schema (`config/options.ts`, the one home of every option): `DEFAULTS` (the
- * literal defaults, for code that runs without `loadConfig`, such as `createGuardedFetch` or `RedisStorage`),
- * `OPTION_DOCS` and the option reference table (docs/reference/options.md, `npm run docs:options`). Nothing here is written by hand but
- * the consent-page wording of the standard scopes and the claims each releases.
+ * Views derived from the option schema (`config/options.ts`, composed of the core's options and the features'
+ * slices, `lib/features/<id>/options.ts`): `DEFAULTS` (the literal defaults, for code that runs without
+ * `loadConfig`, such as `createGuardedFetch` or `RedisStorage`), `OPTION_DOCS` and the option reference table
+ * (docs/reference/options.md, `npm run docs:options`). Nothing here is written by hand but the consent-page wording
+ * of the standard scopes and the claims each releases.
  */
 import type { TSchema } from '@sinclair/typebox';
 import { ConfigSchema, type DefaultsOf, type OptionMeta } from './options.js';
@@ -59,7 +60,8 @@ function defaultsOf(schema: Node): Record<string, unknown> {
 }
 
 /**
- * The value every option takes when it is not set, derived from the option schema (`config/options.ts`).
+ * The value every option takes when it is not set, derived from the option schema (`config/options.ts`, the
+ * features' slices included).
  * Options whose default depends on the environment or on another option (`selfService.signup`,
  * `registration.enabled`, `graphql.resource`) are absent; `graphql` holds the defaults its members take when a
  * `graphql` section is given.

@@ -1,6 +1,7 @@
 /**
- * The configuration types, all derived from the option schema (`config/options.ts`), where each option's meaning,
- * default, unit, security effect and standard are written once. The names below are the public ones.
+ * The configuration types, all derived from the option schema (`config/options.ts`, which composes the core's
+ * options and the features' slices, `lib/features/<id>/options.ts`), where each option's meaning, default, unit,
+ * security effect and standard are written once. The names below are the public ones.
  */
 import type { PortcullisConfigInput, PrivateJwks, ResolvedOptions } from './options.js';
 

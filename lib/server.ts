@@ -22,13 +22,14 @@ export { defaultFeatures } from './features/index.js';
  * ```
  * @throws {ConfigError} `ERR_CONFIG_INVALID` (dotted option path and what was expected) or
  *   `ERR_CONFIG_INSECURE` (production without keys, with demo fixtures, …); `storage.url` when its database
- *   index does not exist; `features` for a repeated feature id or features that require each other.
+ *   index does not exist; `features` for a repeated feature id, features that require each other or two
+ *   features declaring one option.
  * @throws {StorageConnectError} `ERR_STORAGE_UNAVAILABLE` when Redis cannot be opened: the redacted URL and why.
  *   Whatever fails, what was opened is closed before the promise rejects, so the process can exit.
  */
 export async function createServer(input: PortcullisConfig, features: readonly Feature[] = defaultFeatures): Promise<PortcullisServer> {
-  const config = loadConfig(input);
-  const enabled = orderFeatures(features, config); // each one's check(config) too, before anything opens
+  const config = loadConfig(input, process.env, features); // the features' options and checks too
+  const enabled = orderFeatures(features, config);
   const kernel = await openKernel(config);
   try {
     const setUp = await setUpFeatures(enabled, kernel);

@@ -1,7 +1,7 @@
 /**
  * `npm run docs:options`: writes the generated pages of docs/reference/ (scripts/reference-pages.ts), the option
- * reference from the option schema (`config/options.ts`) among them. `test/docs/reference-pages.test.ts` fails when
- * a committed page is not up to date.
+ * reference from the option schema (`config/options.ts`, the core's options and the features' slices it composes)
+ * among them. `test/docs/reference-pages.test.ts` fails when a committed page is not up to date.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,10 +1,13 @@
-import { Ajv } from 'ajv';
+import { Type, type TProperties } from '@sinclair/typebox';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
-import { ACCOUNT_STORE_METHODS, PASSKEY_STORE_METHODS, SECOND_FACTOR_METHODS } from '../core/account-store.js';
+import { ACCOUNT_STORE_METHODS } from '../core/account-store.js';
 import { canonicalEmail } from '../core/email-address.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
-import { relyingPartyFor } from '../features/passkeys/relying-party.js';
+import { defaultFeatures } from '../features/index.js';
+import { passkeysDefaults } from '../features/passkeys/checks.js';
+import type { Feature } from '../kernel/types.js';
 import { STORAGE_METHODS } from '../core/storage.js';
 import { LOGGER_METHODS } from '../core/logger.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
@@ -23,6 +26,36 @@ const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTy
 ajv.addVocabulary([...OPTION_KEYWORDS]);
 addFormats.default(ajv);
 const validate = ajv.compile<ValidatedOptions>(ConfigSchema);
+/** The option schema with the options of a host's own features (`options` of the contract), per feature list. */
+const validators = new WeakMap<readonly Feature[], ValidateFunction<ValidatedOptions>>();
+
+/**
+ * The validator of the option schema plus what the features' `options` add to it. The server's own features' slices
+ * are in the schema already (config/options.ts composes them); any other key is added, once: a key the core or
+ * another feature declares is refused.
+ * @throws {ConfigError} `ERR_CONFIG_INVALID` at `features` for an option key declared twice.
+ */
+function validatorFor(features: readonly Feature[]): ValidateFunction<ValidatedOptions> {
+  const cached = validators.get(features);
+  if (cached) return cached;
+  const added: TProperties = {};
+  const owners = new Map<string, string>();
+  for (const { id, options = {} } of features) {
+    for (const [key, schema] of Object.entries(options)) {
+      // A slice of the server's own features (in the schema already), or a feature listed twice (orderFeatures says so).
+      if (ConfigSchema.properties[key as keyof typeof ConfigSchema.properties] === schema || added[key] === schema) continue;
+      if (key in ConfigSchema.properties || owners.has(key)) {
+        const owner = owners.has(key) ? `feature ${JSON.stringify(owners.get(key))}` : 'the server';
+        throw new ConfigError('features', `feature ${JSON.stringify(id)} declares the option ${JSON.stringify(key)}, which ${owner} declares already`);
+      }
+      added[key] = schema;
+      owners.set(key, id);
+    }
+  }
+  const compiled = owners.size ? ajv.compile<ValidatedOptions>(Type.Object({ ...ConfigSchema.properties, ...added }, { additionalProperties: false })) : validate;
+  validators.set(features, compiled);
+  return compiled;
+}
 
 /** Values shipped with the demo fixtures; seeing one in production means the demo leaked into a deployment. */
 const DEMO_VALUES = new Set(['demo-web-secret', 'alice-demo-password', 'admin-demo-password', 'demo-initial-access-token']);
@@ -44,7 +77,7 @@ function uniqueBy<T>(items: T[], key: (item: T) => string, path: string): void {
   });
 }
 
-/** Objects a host passes in (`accountStore`, `storage.instance`, `mail.mailer`, `logger`, GraphQL rules) have the methods their contracts name. */
+/** Objects a host passes in (`accountStore`, `storage.instance`, `mail.mailer`, `logger`) have the methods their contracts name. */
 function checkInstances(config: ResolvedConfig): void {
   const needMethods = (value: object | undefined, methods: readonly string[], path: string, contract: string) => {
     for (const method of methods) {
@@ -65,13 +98,13 @@ function checkInstances(config: ResolvedConfig): void {
   if (config.storage.type === 'custom' && (config.storage.url || config.storage.client)) {
     throw new ConfigError('storage.type', 'storage.url/client given but type is "custom": set type to "redis", or drop them');
   }
-  config.graphql?.validationRules.forEach((rule, i) => {
-    if (typeof rule !== 'function') throw new ConfigError(`graphql.validationRules[${i}]`, 'must be a graphql-js ValidationRule (a function of the validation context)');
-  });
 }
 
-/** Every refusal of the production guards, in one list (an operator fixes them all in one restart). */
-function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
+/**
+ * Every refusal of the production guards, in one list (an operator fixes them all in one restart): the core's, then
+ * each enabled feature's (`insecure`, e.g. `mfa.encryptionKey`, `selfService.signup`).
+ */
+function insecureProductionSettings(config: ResolvedConfig, features: readonly Feature[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (!config.keys.signing) {
     problems.push({ path: 'keys.signing', message: 'NODE_ENV=production needs configured signing keys: set keys.signing to a private JWKS or the path of one (PORTCULLIS_SIGNING_KEYS for the standalone server; `npx portcullis keys` makes one)' });
@@ -93,13 +126,7 @@ function insecureProductionSettings(config: ResolvedConfig): ConfigProblem[] {
   if (!config.issuer.startsWith('https://')) {
     problems.push({ path: 'issuer', message: 'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)' });
   }
-  if (config.mfa.enabled && !config.mfa.encryptionKey) {
-    // Derived from keys.cookies[0] otherwise: rotating the cookie keys would make every enrolled TOTP unusable.
-    problems.push({ path: 'mfa.encryptionKey', message: 'NODE_ENV=production with mfa.enabled needs mfa.encryptionKey, the secret that encrypts TOTP secrets at rest: set it to a random secret of at least 32 characters, not one of the cookie keys (PORTCULLIS_MFA_KEY for the standalone server; `npx portcullis cookie-key` makes one), or set mfa.enabled: false' });
-  }
-  if (config.selfService.signup && !config.mail.smtp && !config.mail.mailer) {
-    problems.push({ path: 'selfService.signup', message: 'sign-up needs mail to verify addresses: set mail.smtp (PORTCULLIS_SMTP_URL for the standalone server) or mail.mailer, or turn selfService.signup off' });
-  }
+  for (const feature of features) problems.push(...feature.insecure?.(config) ?? []);
   return problems;
 }
 
@@ -164,13 +191,18 @@ function checkIssuerPath(issuer: string): void {
  * returns a frozen copy; the caller's object is never mutated. Objects merge member by member at every depth;
  * arrays and maps (`clients`, `scopes`, `graphql.limits.fieldCosts`) replace the default as a whole.
  *
+ * Then the checks: the core's, and those of each feature the configuration turns on (its `check`, and with
+ * `NODE_ENV=production` its `insecure`).
+ *
  * @param env `NODE_ENV` (production guards, `selfService.signup` default) and `PORTCULLIS_DEV_MAILBOX`
  *   (`mail.mailbox` default).
+ * @param features The server's features (`createServer`'s list): their `options` are validated with the rest, and
+ *   the enabled ones' checks run. Default: `defaultFeatures`.
  * @throws {ConfigError} `ERR_CONFIG_INVALID` naming the dotted option path and what was expected (every problem
  *   the option schema finds in one error: `problems`, `path` of the first), or `ERR_CONFIG_INSECURE` when
- *   `NODE_ENV=production` meets an insecure setting.
+ *   `NODE_ENV=production` meets an insecure setting; `ERR_CONFIG_INVALID` at `features` when two declare one option.
  */
-export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = process.env, features: readonly Feature[] = defaultFeatures): ResolvedConfig {
   if (!isPlainObject(input)) throw new ConfigError('(root)', 'configuration must be an object');
   const production = env.NODE_ENV === 'production';
   const candidate: Record<string, unknown> = cloneData(input);
@@ -179,40 +211,27 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   if (env.PORTCULLIS_DEV_MAILBOX && (candidate.mail === undefined || isPlainObject(candidate.mail))) {
     candidate.mail = { mailbox: env.PORTCULLIS_DEV_MAILBOX, ...candidate.mail };
   }
+  const validate = validatorFor(features);
   if (!validate(candidate)) throw ConfigError.of(schemaProblems(validate.errors ?? []), 'ERR_CONFIG_INVALID');
   checkIssuerPath(candidate.issuer);
 
   // Defaults derived from other options or the environment (`derived` in the option schema).
-  const { graphql, keys, registration, selfService, passkeys } = candidate;
-  const store = candidate.accountStore as Record<string, unknown> | undefined;
-  const passkeyMethodMissing = PASSKEY_STORE_METHODS.find((m) => store && typeof store[m] !== 'function');
-  const domainIssuer = relyingPartyFor(candidate.issuer, passkeys.rpName).usable;
+  const { graphql, keys, registration, selfService } = candidate;
   const config: ResolvedConfig = {
     ...candidate,
     keys: { ...keys, signing: typeof keys.signing === 'string' ? readSigningKeys(keys.signing) : keys.signing && checkSigningKeys(keys.signing) },
     storage: { ...candidate.storage, explicitType },
     registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
     selfService: { ...selfService, signup: selfService.signup ?? !production },
-    passkeys: { ...passkeys, enabled: passkeys.enabled ?? (domainIssuer && !passkeyMethodMissing), secondFactor: passkeys.secondFactor ?? candidate.mfa.enabled },
+    passkeys: passkeysDefaults(candidate),
     graphql: graphql && { ...graphql, resource: graphql.resource ?? `${new URL(candidate.issuer).origin}${graphql.path}` },
     production,
   };
 
   checkInstances(config);
-  for (const method of SECOND_FACTOR_METHODS) {
-    if (config.accountStore && config.mfa.enabled && typeof config.accountStore[method] !== 'function') {
-      throw new ConfigError(`accountStore.${method}`, 'must be a function when mfa.enabled is on (see the AccountStore interface), or set mfa.enabled to false');
-    }
-  }
-  if (config.passkeys.enabled && passkeyMethodMissing) {
-    throw new ConfigError(`accountStore.${passkeyMethodMissing}`, 'must be a function when passkeys.enabled is on (see the AccountStore interface), or set passkeys.enabled to false');
-  }
-  if (config.passkeys.enabled && config.passkeys.secondFactor && !config.mfa.enabled) {
-    throw new ConfigError('passkeys.secondFactor', 'the passkey as a second factor is a step of mfa: set mfa.enabled to true, or passkeys.secondFactor to false');
-  }
-  if (config.passkeys.enabled && !domainIssuer) {
-    throw new ConfigError('passkeys.enabled', `passkeys need an issuer whose host is a domain name (WebAuthn relying-party ID), not ${new URL(config.issuer).hostname}: use e.g. http://localhost:PORT in development, or set passkeys.enabled to false`);
-  }
+  // Each feature the configuration turns on checks its own options (passkeys, mfa, graphql, a host's own).
+  const enabled = features.filter((feature) => feature.enabled(config));
+  for (const feature of enabled) feature.check?.(config);
   if (config.storage.type === 'redis' && !config.storage.url === !config.storage.client) {
     throw new ConfigError('storage', 'type "redis" needs exactly one of storage.url or storage.client');
   }
@@ -233,7 +252,7 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   config.allowedHosts.forEach((host, i) => {
     if (!isHostAndPort(host)) throw new ConfigError(`allowedHosts[${i}]`, `must be a host name or address with an optional port, as a Host header carries it (e.g. "id.example.com" or "id.example.com:8443"; no scheme, path or wildcard), got ${JSON.stringify(host.slice(0, 80))}`);
   });
-  const insecure = config.production ? insecureProductionSettings(config) : [];
+  const insecure = config.production ? insecureProductionSettings(config, enabled) : [];
   const problems = [...insecure, ...clientPolicyViolations(config)];
   if (problems.length) throw ConfigError.of(problems, insecure.length ? 'ERR_CONFIG_INSECURE' : 'ERR_CONFIG_INVALID');
   return deepFreeze(config);

@@ -1,6 +1,8 @@
+import type { TProperties } from '@sinclair/typebox';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
+import type { ConfigProblem } from './errors.js';
 import type { AdapterFactory } from './storage.js';
 
 /**
@@ -120,9 +122,28 @@ export interface FeatureOf<Config, Kernel, Services = unknown> {
   readonly id: string;
   /** Features set up before this one when present (their services are then known to `use` during `setup`). */
   readonly requires?: readonly string[];
+  /**
+   * The feature's options: top-level members it adds to the configuration, as TypeBox schemas (JSON Schema), e.g.
+   * `{ motd: Type.Optional(Type.Object({ greeting: Type.String({ default: 'Welcome' }) }, { default: {} })) }`.
+   * `loadConfig` validates them with the rest of the configuration (unknown members refused, `default`s filled in,
+   * errors `ERR_CONFIG_INVALID` at the dotted path), and `config` then holds them under their key. A key is declared
+   * once, by the core or by one feature (`ConfigError` at `features` otherwise). The server's own features write
+   * theirs in `lib/features/<id>/options.ts`, which config/options.ts composes into the option schema, and so into
+   * `PortcullisConfig` and the option reference; a host feature's options are in neither: its code reads them from
+   * `config` with a type of its own (docs/architecture.md).
+   */
+  readonly options?: TProperties;
   /** Whether the configuration turns it on; an off feature is not set up and `use` returns `undefined` for it. */
   enabled(config: Config): boolean;
-  /** Refuses a configuration the feature cannot serve (throw a ConfigError), before anything is opened. */
+  /**
+   * Refuses a configuration the feature cannot serve (throw a ConfigError), before anything is opened: run by
+   * `loadConfig` (so by `createServer` and `portcullis doctor`) for each enabled feature, in the list's order.
+   */
   check?(config: Config): void;
+  /**
+   * What `NODE_ENV=production` refuses while the feature is on (a secret left derived, a flow that cannot work):
+   * returned, not thrown, so that `loadConfig` reports them with the core's in one `ERR_CONFIG_INSECURE`.
+   */
+  insecure?(config: Config): readonly ConfigProblem[];
   setup(context: FeatureContext<Config, Kernel>): FeatureParts<Services> | Promise<FeatureParts<Services>>;
 }

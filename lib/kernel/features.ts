@@ -18,7 +18,7 @@ export interface SetUpFeatures {
 
 /**
  * The enabled features in set-up order: the list's order, except that a feature comes after those it `requires`
- * (when present in the list). Also runs each enabled feature's `check(config)`: call it before the kernel opens.
+ * (when present in the list). Each enabled feature's `check(config)` has run in `loadConfig`.
  * @throws {ConfigError} at `features` for a repeated id or a cycle of `requires`.
  */
 export function orderFeatures(features: readonly Feature[], config: ResolvedConfig): Feature[] {
@@ -41,9 +41,7 @@ export function orderFeatures(features: readonly Feature[], config: ResolvedConf
     ordered.push(feature);
   };
   for (const feature of features) visit(feature, []);
-  const enabled = ordered.filter((feature) => feature.enabled(config));
-  for (const feature of enabled) feature.check?.(config);
-  return enabled;
+  return ordered.filter((feature) => feature.enabled(config));
 }
 
 /**

@@ -89,6 +89,25 @@ export interface VerifiedUser {
 export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions): Promise<VerifiedUser> {
   const doFetch = options.fetch ?? globalThis.fetch;
   const issuer = options.issuer.replace(/\/$/, '');
+  const introspection = await introspect(options, issuer, doFetch);
+  const { sub, scopes } = checkIntrospection(introspection, options);
+  const { sub: claimedSub, ...otherClaims } = options.claimed;
+  if (claimedSub !== undefined && claimedSub !== sub) {
+    throw new TokenPairingError('ERR_TOKEN_OTHER_USER', 'the access token belongs to another user');
+  }
+  const verified: VerifiedUser = { sub, scopes, exp: typeof introspection.exp === 'number' ? introspection.exp : undefined };
+  const toCompare = Object.entries(otherClaims).filter(([, v]) => v !== undefined);
+  if (toCompare.length === 0) return verified;
+
+  const claims = await fetchUserinfo(options, issuer, doFetch);
+  if (claims.sub !== sub || toCompare.some(([k, v]) => claims[k] !== v)) {
+    throw new TokenPairingError('ERR_TOKEN_OTHER_USER', 'the access token belongs to another user');
+  }
+  return { ...verified, claims };
+}
+
+/** RFC 7662 introspection of the token, authenticated as this client (Basic, or `client_id` for a public one). */
+async function introspect(options: VerifyAccessTokenOptions, issuer: string, doFetch: typeof fetch): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   const form = new URLSearchParams({ token: options.accessToken, token_type_hint: 'access_token' });
   if (options.clientSecret === undefined) {
@@ -97,8 +116,6 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
     const basic = Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64');
     headers.authorization = `Basic ${basic}`;
   }
-
-  let introspection: Record<string, unknown>;
   try {
     const res = await doFetch(options.introspectionEndpoint ?? `${issuer}/token/introspection`, {
       method: 'POST',
@@ -106,12 +123,15 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
       body: form,
     });
     if (!res.ok) throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: introspection answered HTTP ${res.status}`);
-    introspection = await res.json() as Record<string, unknown>;
+    return await res.json() as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TokenPairingError) throw err;
     throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: ${(err as Error).message}`, { cause: err });
   }
+}
 
+/** The introspection answer: an active access token with a subject, issued to this client, with the scopes. */
+function checkIntrospection(introspection: Record<string, unknown>, options: VerifyAccessTokenOptions): { sub: string; scopes: string[] } {
   if (introspection.active !== true || typeof introspection.sub !== 'string') {
     throw new TokenPairingError('ERR_TOKEN_INACTIVE', 'the access token is not active');
   }
@@ -124,29 +144,19 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
   const scopes = typeof introspection.scope === 'string' ? introspection.scope.split(' ').filter(Boolean) : [];
   const missing = (options.requiredScopes ?? []).filter((s) => !scopes.includes(s));
   if (missing.length) throw new TokenPairingError('ERR_TOKEN_MISSING_SCOPE', `the access token lacks scope: ${missing.join(' ')}`);
+  return { sub: introspection.sub, scopes };
+}
 
-  const sub = introspection.sub;
-  const { sub: claimedSub, ...otherClaims } = options.claimed;
-  if (claimedSub !== undefined && claimedSub !== sub) {
-    throw new TokenPairingError('ERR_TOKEN_OTHER_USER', 'the access token belongs to another user');
-  }
-  const verified: VerifiedUser = { sub, scopes, exp: typeof introspection.exp === 'number' ? introspection.exp : undefined };
-  const toCompare = Object.entries(otherClaims).filter(([, v]) => v !== undefined);
-  if (toCompare.length === 0) return verified;
-
-  let claims: Record<string, unknown>;
+/** The userinfo claims, fetched with the token itself (OpenID Connect Core §5.3). */
+async function fetchUserinfo(options: VerifyAccessTokenOptions, issuer: string, doFetch: typeof fetch): Promise<Record<string, unknown>> {
   try {
     const res = await doFetch(options.userinfoEndpoint ?? `${issuer}/userinfo`, {
       headers: { authorization: `Bearer ${options.accessToken}`, accept: 'application/json' },
     });
     if (!res.ok) throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: userinfo answered HTTP ${res.status}`);
-    claims = await res.json() as Record<string, unknown>;
+    return await res.json() as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TokenPairingError) throw err;
     throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: ${(err as Error).message}`, { cause: err });
   }
-  if (claims.sub !== sub || toCompare.some(([k, v]) => claims[k] !== v)) {
-    throw new TokenPairingError('ERR_TOKEN_OTHER_USER', 'the access token belongs to another user');
-  }
-  return { ...verified, claims };
 }

@@ -38,6 +38,9 @@ test.each([
   ['features-use-kernel-types-only', 'lib/features/zz-layer-fixture/index.ts', "export { openKernel } from '../../kernel/kernel.js';"],
   ['kernel-knows-no-feature', 'lib/kernel/zz-layer-fixture.ts', "export { health } from '../features/health/index.js';"],
   ['features-below-top', 'lib/accounts/zz-layer-fixture.ts', "export type { Kernel } from '../kernel/types.js';"],
+  // config/options.ts composes the features' option slices: they stay schema only, and config/ takes nothing else of a feature.
+  ['option-slices-are-schema-only', 'lib/features/zz-layer-fixture/options.ts', "export { BODY_LIMITS } from '../../http/body-limit.js';"],
+  ['config-uses-contracts-only', 'config/zz-layer-fixture.ts', "export { health } from '../lib/features/health/index.js';"],
 ])('%s: a violation fails the check', (rule, file, source) => {
   const path = `${root}${file}`;
   mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });

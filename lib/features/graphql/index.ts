@@ -1,20 +1,12 @@
-import { ConfigError } from '../../core/errors.js';
 import { BODY_LIMITS } from '../../http/body-limit.js';
-import { isReservedPath, issuerPath } from '../../http/paths.js';
 import type { Feature } from '../../kernel/types.js';
 import { startApollo } from '../../graphql/apollo.js';
 import { bearerAuth } from '../../graphql/bearer-auth.js';
 import { CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from '../../graphql/transport.js';
 import { graphqlTransportOptions, tokenVerification } from '../../graphql/wiring.js';
 import type { Services } from '../services.js';
-
-/** `graphql.path` is absolute on the host; under the issuer's path it must not shadow a route of the server. */
-function checkGraphqlPath(path: string, prefix: string): void {
-  const under = prefix === '' ? path : path === prefix ? '/' : path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
-  if (under !== undefined && isReservedPath(under)) {
-    throw new ConfigError('graphql.path', `${path} collides with an authorization server route under the issuer ${prefix ? `path ${prefix}` : 'root'}`);
-  }
-}
+import { checkGraphql } from './checks.js';
+import { graphqlOptions } from './options.js';
 
 /**
  * The GraphQL API (`graphql` set) at `graphql.path` and its CSRF-token path, absolute on the host: the transport
@@ -23,8 +15,9 @@ function checkGraphqlPath(path: string, prefix: string): void {
  */
 export const graphql: Feature<Services['graphql']> = {
   id: 'graphql',
+  options: graphqlOptions,
   enabled: (config) => Boolean(config.graphql),
-  check: (config) => checkGraphqlPath(config.graphql!.path, issuerPath(config.issuer)),
+  check: checkGraphql,
   async setup({ config, kernel }) {
     const options = config.graphql!;
     const { issuer } = config;

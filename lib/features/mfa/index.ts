@@ -1,6 +1,8 @@
 import type { Feature } from '../../kernel/types.js';
 import { SecondFactors } from './second-factors.js';
 import type { Services } from '../services.js';
+import { checkMfa, mfaInProduction } from './checks.js';
+import { mfaOptions } from './options.js';
 
 /**
  * Second factors (`mfa.enabled`): TOTP and recovery codes, which the login's second step, the sign-up's enrolment
@@ -9,7 +11,10 @@ import type { Services } from '../services.js';
  */
 export const mfa: Feature<Services['mfa']> = {
   id: 'mfa',
+  options: mfaOptions,
   enabled: (config) => config.mfa.enabled,
+  check: checkMfa,
+  insecure: mfaInProduction,
   setup({ config, kernel }) {
     const { accounts, limiterBackend, logger, linkTokens } = kernel;
     const factors = new SecondFactors({

@@ -9,6 +9,8 @@ import { passkeyAccountRoutes } from './routes.js';
 import { passkeySignInMethod } from './sign-in-actions.js';
 import './messages.js'; // the passkey.* messages, in the catalogs before ui.messages is checked
 import type { ExtensionPoints, Services } from '../services.js';
+import { checkPasskeys } from './checks.js';
+import { passkeysOptions } from './options.js';
 
 /**
  * Passkeys (WebAuthn, `passkeys.enabled`): the service that registers and checks them (the login page and, with
@@ -17,7 +19,9 @@ import type { ExtensionPoints, Services } from '../services.js';
  */
 export const passkeys: Feature<Services['passkeys'] | undefined> = {
   id: 'passkeys',
+  options: passkeysOptions,
   enabled: (config) => config.passkeys.enabled,
+  check: checkPasskeys,
   setup({ config, kernel, use }) {
     const { accounts, storage, logger } = kernel;
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.

@@ -3,6 +3,7 @@ import type { Feature } from '../../kernel/types.js';
 import { InitialAccessTokens } from '../../oidc/initial-access-tokens.js';
 import { registrationEnabled } from '../../oidc/provider.js';
 import type { Services } from '../services.js';
+import { registrationOptions } from './options.js';
 
 /**
  * Dynamic client registration (RFC 7591, management RFC 7592; `registration.enabled`) behind initial access tokens
@@ -12,6 +13,7 @@ import type { Services } from '../services.js';
  */
 export const registration: Feature<Services['registration']> = {
   id: 'registration',
+  options: registrationOptions,
   enabled: registrationEnabled,
   setup({ config, kernel }) {
     const tokens = new InitialAccessTokens(kernel.storage.adapter);

@@ -5,6 +5,8 @@ import type { Feature } from '../../kernel/types.js';
 import { accountFlows } from '../../accounts/account-routes.js';
 import { FactorChanges } from '../../accounts/mfa/factor-changes.js';
 import type { Services } from '../services.js';
+import { selfServiceInProduction } from './checks.js';
+import { selfServiceOptions } from './options.js';
 
 /**
  * Self-service account flows under `/account`: sign-up, e-mail verification and resend, password reset and e-mail
@@ -15,7 +17,9 @@ import type { Services } from '../services.js';
 export const selfService: Feature<Services['self-service']> = {
   id: 'self-service',
   requires: ['passkeys', 'mfa'],
+  options: selfServiceOptions,
   enabled: () => true,
+  insecure: selfServiceInProduction,
   setup({ config, kernel, use }) {
     const passkeys = use<Services['passkeys']>('passkeys')?.service;
     const factors = use<Services['mfa']>('mfa')?.factors;
