@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { DEFAULTS, optionsTable } from '../config/defaults.js';
-import { ACCOUNT_PATHS, HOME_PATHS, PASSKEY_PATHS } from '../lib/accounts/paths.js';
+import { ACCOUNT_PATHS, HOME_PATHS } from '../lib/accounts/paths.js';
+import { PASSKEY_PATHS } from '../lib/features/passkeys/paths.js';
 import { GraphqlErrorCode } from '../lib/graphql/errors.js';
 import {
   DISCOVERY_PATHS, ENDPOINT_METHODS, HEALTH_PATHS, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_ROUTES, RESUME_METHODS,

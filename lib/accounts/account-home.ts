@@ -10,7 +10,7 @@ import type { AccountSessions } from './account-sessions.js';
 import type { AccountStore } from '../core/account-store.js';
 import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
-import type { SecondFactors } from './mfa/second-factors.js';
+import type { SecondFactorService } from './mfa/second-factor-service.js';
 import { enrolPage, recoveryCodesPage } from './mfa/views.js';
 import { ACCOUNT_CSRF_SCOPE, HOME_PATHS } from './paths.js';
 import { messagePage } from './views.js';
@@ -46,7 +46,7 @@ export interface AccountHomeDeps {
   cookieKeys: readonly string[];
   /** `mfa.reauthenticateAfterSeconds`: changes need a sign-in at most this old. */
   reauthenticateAfterSeconds: number;
-  mfa?: { factors: SecondFactors; changes: FactorChanges };
+  mfa?: { factors: SecondFactorService; changes: FactorChanges };
   /** Links to the e-mail change and password reset pages (undefined without mail). */
   changeEmailUrl?: string;
   resetUrl?: string;

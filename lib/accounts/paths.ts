@@ -1,7 +1,7 @@
 /**
- * Every path under `/account`, in one place: the self-service flows ({@link ACCOUNT_PATHS}), the signed-in account
- * page ({@link HOME_PATHS}) and its passkey page ({@link PASSKEY_PATHS}). All are under the issuer's path when it has
- * one (`mountedPath`).
+ * The paths under `/account` of the self-service flows ({@link ACCOUNT_PATHS}) and the signed-in account page
+ * ({@link HOME_PATHS}); the passkey pages' are the passkeys feature's (lib/features/passkeys/paths.ts). All are under
+ * the issuer's path when it has one (`mountedPath`).
  */
 
 /** The path every account form's CSRF token is issued for (one token, one cookie path, for all forms of `/account`). */
@@ -22,15 +22,6 @@ export const HOME_PATHS = Object.freeze({
   /** One connected application's "Revoke" (field `app`: the handle of its client id). */
   appsRevoke: '/account/apps/revoke',
   passkeys: '/account/passkeys',
-});
-
-/** Paths of the passkey pages; `script` is our page script (lib/accounts/passkeys/browser-script.ts). */
-export const PASSKEY_PATHS = Object.freeze({
-  list: '/account/passkeys',
-  register: '/account/passkeys/register',
-  rename: '/account/passkeys/rename',
-  remove: '/account/passkeys/delete',
-  script: '/account/passkeys/client.js',
 });
 
 /** Paths of the self-service account pages. */

@@ -90,6 +90,13 @@ export interface FeatureParts<Services = unknown> {
   routes?(provider: Provider): readonly FeatureRoute[] | Promise<readonly FeatureRoute[]>;
   /** Releases what `setup` opened (Apollo, timers); called once, in reverse order of set-up. */
   close?(): Promise<void>;
+  /**
+   * What the feature adds to other features' extension points, by point name: e.g. the sign-in page's methods
+   * (`signIn`: a block on the login page and its form actions), so that the feature that owns the page need not
+   * name this one. Each point's value type is declared by the feature that reads it (the server's own points:
+   * `ExtensionPoints` in lib/features/services.ts); it reads them with {@link FeatureContext.extensions}.
+   */
+  readonly extend?: Readonly<Record<string, unknown>>;
 }
 
 /** What `setup` receives. */
@@ -102,6 +109,11 @@ export interface FeatureContext<Config, Kernel> {
    * up before this one are known (name them in `requires`); during `routes(provider)` every feature is.
    */
   use<T>(featureId: string): T | undefined;
+  /**
+   * Every set-up feature's contribution to the extension point `point` ({@link FeatureParts.extend}), in set-up
+   * order; empty when none. Complete once every feature is set up: read it in `routes(provider)`, not in `setup`.
+   */
+  extensions<T>(point: string): readonly T[];
 }
 
 /** A feature, generic over the configuration and the kernel (see `Feature` in lib/kernel/types.ts). */

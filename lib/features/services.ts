@@ -3,11 +3,11 @@ import type Provider from 'oidc-provider';
 import type { AccountHomeDeps } from '../accounts/account-home.js';
 import type { AccountFlows } from '../accounts/account-routes.js';
 import type { FactorChanges } from '../accounts/mfa/factor-changes.js';
-import type { SecondFactors } from '../accounts/mfa/second-factors.js';
-import type { PasskeyService } from '../accounts/passkeys/passkey-service.js';
+import type { SecondFactors } from './mfa/second-factors.js';
+import type { PasskeyService } from './passkeys/passkey-service.js';
 import type { GraphqlContext } from '../graphql/auth-context.js';
 import type { MintInitialAccessTokenOptions } from '../oidc/initial-access-tokens.js';
-import type { MfaInteractionDeps } from '../oidc/interaction/common.js';
+import type { MfaInteractionDeps, SignInMethod } from '../oidc/interaction/common.js';
 
 /**
  * The services each default feature offers to the others (`use<Services[id]>(id)`, lib/core/feature.ts), by id.
@@ -26,6 +26,16 @@ export interface Services {
   registration: { mint(provider: Provider, options?: MintInitialAccessTokenOptions): Promise<string> };
   /** `graphql` set: the Apollo Server (`server.apollo`). */
   graphql: { apollo: ApolloServer<GraphqlContext> };
+}
+
+/**
+ * The extension points of the default features (`extend` of lib/core/feature.ts) and each one's value type, by
+ * point: a feature adds to one with `extend: { signIn: … }`, the owner reads them with
+ * `extensions<ExtensionPoints[point]>(point)` in `routes(provider)`.
+ */
+export interface ExtensionPoints {
+  /** A way to sign in on the login page `/interaction/:uid` (sign-in): a block and its POST actions. */
+  signIn: SignInMethod;
 }
 
 /** The second factors' own services with the notices of changes: what the login and the account page take. */

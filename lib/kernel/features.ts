@@ -51,11 +51,12 @@ export function orderFeatures(features: readonly Feature[], config: ResolvedConf
 export async function setUpFeatures(features: readonly Feature[], kernel: Kernel): Promise<SetUpFeatures> {
   const parts = new Map<string, FeatureParts>();
   const use = <T>(id: string) => parts.get(id)?.services as T | undefined;
+  const extensions = <T>(point: string) => [...parts.values()].flatMap((part) => part.extend && Object.hasOwn(part.extend, point) ? [part.extend[point] as T] : []);
   const close = async () => {
     for (const part of [...parts.values()].reverse()) await part.close?.().catch((err: unknown) => kernel.logger.error({ err }, 'feature close failed'));
   };
   try {
-    for (const feature of features) parts.set(feature.id, await feature.setup({ config: kernel.config, kernel, use }));
+    for (const feature of features) parts.set(feature.id, await feature.setup({ config: kernel.config, kernel, use, extensions }));
   } catch (err) {
     await close();
     throw err;

@@ -3,7 +3,6 @@ import type { Middleware } from 'koa';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { cancelLoginActions, loginActions } from './interaction/login.js';
-import { passkeyLoginActions } from './interaction/passkey.js';
 import { secondFactorActions } from './interaction/second-factor.js';
 import { showInteractionActions } from './interaction/show.js';
 
@@ -16,7 +15,9 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   const router = new Router({ prefix: '/interaction' });
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
-  if (deps.passkeys) router.post('/:uid/passkey', ...passkeyLoginActions(actionDeps));
+  for (const method of deps.methods ?? []) {
+    for (const [name, actions] of Object.entries(method.actions?.(actionDeps) ?? {})) router.post(`/:uid/${name}`, ...actions);
+  }
   router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
   if (deps.mfa) {

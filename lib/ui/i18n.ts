@@ -1,6 +1,6 @@
 import { escapeHtml, SafeHtml } from '../http/html.js';
 import { de } from './messages/de.js';
-import { en, type Catalog } from './messages/en.js';
+import { en } from './messages/en.js';
 
 /**
  * Message catalogs and language choice for every page and mail.
@@ -17,11 +17,19 @@ export const LOCALES = ['en', 'de'] as const;
 /** One of {@link LOCALES}. */
 export type Locale = (typeof LOCALES)[number];
 
-type English = typeof en;
-/** A message key (the English catalog defines them). */
+/**
+ * The English messages of the features that ship their own (lib/features/<id>/messages.ts), by key: each such
+ * file adds its keys here by declaration merging (`declare module '…/ui/i18n.js' { interface FeatureMessages
+ * extends typeof itsEnglish {} }`) and its texts with {@link addMessages}, so its keys are type-checked like the
+ * shipped catalog's and exist exactly when its module is part of the program.
+ */
+export interface FeatureMessages {}
+
+type English = typeof en & FeatureMessages;
+/** A message key (the English catalog and the features' messages define them). */
 export type MessageKey = keyof English;
-/** A catalog: one message for every key, nothing else (defined beside the English one, which the German one imports). */
-export type { Catalog } from './messages/en.js';
+/** A catalog: one message for every key, nothing else (the shipped catalogs and the features' messages). */
+export type Catalog = { readonly [K in MessageKey]: string };
 
 /** The `{name}` placeholders of a message text, as a union of names. */
 type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Rest}` ? P | Placeholders<Rest> : never;
@@ -32,7 +40,24 @@ export type MessageParams<K extends MessageKey, V = string | number> =
 /** The keys of messages without placeholders (a page can keep one and translate it later). */
 export type PlainKey = { [K in MessageKey]: MessageParams<K> extends [] ? K : never }[MessageKey];
 
-const CATALOGS: Readonly<Record<Locale, Catalog>> = Object.freeze({ en, de });
+/** The shipped catalogs with every feature's messages added ({@link addMessages}). */
+const CATALOGS: Readonly<Record<Locale, Record<string, string>>> = Object.freeze({ en: { ...en }, de: { ...de } });
+
+/**
+ * Adds a feature's messages to the catalogs, one text per key in every shipped language (`tsc` checks that the
+ * other languages have exactly the English keys). Called once by the feature's messages module when it loads, so
+ * every translator, the `ui.messages` check and the mails know them; loading it again is harmless.
+ * @throws {Error} when a key is already in the catalogs with another text (two features chose the same key).
+ */
+export function addMessages<M extends Readonly<Record<string, string>>>(messages: { readonly en: M } & { readonly [L in Exclude<Locale, 'en'>]: { readonly [K in keyof M]: string } }): void {
+  for (const locale of LOCALES) {
+    for (const [key, text] of Object.entries(messages[locale] as Readonly<Record<string, string>>)) {
+      const known = CATALOGS[locale][key];
+      if (known !== undefined && known !== text) throw new Error(`message key ${key} (${locale}) is already in the catalogs`);
+      CATALOGS[locale][key] = text;
+    }
+  }
+}
 
 /** Whether `value` names a shipped language. */
 export function isLocale(value: unknown): value is Locale {
@@ -87,21 +112,28 @@ function fill(text: string, params: Record<string, unknown> | undefined, piece: 
 
 /** The messages of one language. */
 export class Translator {
-  readonly #catalog: Catalog;
+  readonly #overrides: Readonly<Record<string, string>>;
+  /** The language's catalog, read at each call: a feature's messages added after this translator was made count. */
+  readonly #catalog: Readonly<Record<string, string>>;
 
   /** @param overrides operator wording per key (`ui.messages[locale]`), used instead of the shipped message. */
   constructor(readonly locale: Locale, overrides: Partial<Record<MessageKey, string>> = {}) {
-    this.#catalog = { ...CATALOGS[locale], ...overrides };
+    this.#overrides = { ...overrides };
+    this.#catalog = CATALOGS[locale];
+  }
+
+  #text(key: MessageKey): string {
+    return Object.hasOwn(this.#overrides, key) ? this.#overrides[key]! : this.#catalog[key]!;
   }
 
   /** Whether `key` is a message key (for keys built at run time, e.g. `scope.<name>`). */
   has(key: string): key is MessageKey {
-    return Object.hasOwn(this.#catalog, key);
+    return Object.hasOwn(this.#overrides, key) || Object.hasOwn(this.#catalog, key);
   }
 
   /** The message `key` as plain text, placeholders filled in (for mails, titles and attribute values). */
   t<K extends MessageKey>(key: K, ...params: MessageParams<K>): string {
-    return fill(this.#catalog[key], params[0], String, (s) => s);
+    return fill(this.#text(key), params[0], String, (s) => s);
   }
 
   /**
@@ -109,7 +141,7 @@ export class Translator {
    * {@link SafeHtml} (e.g. `html\`<strong>${name}</strong>\``).
    */
   html<K extends MessageKey>(key: K, ...params: MessageParams<K, string | number | SafeHtml>): SafeHtml {
-    return new SafeHtml(fill(this.#catalog[key], params[0], (v) => (v instanceof SafeHtml ? v.value : escapeHtml(v)), escapeHtml));
+    return new SafeHtml(fill(this.#text(key), params[0], (v) => (v instanceof SafeHtml ? v.value : escapeHtml(v)), escapeHtml));
   }
 
   /** A duration in words: whole hours when it divides evenly, else minutes rounded up. */
@@ -119,5 +151,8 @@ export class Translator {
   }
 }
 
-/** The English catalog and the German one, for tests and for hosts that check their own templates. */
-export const CATALOG_TEXTS: Readonly<Record<Locale, Catalog>> = CATALOGS;
+/**
+ * The English catalog and the German one with the features' messages, for tests and for hosts that check their own
+ * templates (a feature's keys are there once its module has loaded).
+ */
+export const CATALOG_TEXTS: Readonly<Record<Locale, Catalog>> = CATALOGS as Readonly<Record<Locale, Catalog>>;

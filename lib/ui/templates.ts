@@ -71,7 +71,7 @@ export interface LoginView {
   /** Link to the password reset page (shown when mail is available). */
   resetUrl?: string;
   /**
-   * The passkey sign-in block (lib/accounts/passkeys/views.ts `passkeySignIn`), when passkeys are on; the e-mail
+   * The passkey sign-in block (lib/features/passkeys/views.ts `passkeySignIn`), when passkeys are on; the e-mail
    * field then also offers passkeys in its autofill (`autocomplete="username webauthn"`).
    */
   passkey?: SafeHtml;

@@ -1,5 +1,5 @@
 import type { PasskeyAccountStore } from '../../lib/core/account-store.js';
-import { MAX_PENDING_CHALLENGES } from '../../lib/accounts/passkeys/challenges.js';
+import { MAX_PENDING_CHALLENGES } from '../../lib/features/passkeys/challenges.js';
 import { TestBrowser, type Page } from '../helpers/browser.js';
 import { relyingParty, startAuthorization } from '../helpers/flow.js';
 import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helpers/redis.js';

@@ -1,6 +1,6 @@
 import { errorOf } from '../helpers/errors.js';
 import { ConfigError, loadConfig, type PortcullisConfig } from '../../lib/index.js';
-import { relyingPartyFor } from '../../lib/accounts/passkeys/relying-party.js';
+import { relyingPartyFor } from '../../lib/features/passkeys/relying-party.js';
 
 // A host store with the seven required methods and the second-factor pair that mfa (on by default) needs.
 const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {}, getSecondFactor() {}, setSecondFactor() {} };

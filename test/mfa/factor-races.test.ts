@@ -5,7 +5,7 @@ import { MemoryAccountStore } from '../../adapters/memory-account-store.js';
 import { MemoryStorage } from '../../adapters/memory.js';
 import { RedisStorage } from '../../adapters/redis.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
-import { hashRecoveryCode } from '../../lib/accounts/mfa/totp.js';
+import { hashRecoveryCode } from '../../lib/features/mfa/totp.js';
 import { StorageUnavailableError, type AccountStore, type PortcullisConfig, type Storage } from '../../lib/index.js';
 import { TestBrowser, type Page } from '../helpers/browser.js';
 import { relyingParty, startAuthorization, type RelyingParty } from '../helpers/flow.js';

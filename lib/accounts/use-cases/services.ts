@@ -4,10 +4,9 @@ import type { Logger } from '../../core/logger.js';
 import type { AccountLimits } from '../account-limits.js';
 import type { AccountMail } from '../account-mail.js';
 import type { AccountSessions } from '../account-sessions.js';
-import type { AccountStore } from '../../core/account-store.js';
+import type { AccountStore, StoredPasskey } from '../../core/account-store.js';
 import type { VerificationTokens } from '../verification-tokens.js';
-import type { SecondFactors } from '../mfa/second-factors.js';
-import type { PasskeyService } from '../passkeys/passkey-service.js';
+import type { SecondFactorService } from '../mfa/second-factor-service.js';
 
 /**
  * What the account use cases work with; built once by `accountFlows`. The use cases know nothing of Koa: they
@@ -27,13 +26,20 @@ export interface AccountServices {
    * The account's second factors as the login's MFA policy counts them: TOTP and recovery codes (`mfa.enabled`),
    * and `passkeys` only with `passkeys.secondFactor`. Absent: passwords only (the e-mail change asks for nothing more).
    */
-  secondFactors?: { factors: Pick<SecondFactors, 'status' | 'check'>; passkeys?: Pick<PasskeyService, 'list'> };
+  secondFactors?: { factors: Pick<SecondFactorService, 'status' | 'check'>; passkeys?: Pick<PasskeyList, 'list'> };
   /**
    * Every sign-in method an account can hold besides its password: TOTP with recovery codes (`mfa.enabled`) and
    * passkeys (`passkeys.enabled`, whether or not they count as a second factor). A password reset that confirms an
    * unconfirmed address removes them (reset-password.ts). Absent parts: nothing of that kind to remove.
    */
-  signInMethods?: { factors?: Pick<SecondFactors, 'status' | 'remove'>; passkeys?: Pick<PasskeyService, 'list' | 'remove'> };
+  signInMethods?: { factors?: Pick<SecondFactorService, 'status' | 'remove'>; passkeys?: PasskeyList };
+}
+
+/** An account's passkeys as the e-mail change and the password reset use them (`PasskeyService` of the passkeys feature). */
+export interface PasskeyList {
+  list(accountId: string): Promise<readonly StoredPasskey[]>;
+  /** Whether it was there. */
+  remove(accountId: string, credentialId: string): Promise<boolean>;
 }
 
 /** What to fix in a form, as a message key and its values (shown in the visitor's language). */

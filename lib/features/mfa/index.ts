@@ -1,5 +1,5 @@
 import type { Feature } from '../../kernel/types.js';
-import { SecondFactors } from '../../accounts/mfa/second-factors.js';
+import { SecondFactors } from './second-factors.js';
 import type { Services } from '../services.js';
 import { checkMfa, mfaInProduction } from './checks.js';
 import { mfaOptions } from './options.js';

@@ -2,7 +2,7 @@ import { PASSKEY_STORE_METHODS } from '../../core/account-store.js';
 import { ConfigError } from '../../core/errors.js';
 import type { ResolvedConfig } from '../../../config/types.js';
 import type { ResolvedOptions, ValidatedOptions } from '../../../config/options.js';
-import { relyingPartyFor } from '../../accounts/passkeys/relying-party.js';
+import { relyingPartyFor } from './relying-party.js';
 
 /** The first passkey method (`PASSKEY_STORE_METHODS`) a host's `accountStore` lacks; the built-in stores have them all. */
 function missingPasskeyMethod(store: object | undefined): string | undefined {

@@ -2,11 +2,13 @@ import { hasPasskeyMethods } from '../../core/account-store.js';
 import { BODY_LIMITS } from '../../http/body-limit.js';
 import { PAGE_PREFIXES } from '../../http/paths.js';
 import type { Feature } from '../../kernel/types.js';
-import { PasskeyChallenges } from '../../accounts/passkeys/challenges.js';
-import { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
-import { relyingPartyFor } from '../../accounts/passkeys/relying-party.js';
-import { passkeyAccountRoutes } from '../../accounts/passkeys/routes.js';
-import type { Services } from '../services.js';
+import { PasskeyChallenges } from './challenges.js';
+import { PasskeyService } from './passkey-service.js';
+import { relyingPartyFor } from './relying-party.js';
+import { passkeyAccountRoutes } from './routes.js';
+import { passkeySignInMethod } from './sign-in-actions.js';
+import './messages.js'; // the passkey.* messages, in the catalogs before ui.messages is checked
+import type { ExtensionPoints, Services } from '../services.js';
 import { checkPasskeys } from './checks.js';
 import { passkeysOptions } from './options.js';
 
@@ -28,6 +30,7 @@ export const passkeys: Feature<Services['passkeys'] | undefined> = {
     const service = new PasskeyService({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
     return {
       services: { service, secondFactor: config.passkeys.secondFactor },
+      extend: { signIn: passkeySignInMethod(service, config.passkeys.secondFactor) } satisfies Partial<ExtensionPoints>,
       routes(provider) {
         const account = use<Services['account']>('account');
         const changes = use<Services['self-service']>('self-service')?.changes;

@@ -2,7 +2,6 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
-import type { PasskeyService } from '../../accounts/passkeys/passkey-service.js';
 import type { AccountStore } from '../../core/account-store.js';
 import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
@@ -12,14 +11,15 @@ import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
 import type { Adapter } from '../../core/storage.js';
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
-import type { SecondFactors } from '../../accounts/mfa/second-factors.js';
+import type { SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
 import { errorPage } from '../../http/pages.js';
-import type { ErrorSituation } from '../../ui/templates.js';
+import type { SafeHtml } from '../../http/html.js';
+import type { ErrorSituation, PageUi } from '../../ui/templates.js';
 import { useUiLocales } from '../../ui/ui.js';
 
 /** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
 export interface MfaInteractionDeps {
-  factors: SecondFactors;
+  factors: SecondFactorService;
   changes: FactorChanges;
   /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
   pending: Adapter;
@@ -33,6 +33,38 @@ export interface MfaInteractionDeps {
    * second step whose password was checked before then ends, as the account's sessions did.
    */
   credentialsChangedAt(accountId: string): Promise<number | undefined>;
+}
+
+/**
+ * A way to sign in that a feature adds to the login page (the `signIn` extension point, lib/features/services.ts;
+ * e.g. passkeys): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login page.
+ */
+export interface SignInMethod {
+  /** The POST actions by name (`passkey` → `POST /interaction/:uid/passkey`), given the sign-in's deps. */
+  actions?(deps: InteractionActionDeps): Readonly<Record<string, Middleware[]>>;
+  /**
+   * Prepares the method's block of one login page (e.g. a challenge bound to this interaction), `undefined` for
+   * none; the blocks go below the password form (the login view's slot for other ways to sign in). `scope` is the
+   * interaction's form path (`interactionPath`), `csrfToken` the page's token.
+   */
+  loginBlock?(ctx: Context, details: Details, form: { readonly scope: string; readonly csrfToken: string }): Promise<((nonce: string, ui: PageUi) => SafeHtml) | undefined>;
+  /** The method as a second factor after the password (`mfa.enabled`; a passkey with `passkeys.secondFactor`). */
+  secondStep?: SecondStepMethod;
+}
+
+/** A second factor besides TOTP and recovery codes that a feature adds to the second sign-in step. */
+export interface SecondStepMethod {
+  /** Whether the account has it (then it counts as enrolled: the step asks for a factor, not for an enrolment). */
+  has(accountId: string): Promise<boolean>;
+  /**
+   * Prepares its part of one step page for the account (e.g. a challenge bound to the interaction that remembers
+   * the factors passed, `methods`): `block`, shown below the code form, and `page`, the whole step when the account
+   * has no TOTP.
+   */
+  prepare(ctx: Context, details: Details, pending: { readonly accountId: string; readonly methods: readonly string[] }, form: { readonly scope: string; readonly csrfToken: string }): Promise<{
+    block(nonce: string, ui: PageUi): SafeHtml;
+    page(nonce: string, ui: PageUi, error: string | undefined): string;
+  }>;
 }
 
 const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
@@ -52,10 +84,10 @@ export interface InteractionDeps {
   requireVerifiedEmail: boolean;
   /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
   allowRemoteLogos: boolean;
-  /** Passkey sign-in and second factor, when `passkeys.enabled` (`secondFactor`: `passkeys.secondFactor`). */
-  passkeys?: { service: PasskeyService; secondFactor: boolean };
   /** TOTP second step and enrolment (`mfa.enabled`); absent: passwords only. */
   mfa?: MfaInteractionDeps;
+  /** The other features' ways to sign in (the `signIn` extension point), in the features' order. */
+  methods?: readonly SignInMethod[];
 }
 
 /** What the interaction actions use: the deps, CSRF guard included. */

@@ -1,10 +1,10 @@
 import type { Context, Middleware } from 'koa';
+import { html, type SafeHtml } from '../../http/html.js';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
-import { passkeySignIn } from '../../accounts/passkeys/views.js';
 import { mountedPath } from '../../http/routes.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
-import { afterPassword, passkeyBinding } from './second-factor.js';
+import { afterPassword } from './second-factor.js';
 import {
   clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
@@ -17,6 +17,11 @@ function underMount(ctx: Context, path: string | undefined): string | undefined 
   return path === undefined ? undefined : mountedPath(ctx, path);
 }
 
+/** The sign-in methods' blocks of the login page as one, `undefined` for none (the login view's `passkey` slot). */
+function joinBlocks(blocks: readonly SafeHtml[]): SafeHtml | undefined {
+  return blocks.length ? html`${blocks}` : undefined;
+}
+
 /** What went wrong with the last submission, by its message key. */
 /** A catalog key, or text already in words (the passkey sign-in's own messages, not yet in the catalogs). */
 export type LoginProblem = 'login.wrongPassword' | 'login.tooMany' | 'login.confirmFirst' | { text: string };
@@ -24,11 +29,13 @@ export type LoginProblem = 'login.wrongPassword' | 'login.tooMany' | 'login.conf
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, problem?: LoginProblem, email?: string): Promise<PageBuilder> {
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
-  // Independent: the client's name and, with passkeys, a new sign-in challenge bound to this interaction.
-  const [name, requestOptions] = await Promise.all([
+  // Independent: the client's name and the other features' sign-in blocks (with passkeys, a new sign-in
+  // challenge bound to this interaction).
+  const [name, ...prepared] = await Promise.all([
     clientName(deps.provider, details),
-    deps.passkeys?.service.authenticationOptions(passkeyBinding(details), { purpose: 'login' }),
+    ...(deps.methods ?? []).map((method) => method.loginBlock?.(ctx, details, { scope, csrfToken })),
   ]);
+  const blocks = prepared.filter((block) => block !== undefined);
   const ui = uiOf(ctx);
   const link = (url: string | undefined) => (url ? withLocale(ui, url) : undefined);
   return (nonce) => loginPage({
@@ -39,7 +46,7 @@ async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Det
     // After a wrong password the address is kept: the password is what to type next.
     focusPassword: problem === 'login.wrongPassword' && Boolean(email),
     signupUrl: link(underMount(ctx, deps.flows.signupUrl(details.uid))), resetUrl: link(underMount(ctx, deps.flows.resetUrl(details.uid))),
-    passkey: requestOptions && passkeySignIn({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount: mountedPath(ctx, '') }),
+    passkey: joinBlocks(blocks.map((block) => block(nonce, ui))),
   });
 }
 

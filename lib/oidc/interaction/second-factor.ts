@@ -2,15 +2,13 @@ import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
 import { codePage, enrolPage, recoveryCodesPage } from '../../accounts/mfa/views.js';
-import { passkeySecondFactor, secondFactorPage } from '../../accounts/passkeys/views.js';
-import { mountedPath } from '../../http/routes.js';
+import { html, type SafeHtml } from '../../http/html.js';
 import { outlivedBy } from '../stale-sign-in.js';
-import type { PageUi } from '../../ui/templates.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,
-  type Details, type InteractionActionDeps, type MfaInteractionDeps,
+  type Details, type InteractionActionDeps, type MfaInteractionDeps, type SecondStepMethod,
 } from './common.js';
 
 export type { MfaInteractionDeps } from './common.js';
@@ -25,20 +23,22 @@ export interface Pending { accountId: string; methods: Amr[]; stage: 'second-fac
 /** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
 const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
 
-/** The challenge binding of a sign-in's passkey ceremonies: its interaction. */
-export function passkeyBinding(details: Details): string {
-  return `interaction:${details.uid}`;
+/** The other features' second factors the account has (a passkey with `passkeys.secondFactor`), in their order. */
+async function otherFactors(deps: InteractionActionDeps, accountId: string): Promise<SecondStepMethod[]> {
+  const methods = (deps.methods ?? []).flatMap((method) => method.secondStep ? [method.secondStep] : []);
+  const has = await Promise.all(methods.map((method) => method.has(accountId)));
+  return methods.filter((_, i) => has[i]);
 }
 
-/** Whether the account's passkeys count as its second factor (`passkeys.secondFactor` and at least one passkey). */
-async function hasPasskeyFactor(deps: InteractionActionDeps, accountId: string): Promise<boolean> {
-  return Boolean(deps.passkeys?.secondFactor) && (await deps.passkeys!.service.list(accountId)).length > 0;
-}
-
-/** Whether the account has a second factor: TOTP, or a passkey when those count. */
+/** Whether the account has a second factor: TOTP, or another feature's (a passkey when those count). */
 async function enrolled(deps: InteractionActionDeps, accountId: string): Promise<boolean> {
-  const [{ totp }, passkey] = await Promise.all([deps.mfa!.factors.status(accountId), hasPasskeyFactor(deps, accountId)]);
-  return totp || passkey;
+  const [{ totp }, others] = await Promise.all([deps.mfa!.factors.status(accountId), otherFactors(deps, accountId)]);
+  return totp || others.length > 0;
+}
+
+/** The other factors' blocks of the code page as one, `undefined` for none (the code view's `passkey` slot). */
+function joinBlocks(blocks: readonly SafeHtml[]): SafeHtml | undefined {
+  return blocks.length ? html`${blocks}` : undefined;
 }
 
 async function readPending(mfa: MfaInteractionDeps, details: Details): Promise<Pending | undefined> {
@@ -132,15 +132,13 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   if (pending.stage === 'second-factor') {
-    // The account's passkeys (with a challenge bound to this interaction, remembering the factors passed) and/or its code.
-    const [name, { totp }, passkey] = await Promise.all([clientName(deps.provider, details), mfa.factors.status(pending.accountId), hasPasskeyFactor(deps, pending.accountId)]);
-    const requestOptions = passkey
-      ? await deps.passkeys!.service.authenticationOptions(passkeyBinding(details), { purpose: 'second-factor', accountId: pending.accountId, amr: pending.methods })
-      : undefined;
-    const mount = mountedPath(ctx, '');
-    const button = (nonce: string, ui: PageUi) => requestOptions && passkeySecondFactor({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, mount });
-    if (!totp && requestOptions) return renderPage(ctx, status, (nonce, ui) => secondFactorPage({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, mount, error }));
-    return renderPage(ctx, status, (nonce, ui) => codePage({ nonce, ui, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: button(nonce, ui) }));
+    // The account's other factors (its passkeys, with a challenge bound to this interaction that remembers the
+    // factors passed) and/or its code.
+    const [name, { totp }, others] = await Promise.all([clientName(deps.provider, details), mfa.factors.status(pending.accountId), otherFactors(deps, pending.accountId)]);
+    const parts = await Promise.all(others.map((method) => method.prepare(ctx, details, pending, { scope, csrfToken })));
+    const only = !totp ? parts[0] : undefined;
+    if (only) return renderPage(ctx, status, (nonce, ui) => only.page(nonce, ui, error));
+    return renderPage(ctx, status, (nonce, ui) => codePage({ nonce, ui, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: joinBlocks(parts.map((part) => part.block(nonce, ui))) }));
   }
   const account = known ?? await deps.accounts.findById(pending.accountId);
   if (!account) return refuse(ctx, 400, 'login_required', 'The account of this sign-in no longer exists.');

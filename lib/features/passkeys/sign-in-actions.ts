@@ -1,12 +1,20 @@
 import type { Context, Middleware } from 'koa';
+import { mountedPath } from '../../http/routes.js';
 import { loginResult, type Amr } from '../../accounts/mfa/policy.js';
 import { formBody, formField, parseForm } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
 import {
-  detailsOf, finishInteraction, interactionCsrf, loadInteraction, refuse, requirePrompt, type InteractionActionDeps,
-} from './common.js';
-import { showLogin } from './login.js';
-import { finishSecondStep, passkeyBinding, secondStepOf, showSecondStep } from './second-factor.js';
+  detailsOf, finishInteraction, interactionCsrf, loadInteraction, requirePrompt, type Details, type InteractionActionDeps, type SignInMethod,
+} from '../../oidc/interaction/common.js';
+import { showLogin } from '../../oidc/interaction/login.js';
+import { finishSecondStep, secondStepOf, showSecondStep } from '../../oidc/interaction/second-factor.js';
+import type { PasskeyService } from './passkey-service.js';
+import { passkeySecondFactor, passkeySignIn, secondFactorPage } from './views.js';
+
+/** The challenge binding of a sign-in's passkey ceremonies: its interaction. */
+export function passkeyBinding(details: Details): string {
+  return `interaction:${details.uid}`;
+}
 
 /** Largest credential JSON we accept from the form. */
 const MAX_CREDENTIAL_JSON = 12_000;
@@ -16,9 +24,9 @@ const MAX_CREDENTIAL_JSON = 12_000;
  * either a passwordless sign-in (discoverable credential, user verification required) or the second factor of the
  * MFA step (second-factor.ts) after the password. Ends the login prompt through the MFA policy's `loginResult`,
  * with `amr` `hwk`/`swk` (+ `user`, + `pwd`) and `mfa`, `acr` `urn:portcullis:mfa` (RFC 8176). Counted under the
- * per-IP login limit. 404 when passkeys are off.
+ * per-IP login limit. Not routed when passkeys are off (404).
  */
-export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
+export function passkeyLoginActions(deps: InteractionActionDeps, service: PasskeyService): Middleware[] {
   return [
     parseForm,
     loadInteraction(deps.provider),
@@ -26,7 +34,6 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
     requirePrompt('login', 'This sign-in step is already complete.'),
     async function checkPasskey(ctx: Context) {
       const details = detailsOf(ctx);
-      if (!deps.passkeys) return refuse(ctx, 404, 'invalid_request', 'Passkeys are not enabled on this server.');
       const pending = await secondStepOf(deps, details);
       const again = (status: number, text: string) => pending?.stage === 'second-factor'
         ? showSecondStep(ctx, deps, details, pending, undefined, status, text)
@@ -39,7 +46,7 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
       }
       const credential = formField(formBody(ctx), 'credential', MAX_CREDENTIAL_JSON);
       const checkedAt = Date.now();
-      const result = await deps.passkeys.service.authenticate(passkeyBinding(details), credential);
+      const result = await service.authenticate(passkeyBinding(details), credential);
       if (!result.ok) {
         return again(result.reason === 'expired' ? 400 : 401, t.t(result.reason === 'expired' ? 'passkey.login.expired' : 'passkey.login.refused'));
       }
@@ -57,4 +64,32 @@ export function passkeyLoginActions(deps: InteractionActionDeps): Middleware[] {
       await finishInteraction(ctx, details, { login: loginResult(account.id, amr as Amr[], checkedAt) }, false);
     },
   ];
+}
+
+/**
+ * The passkey sign-in on the login page (the sign-in's `signIn` extension point): a sign-in challenge bound to
+ * the interaction, the block with its button and autofill (`passkeySignIn`), and `POST /interaction/:uid/passkey`.
+ * With `secondFactor` (`passkeys.secondFactor`) also the second step of an account with at least one passkey: its
+ * button below the TOTP code form, or the whole step (`secondFactorPage`) without TOTP.
+ */
+export function passkeySignInMethod(service: PasskeyService, secondFactor: boolean): SignInMethod {
+  return {
+    secondStep: secondFactor ? {
+      has: async (accountId) => (await service.list(accountId)).length > 0,
+      async prepare(ctx, details, pending, { scope, csrfToken }) {
+        const requestOptions = await service.authenticationOptions(passkeyBinding(details), { purpose: 'second-factor', accountId: pending.accountId, amr: pending.methods as Amr[] });
+        const view = { action: `${scope}/passkey`, csrfToken, requestOptions, mount: mountedPath(ctx, '') };
+        return {
+          block: (nonce, ui) => passkeySecondFactor({ nonce, ui, ...view }),
+          page: (nonce, ui, error) => secondFactorPage({ nonce, ui, ...view, error }),
+        };
+      },
+    } : undefined,
+    actions: (deps) => ({ passkey: passkeyLoginActions(deps, service) }),
+    async loginBlock(ctx: Context, details, { scope, csrfToken }) {
+      const requestOptions = await service.authenticationOptions(passkeyBinding(details), { purpose: 'login' });
+      const mount = mountedPath(ctx, '');
+      return (nonce, ui) => passkeySignIn({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount });
+    },
+  };
 }

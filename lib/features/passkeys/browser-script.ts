@@ -6,7 +6,7 @@
  * it puts into the form's hidden `credential` field and submits. The form carries the CSRF token; no fetch, so the
  * CSP needs no `connect-src`.
  *
- * Forms it drives (attributes set by lib/accounts/passkeys/views.ts):
+ * Forms it drives (attributes set by lib/features/passkeys/views.ts):
  * - `form[data-passkey=create]` with `data-options` (creation options): on submit, `credentials.create`.
  * - `form[data-passkey=get]` with `data-options` (request options): on submit, `credentials.get`; with
  *   `data-conditional`, also a conditional request at load (autofill in `autocomplete="username webauthn"`).

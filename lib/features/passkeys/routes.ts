@@ -2,14 +2,14 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { formBody, formField, renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
-import { accountChange, requireSignIn, type AccountHomeDeps, type SignedIn } from '../account-home.js';
-import { signedInForm } from '../home/common.js';
-import type { FactorChanges } from '../mfa/factor-changes.js';
+import { accountChange, requireSignIn, type AccountHomeDeps, type SignedIn } from '../../accounts/account-home.js';
+import { signedInForm } from '../../accounts/home/common.js';
+import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
 import { PASSKEY_SCRIPT } from './browser-script.js';
 import { MAX_PASSKEY_NAME, type PasskeyRefusal, type PasskeyService } from './passkey-service.js';
 import type { PlainKey } from '../../ui/i18n.js';
 import { uiOf } from '../../ui/ui.js';
-import { PASSKEY_PATHS } from '../paths.js';
+import { PASSKEY_PATHS } from './paths.js';
 import { passkeyListPage } from './views.js';
 
 /** What {@link passkeyAccountRoutes} needs. */

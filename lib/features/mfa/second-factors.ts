@@ -6,6 +6,7 @@ import { factorStore, type FactorStore } from './factor-store.js';
 import {
   hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, qrSvg, sameHash, SecretBox, TOTP_PERIOD, totpUri, verifyTotp,
 } from './totp.js';
+import type { Enrolment, EnrolmentResult, FactorCheck, SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
 
 /** What {@link SecondFactors} needs; built once by `createServer`. */
 export interface SecondFactorDeps {
@@ -18,27 +19,6 @@ export interface SecondFactorDeps {
   limits: { perAccount: LimitConfig; perIp: LimitConfig };
   limiterBackend?: LimiterBackend;
 }
-
-/** A TOTP enrolment being shown: the QR code, the secret for typing in, and the sealed form to post back. */
-export interface Enrolment {
-  /** `otpauth://` URI. */
-  uri: string;
-  /** Inline `<svg>` of the URI. */
-  svg: string;
-  /** The base32 secret, for apps that cannot scan. */
-  secret: string;
-  /** The secret and account sealed together (hidden form field); only this server can open it. */
-  sealed: string;
-}
-
-/** Outcome of a second-factor check. */
-export type FactorCheck =
-  | { kind: 'ok'; method: 'totp' | 'recovery'; recoveryCodesLeft: number }
-  | { kind: 'wrong' }
-  | { kind: 'rate-limited'; retryAfterSeconds: number };
-
-/** Outcome of confirming an enrolment: the recovery codes to show once, or why not. */
-export type EnrolmentResult = { kind: 'enrolled'; recoveryCodes: string[] } | Exclude<FactorCheck, { kind: 'ok' }>;
 
 /** How long a shown enrolment may be confirmed, seconds. */
 const ENROLMENT_TTL = 15 * 60;
@@ -55,7 +35,7 @@ const ENROLMENT_TTL = 15 * 60;
  * a change that finds the code spent, or the factor removed or replaced since the check read it, refuses the code
  * and writes nothing, so a check never undoes another check, a removal, new recovery codes or a new enrolment.
  */
-export class SecondFactors {
+export class SecondFactors implements SecondFactorService {
   readonly #deps: SecondFactorDeps;
   readonly #box: SecretBox;
   readonly #perAccount: Limiter;

@@ -4,7 +4,9 @@ import type { StoredPasskey } from '../../core/account-store.js';
 import type { MessageKey } from '../../ui/i18n.js';
 import type { PageUi, PasskeyPageView } from '../../ui/templates.js';
 import { pageBody } from '../../ui/ui.js';
-import { HOME_PATHS, PASSKEY_PATHS } from '../paths.js';
+import { HOME_PATHS } from '../../accounts/paths.js';
+import { PASSKEY_PATHS } from './paths.js';
+import './messages.js'; // the passkey.* messages these views show
 
 /** The messages the page script shows when the browser's passkey call fails, by the error's kind. */
 function scriptMessages(ui: PageUi, creating: boolean): string {
