@@ -22,12 +22,12 @@ export const passkeys: Feature<Services['passkeys'] | undefined> = {
   options: passkeysOptions,
   enabled: (config) => config.passkeys.enabled,
   check: checkPasskeys,
-  setup({ config, kernel, use }) {
+  async setup({ config, kernel, use }) {
     const { accounts, storage, logger } = kernel;
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
     if (!hasPasskeyMethods(accounts)) return {};
     const challenges = new PasskeyChallenges(storage.adapter, config.passkeys.challengeTtl);
-    const service = new PasskeyService({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
+    const service = await PasskeyService.create({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
     return {
       services: { service, secondFactor: config.passkeys.secondFactor },
       extend: { signIn: passkeySignInMethod(service, config.passkeys.secondFactor) } satisfies Partial<ExtensionPoints>,

@@ -1,12 +1,14 @@
-import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Logger } from '../../core/logger.js';
 import type { Account, PasskeyAccountStore, StoredPasskey } from '../../core/account-store.js';
 import type { PasskeyChallenges, PendingChallenge } from './challenges.js';
 import type { RelyingParty } from './relying-party.js';
+
+/** `@simplewebauthn/server`'s functions, imported by {@link PasskeyService.create}. */
+type WebAuthn = typeof import('@simplewebauthn/server');
 
 /** EdDSA, ES256, RS256 (COSE, RFC 9053): offered at registration and accepted at verification, nothing else. */
 const ALGORITHMS = [-8, -7, -257];
@@ -83,7 +85,16 @@ function parse<T extends { id?: unknown; type?: unknown; response?: unknown }>(r
  * the account page.
  */
 export class PasskeyService {
-  constructor(private readonly deps: PasskeyServiceDeps) {}
+  private constructor(private readonly deps: PasskeyServiceDeps, private readonly webauthn: WebAuthn) {}
+
+  /**
+   * The service, with `@simplewebauthn/server` loaded now (passkeys are on) rather than when Portcullis is imported:
+   * that package costs 0.3-0.4 s of CPU to load, which every process paid with passkeys off.
+   * @throws whatever importing `@simplewebauthn/server` throws (a broken installation), at start-up as before.
+   */
+  static async create(deps: PasskeyServiceDeps): Promise<PasskeyService> {
+    return new PasskeyService(deps, await import('@simplewebauthn/server'));
+  }
 
   /** The relying party (RP ID and origin from the issuer). */
   get rp(): RelyingParty {
@@ -103,7 +114,7 @@ export class PasskeyService {
    */
   async registrationOptions(account: Account, binding: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.list(account.id);
-    const options = await generateRegistrationOptions({
+    const options = await this.webauthn.generateRegistrationOptions({
       rpName: this.deps.rp.name,
       rpID: this.deps.rp.id,
       userName: account.email,
@@ -132,7 +143,7 @@ export class PasskeyService {
     if (!pending || pending.accountId !== account.id) return refuse('expired');
     let verified;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await this.webauthn.verifyRegistrationResponse({
         response,
         expectedChallenge: pending.challenge,
         expectedOrigin: this.deps.rp.origin,
@@ -174,7 +185,7 @@ export class PasskeyService {
    */
   async authenticationOptions(binding: string, pending: Omit<PendingChallenge, 'challenge'>): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const allow = pending.purpose === 'second-factor' && pending.accountId ? await this.list(pending.accountId) : undefined;
-    const options = await generateAuthenticationOptions({
+    const options = await this.webauthn.generateAuthenticationOptions({
       rpID: this.deps.rp.id,
       allowCredentials: allow?.map((p) => ({ id: p.credentialId, transports: p.transports })),
       userVerification: pending.purpose === 'login' ? 'required' : 'preferred',
@@ -205,7 +216,7 @@ export class PasskeyService {
     if (!passkey) return refuse('unknown-credential');
     let verified;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await this.webauthn.verifyAuthenticationResponse({
         response,
         expectedChallenge: pending.challenge,
         expectedOrigin: this.deps.rp.origin,
