@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction, Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import { DEFAULTS } from '../../config/defaults.js';
 import { PortcullisError } from '../core/errors.js';
 
@@ -143,8 +143,8 @@ function publicOnlyLookup(resolve: LookupFunction): LookupFunction {
  * An undici connector that resolves through {@link publicOnlyLookup} and then checks the socket's actual remote
  * address before any byte is sent (IP-literal hosts skip DNS; the remote address check covers them too).
  */
-function guardedConnector(resolve: LookupFunction, timeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({ lookup: publicOnlyLookup(resolve), timeout: timeoutMs } as buildConnector.BuildOptions);
+function guardedConnector(build: Undici['buildConnector'], resolve: LookupFunction, timeoutMs: number): buildConnector.connector {
+  const connect = build({ lookup: publicOnlyLookup(resolve), timeout: timeoutMs } as buildConnector.BuildOptions);
   return function connectPublicOnly(options, callback) {
     const ip = hostIsIpLiteral(options.hostname);
     if (ip !== undefined && !isPublicAddress(ip)) {
@@ -184,6 +184,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
   return Buffer.concat(chunks);
 }
 
+/** undici's module: imported on a guarded fetcher's first request, not on import (~0.1 s of CPU that every process paid, most never fetching anything). */
+type Undici = typeof import('undici');
+let undiciModule: Promise<Undici> | undefined;
+const loadUndici = (): Promise<Undici> => (undiciModule ??= import('undici'));
+
 /** A `fetch`-shaped function; the shape oidc-provider's `fetch` configuration hook expects. */
 export type GuardedFetch = (url: string | URL, init?: RequestInit & { dispatcher?: unknown }) => Promise<Response>;
 
@@ -207,12 +212,17 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   const allowed = normalizedOrigins(allowedOrigins);
   const timeoutMs = options.timeoutMs ?? DEFAULTS.outboundFetch.timeoutMs;
   const maxBytes = options.maxResponseBytes ?? DEFAULTS.outboundFetch.maxResponseBytes;
-  const guarded: Dispatcher = new Agent({ connect: guardedConnector(options.lookup ?? (dnsLookup as LookupFunction), timeoutMs) });
-  const trusted: Dispatcher = new Agent({ connect: { timeout: timeoutMs } });
+  let client: Promise<{ fetch: Undici['fetch']; guarded: Dispatcher; trusted: Dispatcher }> | undefined;
+  const ready = () => (client ??= loadUndici().then((undici) => ({
+    fetch: undici.fetch,
+    guarded: new undici.Agent({ connect: guardedConnector(undici.buildConnector, options.lookup ?? (dnsLookup as LookupFunction), timeoutMs) }),
+    trusted: new undici.Agent({ connect: { timeout: timeoutMs } }),
+  })));
 
   return async function guardedFetch(input, init = {}) {
     const url = checkOutboundUrl(input, allowedOrigins);
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    const { fetch: undiciFetch, guarded, trusted } = await ready();
     const response = await undiciFetch(url, {
       method: init.method,
       headers: init.headers as never,
