@@ -1,3 +1,4 @@
+import { PortcullisError } from '../core/errors.js';
 import { escapeHtml, SafeHtml } from '../http/html.js';
 import { de } from './messages/de.js';
 import { en } from './messages/en.js';
@@ -47,13 +48,14 @@ const CATALOGS: Readonly<Record<Locale, Record<string, string>>> = Object.freeze
  * Adds a feature's messages to the catalogs, one text per key in every shipped language (`tsc` checks that the
  * other languages have exactly the English keys). Called once by the feature's messages module when it loads, so
  * every translator, the `ui.messages` check and the mails know them; loading it again is harmless.
- * @throws {Error} when a key is already in the catalogs with another text (two features chose the same key).
+ * @throws {PortcullisError} `ERR_INTERNAL` when a key is already in the catalogs with another text (two features chose
+ *   the same key).
  */
 export function addMessages<M extends Readonly<Record<string, string>>>(messages: { readonly en: M } & { readonly [L in Exclude<Locale, 'en'>]: { readonly [K in keyof M]: string } }): void {
   for (const locale of LOCALES) {
     for (const [key, text] of Object.entries(messages[locale] as Readonly<Record<string, string>>)) {
       const known = CATALOGS[locale][key];
-      if (known !== undefined && known !== text) throw new Error(`message key ${key} (${locale}) is already in the catalogs`);
+      if (known !== undefined && known !== text) throw new PortcullisError('ERR_INTERNAL', `message key ${key} (${locale}) is already in the catalogs`);
       CATALOGS[locale][key] = text;
     }
   }
