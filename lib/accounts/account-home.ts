@@ -11,7 +11,7 @@ import type { AccountStore } from '../core/account-store.js';
 import type { Logger } from '../core/logger.js';
 import type { FactorChanges } from './mfa/factor-changes.js';
 import type { SecondFactorService } from './mfa/second-factor-service.js';
-import { enrolPage, recoveryCodesPage } from './mfa/views.js';
+import { enrolPage, recoveryCodesPage } from '../features/mfa/views.js';
 import { ACCOUNT_CSRF_SCOPE, HOME_PATHS } from './paths.js';
 import { messagePage } from './views.js';
 import { mountedPath } from '../http/routes.js';

@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { cancelLoginActions, loginActions } from './interaction/login.js';
-import { secondFactorActions } from './interaction/second-factor.js';
+import { secondFactorActions } from '../features/mfa/second-step.js';
 import { showInteractionActions } from './interaction/show.js';
 
 /**

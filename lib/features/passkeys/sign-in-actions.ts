@@ -7,7 +7,7 @@ import {
   detailsOf, finishInteraction, interactionCsrf, loadInteraction, requirePrompt, type Details, type InteractionActionDeps, type SignInMethod,
 } from '../../oidc/interaction/common.js';
 import { showLogin } from '../../oidc/interaction/login.js';
-import { finishSecondStep, secondStepOf, showSecondStep } from '../../oidc/interaction/second-factor.js';
+import { finishSecondStep, secondStepOf, showSecondStep } from '../mfa/second-step.js';
 import type { PasskeyService } from './passkey-service.js';
 import { passkeySecondFactor, passkeySignIn, secondFactorPage } from './views.js';
 

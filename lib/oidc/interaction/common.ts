@@ -17,7 +17,7 @@ import type { SafeHtml } from '../../http/html.js';
 import type { ErrorSituation, PageUi } from '../../ui/templates.js';
 import { useUiLocales } from '../../ui/ui.js';
 
-/** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
+/** What the second sign-in step needs (`mfa.enabled`; lib/features/mfa/second-step.ts). */
 export interface MfaInteractionDeps {
   factors: SecondFactorService;
   changes: FactorChanges;

@@ -4,7 +4,7 @@ import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilde
 import { mountedPath } from '../../http/routes.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
-import { afterPassword } from './second-factor.js';
+import { afterPassword } from '../../features/mfa/second-step.js';
 import {
   clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,

@@ -3,7 +3,7 @@ import { OFFLINE_MARKER } from '../provider.js';
 import { showConsent } from './consent.js';
 import { detailsOf, finishInteraction, loadInteraction, refuse, type InteractionActionDeps } from './common.js';
 import { showLogin } from './login.js';
-import { secondStepOf, showSecondStep } from './second-factor.js';
+import { secondStepOf, showSecondStep } from '../../features/mfa/second-step.js';
 
 /**
  * `GET /interaction/:uid`: the page of the interaction's prompt (login or consent). A consent prompt that only

@@ -1,17 +1,17 @@
 import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
-import { codePage, enrolPage, recoveryCodesPage } from '../../accounts/mfa/views.js';
+import { codePage, enrolPage, recoveryCodesPage } from './views.js';
 import { html, type SafeHtml } from '../../http/html.js';
-import { outlivedBy } from '../stale-sign-in.js';
+import { outlivedBy } from '../../oidc/stale-sign-in.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,
   type Details, type InteractionActionDeps, type MfaInteractionDeps, type SecondStepMethod,
-} from './common.js';
+} from '../../oidc/interaction/common.js';
 
-export type { MfaInteractionDeps } from './common.js';
+export type { MfaInteractionDeps } from '../../oidc/interaction/common.js';
 
 /**
  * A sign-in between its first and second factor, kept for the interaction's lifetime. `signedInAt` (epoch
