@@ -7,7 +7,8 @@ import type { SecondFactors } from './mfa/second-factors.js';
 import type { PasskeyService } from './passkeys/passkey-service.js';
 import type { GraphqlContext } from '../graphql/auth-context.js';
 import type { MintInitialAccessTokenOptions } from '../oidc/initial-access-tokens.js';
-import type { MfaInteractionDeps, SignInMethod } from '../oidc/interaction/common.js';
+import type { SecondSignInStep, SignInMethod } from '../oidc/interaction/common.js';
+import type { MfaInteractionDeps } from './mfa/second-step.js';
 
 /**
  * The services each default feature offers to the others (`use<Services[id]>(id)`, lib/core/feature.ts), by id.
@@ -36,6 +37,11 @@ export interface Services {
 export interface ExtensionPoints {
   /** A way to sign in on the login page `/interaction/:uid` (sign-in): a block and its POST actions. */
   signIn: SignInMethod;
+  /**
+   * The second sign-in step after the password (sign-in; the mfa feature's TOTP and recovery codes): the first
+   * feature's contribution is used, a second one is ignored.
+   */
+  secondStep: SecondSignInStep;
 }
 
 /** The second factors' own services with the notices of changes: what the login and the account page take. */

@@ -4,7 +4,6 @@ import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilde
 import { mountedPath } from '../../http/routes.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
-import { afterPassword } from '../../features/mfa/second-step.js';
 import {
   clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
@@ -91,8 +90,8 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
           await deps.flows.resendVerification(ctx, account, details.uid);
           return showLogin(ctx, deps, details, 403, 'login.confirmFirst', email);
         }
-        // The MFA policy may ask for a second factor (or its enrolment) first: then that page is shown instead.
-        if (!(await afterPassword(ctx, deps, details, account, checkedAt))) return;
+        // The second step may ask for a second factor (or its enrolment) first: then that page is shown instead.
+        if (deps.secondStep && !(await deps.secondStep.afterPassword(ctx, deps, details, account, checkedAt))) return;
         await finishInteraction(ctx, details, { login: loginResult(account.id, ['pwd'], checkedAt) }, false);
       } finally {
         await reset;
