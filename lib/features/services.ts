@@ -1,6 +1,6 @@
 import type { ApolloServer } from '@apollo/server';
 import type Provider from 'oidc-provider';
-import type { AccountHomeDeps } from '../accounts/account-home.js';
+import type { AccountHomeDeps, AccountSection } from '../accounts/account-home.js';
 import type { AccountFlows } from '../accounts/account-routes.js';
 import type { FactorChanges } from '../accounts/mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
@@ -42,11 +42,8 @@ export interface ExtensionPoints {
    * feature's contribution is used, a second one is ignored.
    */
   secondStep: SecondSignInStep;
-}
-
-/** The second factors' own services with the notices of changes: what the login and the account page take. */
-export function secondFactorSteps(mfa: Services['mfa'] | undefined, changes: FactorChanges): MfaInteractionDeps | undefined {
-  return mfa && { ...mfa, changes };
+  /** A section of the signed-in account page `/account` (account): its markup, the view fields it fills, its forms. */
+  accountSections: AccountSection;
 }
 
 export type { SecondFactors };

@@ -3,6 +3,7 @@ import { SecondFactors } from './second-factors.js';
 import type { ExtensionPoints, Services } from '../services.js';
 import { ConfigError } from '../../core/errors.js';
 import { mfaSecondStep, type MfaInteractionDeps } from './second-step.js';
+import { mfaAccountSection } from './account-section.js';
 import { checkMfa, mfaInProduction } from './checks.js';
 import { mfaOptions } from './options.js';
 
@@ -41,7 +42,13 @@ export const mfa: Feature<Services['mfa']> = {
       ...services,
       changes: use<Services['self-service']>('self-service')?.changes ?? missing(),
     };
-    return { services, extend: { secondStep: mfaSecondStep(withChanges) } satisfies Partial<ExtensionPoints> };
+    return {
+      services,
+      extend: {
+        secondStep: mfaSecondStep(withChanges),
+        accountSections: mfaAccountSection({ factors, changes: () => withChanges().changes }),
+      } satisfies Partial<ExtensionPoints>,
+    };
   },
 };
 
