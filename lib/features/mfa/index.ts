@@ -6,6 +6,7 @@ import { mfaSecondStep, type MfaInteractionDeps } from './second-step.js';
 import { mfaAccountSection } from './account-section.js';
 import { checkMfa, mfaInProduction } from './checks.js';
 import { mfaOptions } from './options.js';
+import './messages.js'; // the mfa.* messages, in the catalogs before ui.messages is checked
 
 /**
  * Second factors (`mfa.enabled`): TOTP and recovery codes, which the login's second step, the sign-up's enrolment
