@@ -101,7 +101,7 @@ function signInFirst(ctx: Context, deps: AccountHomeDeps, fresh: boolean): void 
 
 /**
  * Middleware: a signed-in browser goes on (`ctx.state.signedIn`, a {@link SignedIn}); others are sent to sign in
- * through {@link ACCOUNT_CLIENT_ID} (303). The guard of every account page (`/account`, `/account/passkeys`).
+ * through {@link ACCOUNT_CLIENT_ID} (303). The guard of every account page (`/account` and the features' pages under it).
  */
 export function requireSignIn(deps: AccountHomeDeps): Middleware {
   return async function requireSignIn(ctx: Context, next: Next) {
@@ -146,7 +146,7 @@ ${v.sections.apps}
 <p><a id="sign-out" href="${a.signOut}">${t.t('home.signOut')}</a></p>`;
 }
 
-/** The view's fields the features' sections fill (`totp`). */
+/** The view's fields the features' sections fill (their status for a host's template). */
 function fromSections(parts: ReadonlyArray<AccountSectionPart | undefined>): Pick<AccountHomeView, 'totp'> {
   const totp = parts.find((part) => part?.view?.totp)?.view?.totp;
   return totp ? { totp } : {};
@@ -189,7 +189,7 @@ function done(ctx: Context, text: (t: Translator) => string): void {
 }
 
 /**
- * The signed-in account page `/account` (profile, e-mail and password links, two-step verification, passkeys link,
+ * The signed-in account page `/account` (profile, e-mail and password links, the features' sections (`accountSections`),
  * sessions) and its changes. A browser without a provider session is sent to sign in through the first-party
  * client {@link ACCOUNT_CLIENT_ID}; a change with a sign-in older than `mfa.reauthenticateAfterSeconds` signs in
  * again first (`prompt=login`). Every form carries the account pages' CSRF token; pages get the usual CSP.

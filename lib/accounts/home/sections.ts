@@ -8,7 +8,7 @@ import type { SignedIn } from './common.js';
 export interface AccountSectionPart {
   /** The section (`section()` of home/common.ts), with its forms; the page puts it between password and sessions. */
   readonly html: SafeHtml;
-  /** The fields of the page's view that it fills, for a host's `ui.templates.accountHome` (`totp`, `actions.*`). */
+  /** The fields of the page's view that it fills, for a host's `ui.templates.accountHome` (e.g. `totp`, `actions.*`). */
   readonly view?: { readonly totp?: AccountHomeView['totp']; readonly actions?: Partial<AccountHomeView['actions']> };
 }
 
@@ -22,10 +22,10 @@ export interface AccountSectionForms {
 
 /**
  * A section a feature adds to the signed-in account page `/account` (the `accountSections` extension point,
- * lib/features/services.ts): e.g. second factors (TOTP and recovery codes) or a link to the feature's own page.
+ * lib/features/services.ts): e.g. a feature's status and forms, or a link to its own page.
  */
 export interface AccountSection {
-  /** Its place among the features' sections, lower first (the server's: second factors 10, passkeys 20). */
+  /** Its place among the features' sections, lower first (the server's own features use 10 and 20). */
   readonly order: number;
   /**
    * The section for the signed-in browser, `undefined` for none. `csrfToken` is the page's; `at(path)` makes a

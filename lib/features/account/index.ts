@@ -9,7 +9,7 @@ import { SessionDevices } from '../../accounts/session-devices.js';
 import type { ExtensionPoints, Services } from '../services.js';
 
 /**
- * The signed-in account page `/account`: profile, e-mail and password, second factors, sessions (with the device
+ * The signed-in account page `/account`: profile, e-mail and password, the features' sections (`accountSections`), sessions (with the device
  * each signed in from, recorded on oidc-provider's resume route) and connected applications. Its services give the
  * page's guard and forms to the pages that share them under `/account`.
  */

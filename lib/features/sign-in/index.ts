@@ -6,8 +6,8 @@ import { interactionRoutes } from '../../oidc/interactions.js';
 import type { ExtensionPoints, Services } from '../services.js';
 
 /**
- * The sign-in and consent pages at `/interaction/:uid` (OpenID Connect Core §3.1.2.3–§3.1.2.4): password, passkey
- * and second-factor steps as the other features provide them, links to sign-up and reset (`self-service`).
+ * The sign-in and consent pages at `/interaction/:uid` (OpenID Connect Core §3.1.2.3–§3.1.2.4): the password,
+ * and the other features' sign-in methods (`signIn`) and second step (`secondStep`), links to sign-up and reset (`self-service`).
  */
 export const signIn: Feature = {
   id: 'sign-in',

@@ -26,8 +26,8 @@ export interface PendingStep {
 
 /**
  * The second sign-in step after the first factor (the `secondStep` extension point, lib/features/services.ts:
- * second factors, `mfa.enabled`): the login page asks it after a correct password, the interaction page shows its
- * pending step instead of the login form, and another sign-in method that passes a second factor (a passkey) ends
+ * a feature's second factors): the login page asks it after a correct password, the interaction page shows its
+ * pending step instead of the login form, and another sign-in method that passes a second factor ends
  * the step through it.
  */
 export interface SecondSignInStep {
@@ -50,10 +50,10 @@ export interface SecondSignInStep {
 
 /**
  * A way to sign in that a feature adds to the login page (the `signIn` extension point, lib/features/services.ts;
- * e.g. passkeys): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login page.
+ * a feature's sign-in method): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login page.
  */
 export interface SignInMethod {
-  /** The POST actions by name (`passkey` → `POST /interaction/:uid/passkey`), given the sign-in's deps. */
+  /** The POST actions by name (`<name>` → `POST /interaction/:uid/<name>`), given the sign-in's deps. */
   actions?(deps: InteractionActionDeps): Readonly<Record<string, Middleware[]>>;
   /**
    * Prepares the method's block of one login page (e.g. a challenge bound to this interaction), `undefined` for
@@ -61,18 +61,18 @@ export interface SignInMethod {
    * interaction's form path (`interactionPath`), `csrfToken` the page's token.
    */
   loginBlock?(ctx: Context, details: Details, form: { readonly scope: string; readonly csrfToken: string }): Promise<((nonce: string, ui: PageUi) => SafeHtml) | undefined>;
-  /** The method as a second factor of the second step (e.g. a passkey, when a feature's option makes it one). */
+  /** The method as a second factor of the second step (when the feature's options make it one). */
   secondStep?: SecondStepMethod;
 }
 
-/** A second factor besides TOTP and recovery codes that a feature adds to the second sign-in step. */
+/** A second factor that another feature adds to the second sign-in step (the step's own factors aside). */
 export interface SecondStepMethod {
   /** Whether the account has it (then it counts as enrolled: the step asks for a factor, not for an enrolment). */
   has(accountId: string): Promise<boolean>;
   /**
    * Prepares its part of one step page for the account (e.g. a challenge bound to the interaction that remembers
-   * the factors passed, `methods`): `block`, shown below the code form, and `page`, the whole step when the account
-   * has no TOTP.
+   * the factors passed, `methods`): `block`, shown below the step's own form, and `page`, the whole step when the
+   * account has none of the step's own factors.
    */
   prepare(ctx: Context, details: Details, pending: { readonly accountId: string; readonly methods: readonly string[] }, form: { readonly scope: string; readonly csrfToken: string }): Promise<{
     block(nonce: string, ui: PageUi): SafeHtml;
