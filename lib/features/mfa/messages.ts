@@ -4,7 +4,7 @@ import { addMessages } from '../../ui/i18n.js';
  * The second factors' messages: the code prompt, TOTP enrolment and recovery codes (`mfa.*`), and the account
  * page's two-step verification section (`home.twoStep`, `home.totp*`, `home.recovery*`). Added to the catalogs
  * when this module loads (lib/ui/i18n.ts `addMessages`); `ui.messages.<locale>` overrides them like the shipped
- * ones. `mfa.wrongCode` and `mfa.factor.passkey` stay in the shipped catalogs: the e-mail change and the factor
+ * ones. `mfa.wrongCode` and `mfa.factor.*` stay in the shipped catalogs: the e-mail change and the factor
  * notices (account mails) use them too.
  */
 const en = {

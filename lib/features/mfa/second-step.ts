@@ -45,14 +45,14 @@ export interface Pending { accountId: string; methods: Amr[]; stage: 'second-fac
 /** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
 const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
 
-/** The other features' second factors the account has (a passkey with `passkeys.secondFactor`), in their order. */
+/** The other features' second factors the account has (the `signIn` point's `secondStep`), in their order. */
 async function otherFactors(deps: InteractionActionDeps, accountId: string): Promise<SecondStepMethod[]> {
   const methods = (deps.methods ?? []).flatMap((method) => method.secondStep ? [method.secondStep] : []);
   const has = await Promise.all(methods.map((method) => method.has(accountId)));
   return methods.filter((_, i) => has[i]);
 }
 
-/** Whether the account has a second factor: TOTP, or another feature's (a passkey when those count). */
+/** Whether the account has a second factor: TOTP, or another feature's second factor. */
 async function enrolled(deps: InteractionActionDeps, accountId: string): Promise<boolean> {
   const [{ totp }, others] = await Promise.all([deps.mfa.factors.status(accountId), otherFactors(deps, accountId)]);
   return totp || others.length > 0;
@@ -154,7 +154,7 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   if (pending.stage === 'second-factor') {
-    // The account's other factors (its passkeys, with a challenge bound to this interaction that remembers the
+    // The account's other factors (e.g. with a challenge bound to this interaction that remembers the
     // factors passed) and/or its code.
     const [name, { totp }, others] = await Promise.all([clientName(deps.provider, details), mfa.factors.status(pending.accountId), otherFactors(deps, pending.accountId)]);
     const parts = await Promise.all(others.map((method) => method.prepare(ctx, details, pending, { scope, csrfToken })));
@@ -170,7 +170,7 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
 
 /**
  * Ends a pending second step: the login prompt is done with the factors passed before plus `methods` (`otp`, or
- * the passkey's `hwk`/`swk` and `user`). A step-up keeps the session's sign-in time (`ts`, else oidc-provider
+ * another feature's factor's `amr` values). A step-up keeps the session's sign-in time (`ts`, else oidc-provider
  * would set `loginTs` to now): a second factor added to a sign-in does not make its password newer, for
  * `/account`'s freshness check, `max_age` and `auth_time` alike.
  */
