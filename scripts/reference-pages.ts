@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { DEFAULTS, optionsTable } from '../config/defaults.js';
 import { ACCOUNT_PATHS, HOME_PATHS } from '../lib/accounts/paths.js';
+import { MFA_PATHS } from '../lib/features/mfa/paths.js';
 import { PASSKEY_PATHS } from '../lib/features/passkeys/paths.js';
 import { GraphqlErrorCode } from '../lib/graphql/errors.js';
 import {
@@ -192,7 +193,8 @@ export function routesPage(): ReferencePage {
       '|---|---|',
       ...pathList(ACCOUNT_PATHS),
       ...pathList(HOME_PATHS),
-      ...pathList(Object.fromEntries(Object.entries(PASSKEY_PATHS).filter(([, path]) => path !== HOME_PATHS.passkeys))),
+      ...pathList(MFA_PATHS),
+      ...pathList(PASSKEY_PATHS),
       '',
       '## GraphQL',
       '',

@@ -5,17 +5,14 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { CsrfGuard } from '../http/csrf.js';
 import { html, type SafeHtml } from '../http/html.js';
-import { csrfCheck, formBody, formField, layout, parseForm, renderPage, renderTooManyRequests } from '../http/pages.js';
+import { csrfCheck, layout, parseForm, renderPage } from '../http/pages.js';
 import type { AccountSessions } from './account-sessions.js';
 import type { AccountStore } from '../core/account-store.js';
 import type { Logger } from '../core/logger.js';
-import type { FactorChanges } from './mfa/factor-changes.js';
-import type { SecondFactorService } from './mfa/second-factor-service.js';
-import { enrolPage, recoveryCodesPage } from './mfa/views.js';
 import { ACCOUNT_CSRF_SCOPE, HOME_PATHS } from './paths.js';
 import { messagePage } from './views.js';
 import { mountedPath } from '../http/routes.js';
-import type { PlainKey, Translator } from '../ui/i18n.js';
+import type { Translator } from '../ui/i18n.js';
 import type { AccountHomeView } from '../ui/templates.js';
 import { pageBody, uiOf, withLocale } from '../ui/ui.js';
 import type { AccountLimits } from './account-limits.js';
@@ -26,8 +23,10 @@ import { appsRoutes, appsSection } from './home/apps.js';
 import { button, section, signedInForm, type SignedIn } from './home/common.js';
 import { passwordRoutes, passwordSection } from './home/password.js';
 import { sessionsRoutes, sessionsSection } from './home/sessions.js';
+import type { AccountSection, AccountSectionPart } from './home/sections.js';
 
 export type { SignedIn } from './home/common.js';
+export type { AccountSection, AccountSectionForms, AccountSectionPart } from './home/sections.js';
 
 /** The first-party client through which `/account` signs a browser in (a public client, code + PKCE). */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
@@ -46,7 +45,8 @@ export interface AccountHomeDeps {
   cookieKeys: readonly string[];
   /** `mfa.reauthenticateAfterSeconds`: changes need a sign-in at most this old. */
   reauthenticateAfterSeconds: number;
-  mfa?: { factors: SecondFactorService; changes: FactorChanges };
+  /** The features' sections of the page (the `accountSections` extension point), in their `order`. */
+  sections?: readonly AccountSection[];
   /** Links to the e-mail change and password reset pages (undefined without mail). */
   changeEmailUrl?: string;
   resetUrl?: string;
@@ -101,7 +101,7 @@ function signInFirst(ctx: Context, deps: AccountHomeDeps, fresh: boolean): void 
 
 /**
  * Middleware: a signed-in browser goes on (`ctx.state.signedIn`, a {@link SignedIn}); others are sent to sign in
- * through {@link ACCOUNT_CLIENT_ID} (303). The guard of every account page (`/account`, `/account/passkeys`).
+ * through {@link ACCOUNT_CLIENT_ID} (303). The guard of every account page (`/account` and the features' pages under it).
  */
 export function requireSignIn(deps: AccountHomeDeps): Middleware {
   return async function requireSignIn(ctx: Context, next: Next) {
@@ -135,19 +135,21 @@ export function accountChange(deps: AccountHomeDeps, scope: string): Middleware[
 /** Our account page body (`home.*` messages in the request's language, the sections of home/ as they come). */
 function homeBody(v: AccountHomeView): SafeHtml {
   const { t } = v.ui;
-  const left = (n: number) => (n === 1 ? t.t('home.recoveryLeft.one' satisfies PlainKey) : t.t('home.recoveryLeft.other', { count: n }));
   const a = v.actions;
   return html`<h1>${t.t('home.title')}</h1>
 ${section(t.t('home.profile'), html`<dl id="profile">${v.profile.map(([k, value]) => html`<dt>${k}</dt><dd>${value}</dd>`)}</dl>`)}
 ${section(t.t('home.email'), html`<p id="email">${v.email}</p>${v.changeEmailUrl ? html`<p><a id="change-email" href="${v.changeEmailUrl}">${t.t('home.changeEmail')}</a></p>` : ''}`)}
 ${v.sections.password}
-${v.totp ? section(t.t('home.twoStep'), v.totp.on
-    ? html`<p id="totp-status">${t.t('home.totpOn')}</p><p id="recovery-left">${left(v.totp.recoveryCodesLeft)}</p>${button(a.recoveryCodes, v.csrfToken, t.t('home.recoveryNew'), 'recovery-new', true)}${button(a.totpRemove, v.csrfToken, t.t('home.totpRemove'), 'totp-remove', true)}`
-    : html`<p id="totp-status">${t.t('home.totpOff')}</p>${button(a.totpAdd, v.csrfToken, t.t('home.totpAdd'), 'totp-add')}`) : ''}
-${section(t.t('home.passkeys'), html`<p><a id="passkeys" href="${a.passkeys}">${t.t('home.passkeysLink')}</a></p>`)}
+${v.sections.features ?? ''}
 ${v.sections.sessions}
 ${v.sections.apps}
 <p><a id="sign-out" href="${a.signOut}">${t.t('home.signOut')}</a></p>`;
+}
+
+/** The view's fields the features' sections fill (their status for a host's template). */
+function fromSections(parts: ReadonlyArray<AccountSectionPart | undefined>): Pick<AccountHomeView, 'totp'> {
+  const totp = parts.find((part) => part?.view?.totp)?.view?.totp;
+  return totp ? { totp } : {};
 }
 
 async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
@@ -157,22 +159,24 @@ async function showHome(ctx: Context, deps: AccountHomeDeps): Promise<void> {
   const csrfToken = deps.csrf.issue(ctx, signedInForm(ctx, ACCOUNT_CSRF_SCOPE));
   // A language chosen by `ui_locales` stays on through the page's own forms and links.
   const at = (path: string) => withLocale(ui, mountedPath(ctx, path));
-  const [status, apps, sessions] = await Promise.all([
-    deps.mfa?.factors.status(account.id), appsSection(ctx, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, who, csrfToken),
+  const [added, apps, sessions] = await Promise.all([
+    Promise.all((deps.sections ?? []).map((one) => one.show(ctx, who, { csrfToken, at }))), appsSection(ctx, { ...deps, hidden: [ACCOUNT_CLIENT_ID] }, who, csrfToken),
     sessionsSection(ctx, deps, who, csrfToken, button(at(HOME_PATHS.signOutOthers), csrfToken, ui.t.t('home.signOutOthers'), 'sign-out-others', true)),
   ]);
   const profile = Object.entries(account.claims)
     .filter(([k, v]) => k !== 'updated_at' && (typeof v === 'string' || typeof v === 'number'))
     .map(([k, v]): [string, string] => [k, String(v)]);
+  const parts = added.filter((part) => part !== undefined);
+  const actions = Object.assign({}, ...parts.map((part) => part.view?.actions)) as Partial<AccountHomeView['actions']>;
   renderPage(ctx, 200, (nonce) => {
     const view: AccountHomeView = {
       nonce, ui, csrfToken, email: account.email, profile,
       changeEmailUrl: deps.changeEmailUrl && at(deps.changeEmailUrl),
-      totp: status && { on: status.totp, recoveryCodesLeft: status.recoveryCodesLeft },
-      sections: { password: passwordSection(ctx, deps, csrfToken), sessions, apps },
+      ...fromSections(added),
+      sections: { password: passwordSection(ctx, deps, csrfToken), sessions, apps, features: parts.length ? html`${parts.map((part) => part.html)}` : undefined },
       actions: {
-        totpAdd: at(HOME_PATHS.totpStart), totpRemove: at(HOME_PATHS.totpRemove), recoveryCodes: at(HOME_PATHS.recoveryCodes),
-        signOutOthers: at(HOME_PATHS.signOutOthers), passkeys: at(HOME_PATHS.passkeys), signOut: at('/session/end'),
+        totpAdd: '', totpRemove: '', recoveryCodes: '', passkeys: '', ...actions,
+        signOutOthers: at(HOME_PATHS.signOutOthers), signOut: at('/session/end'),
       },
     };
     return layout(nonce, ui.t.t('home.title'), pageBody(ui, 'accountHome', view, () => homeBody(view)), ui);
@@ -185,7 +189,7 @@ function done(ctx: Context, text: (t: Translator) => string): void {
 }
 
 /**
- * The signed-in account page `/account` (profile, e-mail and password links, two-step verification, passkeys link,
+ * The signed-in account page `/account` (profile, e-mail and password links, the features' sections (`accountSections`),
  * sessions) and its changes. A browser without a provider session is sent to sign in through the first-party
  * client {@link ACCOUNT_CLIENT_ID}; a change with a sign-in older than `mfa.reauthenticateAfterSeconds` signs in
  * again first (`prompt=login`). Every form carries the account pages' CSRF token; pages get the usual CSP.
@@ -203,41 +207,8 @@ export function accountHomeRoutes(deps: AccountHomeDeps): Middleware {
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);
     done(ctx, (t) => (ended.sessions === 1 ? t.t('home.othersSignedOut.one') : t.t('home.othersSignedOut.other', { count: ended.sessions })));
   });
-  const mfa = deps.mfa;
-  if (mfa) {
-    const showEnrol = async (ctx: Context, status: number, error?: string, sealed?: string) => {
-      const { account } = ctx.state.signedIn as SignedIn;
-      const shown = (sealed ? await mfa.factors.reopenEnrolment(account, sealed) : undefined) ?? await mfa.factors.startEnrolment(account);
-      const csrfToken = deps.csrf.issue(ctx, signedInForm(ctx, ACCOUNT_CSRF_SCOPE));
-      renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: withLocale(ui, mountedPath(ctx, HOME_PATHS.totpConfirm)), csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
-    };
-    router.post(HOME_PATHS.totpStart, ...change, (ctx) => showEnrol(ctx, 200));
-    router.post(HOME_PATHS.totpConfirm, ...change, async (ctx) => {
-      const { account, sessionId } = ctx.state.signedIn as SignedIn;
-      const body = formBody(ctx);
-      const sealed = formField(body, 'enrolment', 2048);
-      const result = await mfa.factors.confirmEnrolment(account.id, sealed, formField(body, 'code', 16), ctx.ip);
-      if (result.kind === 'rate-limited') {
-        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('mfa.tooMany'), { error: true, ui }));
-      }
-      if (result.kind === 'wrong') return showEnrol(ctx, 401, uiOf(ctx).t.t('mfa.wrongCode'), sealed);
-      await mfa.changes.changed(account, 'added', 'an authenticator app (TOTP)', sessionId, uiOf(ctx).locale);
-      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { href: withLocale(ui, mountedPath(ctx, HOME_PATHS.home)), text: ui.t.t('home.back') } }));
-    });
-    router.post(HOME_PATHS.totpRemove, ...change, async (ctx) => {
-      const { account, sessionId } = ctx.state.signedIn as SignedIn;
-      await mfa.factors.remove(account.id);
-      await mfa.changes.changed(account, 'removed', 'an authenticator app (TOTP)', sessionId, uiOf(ctx).locale);
-      done(ctx, (t) => t.t('home.totpRemoved'));
-    });
-    router.post(HOME_PATHS.recoveryCodes, ...change, async (ctx) => {
-      const { account, sessionId } = ctx.state.signedIn as SignedIn;
-      const codes = await mfa.factors.regenerateRecoveryCodes(account.id);
-      if (!codes) return done(ctx, (t) => t.t('home.totpOff'));
-      await mfa.changes.changed(account, 'added', 'new recovery codes', sessionId, uiOf(ctx).locale);
-      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes, next: { href: withLocale(ui, mountedPath(ctx, HOME_PATHS.home)), text: ui.t.t('home.back') } }));
-    });
-  }
+  const forms = { change, csrfToken: (ctx: Context) => deps.csrf.issue(ctx, signedInForm(ctx, ACCOUNT_CSRF_SCOPE)) };
+  for (const added of deps.sections ?? []) added.routes?.(router, forms);
   return router.routes() as unknown as Middleware;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The paths under `/account` of the self-service flows ({@link ACCOUNT_PATHS}) and the signed-in account page
- * ({@link HOME_PATHS}); the passkey pages' are the passkeys feature's (lib/features/passkeys/paths.ts). All are under
+ * ({@link HOME_PATHS}); the features' own pages and forms under `/account` are theirs (`lib/features/<id>/paths.ts`). All are under
  * the issuer's path when it has one (`mountedPath`).
  */
 
@@ -11,17 +11,12 @@ export const ACCOUNT_CSRF_SCOPE = '/account';
 export const HOME_PATHS = Object.freeze({
   home: '/account',
   callback: '/account/callback',
-  totpStart: '/account/totp',
-  totpConfirm: '/account/totp/confirm',
-  totpRemove: '/account/totp/remove',
-  recoveryCodes: '/account/recovery-codes',
   signOutOthers: '/account/sessions/others',
   /** One session's "Sign out" (field `session`: the handle of its id). */
   sessionEnd: '/account/sessions/end',
   password: '/account/password',
   /** One connected application's "Revoke" (field `app`: the handle of its client id). */
   appsRevoke: '/account/apps/revoke',
-  passkeys: '/account/passkeys',
 });
 
 /** Paths of the self-service account pages. */

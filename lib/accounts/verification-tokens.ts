@@ -69,7 +69,7 @@ export class VerificationTokens {
   /**
    * When the account's password or address last changed (epoch ms: the last {@link revokeFor}), if within the
    * longest link lifetime. A sign-in whose password was checked before then must not complete after it
-   * (lib/oidc/interaction/second-factor.ts, lib/oidc/stale-sign-in.ts).
+   * (lib/features/mfa/second-step.ts, lib/oidc/stale-sign-in.ts).
    * @throws {StorageUnavailableError} when the storage is unavailable.
    */
   async credentialsChangedAt(accountId: string): Promise<number | undefined> {

@@ -1,13 +1,14 @@
 import type { ApolloServer } from '@apollo/server';
 import type Provider from 'oidc-provider';
-import type { AccountHomeDeps } from '../accounts/account-home.js';
+import type { AccountHomeDeps, AccountSection } from '../accounts/account-home.js';
 import type { AccountFlows } from '../accounts/account-routes.js';
 import type { FactorChanges } from '../accounts/mfa/factor-changes.js';
 import type { SecondFactors } from './mfa/second-factors.js';
 import type { PasskeyService } from './passkeys/passkey-service.js';
 import type { GraphqlContext } from '../graphql/auth-context.js';
 import type { MintInitialAccessTokenOptions } from '../oidc/initial-access-tokens.js';
-import type { MfaInteractionDeps, SignInMethod } from '../oidc/interaction/common.js';
+import type { SecondSignInStep, SignInMethod } from '../oidc/interaction/common.js';
+import type { MfaInteractionDeps } from './mfa/second-step.js';
 
 /**
  * The services each default feature offers to the others (`use<Services[id]>(id)`, lib/core/feature.ts), by id.
@@ -36,11 +37,13 @@ export interface Services {
 export interface ExtensionPoints {
   /** A way to sign in on the login page `/interaction/:uid` (sign-in): a block and its POST actions. */
   signIn: SignInMethod;
-}
-
-/** The second factors' own services with the notices of changes: what the login and the account page take. */
-export function secondFactorSteps(mfa: Services['mfa'] | undefined, changes: FactorChanges): MfaInteractionDeps | undefined {
-  return mfa && { ...mfa, changes };
+  /**
+   * The second sign-in step after the password (sign-in; the mfa feature's TOTP and recovery codes): the first
+   * feature's contribution is used, a second one is ignored.
+   */
+  secondStep: SecondSignInStep;
+  /** A section of the signed-in account page `/account` (account): its markup, the view fields it fills, its forms. */
+  accountSections: AccountSection;
 }
 
 export type { SecondFactors };

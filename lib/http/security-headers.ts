@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 
 /**
  * Sets the headers of every HTML page Portcullis renders and returns the CSP nonce for its inline style and its
- * script elements (only our own external script files carry it, e.g. the passkey script; no inline script).
+ * script elements (only our own external script files carry it, e.g. a feature's page script; no inline script).
  *
  * No `form-action` directive: Chromium applies it to the redirect that follows a form submission, which would
  * block the final redirect to the client's redirect_uri after consent.
@@ -44,7 +44,7 @@ export async function providerPageHeaders(ctx: Context, next: Next): Promise<voi
 
 /**
  * Takes `Cross-Origin-Opener-Policy` off every page and redirect of an authorization request with
- * `response_mode=web_message` (the redirect to the login page, the login, second-factor and consent pages).
+ * `response_mode=web_message` (the redirect to the login page, the sign-in steps' and consent pages).
  * A popup that loads one document with `same-origin` from another origin than its opener loses its opener for
  * good (HTML §7.1.3, browsing context group switch), so the `web_message` page at the end would post to no one
  * and the relying party would never get its answer. Framing stays refused on those pages.

@@ -3,7 +3,6 @@ import type { Middleware } from 'koa';
 import type { InteractionDeps } from './interaction/common.js';
 import { consentActions } from './interaction/consent.js';
 import { cancelLoginActions, loginActions } from './interaction/login.js';
-import { secondFactorActions } from './interaction/second-factor.js';
 import { showInteractionActions } from './interaction/show.js';
 
 /**
@@ -20,11 +19,6 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   }
   router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
-  if (deps.mfa) {
-    const second = secondFactorActions(actionDeps);
-    router.post('/:uid/second-factor', ...second.code);
-    router.post('/:uid/enrol', ...second.enrol);
-    router.post('/:uid/continue', ...second.continue);
-  }
+  for (const [name, actions] of Object.entries(deps.secondStep?.actions(actionDeps) ?? {})) router.post(`/:uid/${name}`, ...actions);
   return router.routes() as unknown as Middleware;
 }

@@ -7,7 +7,7 @@ export type CredentialsChangedAt = (accountId: string) => Promise<number | undef
  * Whether a first factor checked at `checkedAt` (epoch ms) is outlived by the account's credential change at
  * `changedAt` (epoch ms, none: `undefined`). Equal counts as outlived: the marker is written after the new password,
  * so a check in that very millisecond may have read the old one. The one rule of both checks: a finished sign-in here,
- * a sign-in parked at its second step (lib/oidc/interaction/second-factor.ts).
+ * a sign-in parked at its second step (lib/features/mfa/second-step.ts).
  */
 export function outlivedBy(changedAt: number | undefined, checkedAt: number): boolean {
   return changedAt !== undefined && changedAt >= checkedAt;

@@ -236,10 +236,17 @@ export interface AccountHomeView {
   profile: Array<[string, string]>;
   /** Link to the e-mail change page (absent without mail). */
   changeEmailUrl?: string;
-  /** Two-step verification, when `mfa.enabled`. */
+  /** Two-step verification, when `mfa.enabled` (filled by the second factors' section). */
   totp?: { on: boolean; recoveryCodesLeft: number };
-  /** Our password change form, active sessions and connected applications sections, each with its forms: put them in as they are. */
-  sections: { password: SafeHtml; sessions: SafeHtml; apps: SafeHtml };
+  /**
+   * Our password change form, active sessions and connected applications sections, each with its forms: put them in
+   * as they are. `features`: the sections the features add (second factors, the passkeys link), absent for none.
+   */
+  sections: { password: SafeHtml; sessions: SafeHtml; apps: SafeHtml; features?: SafeHtml };
+  /**
+   * The page's form actions and links. `totpAdd`, `totpRemove`, `recoveryCodes` (with `mfa.enabled`) and `passkeys`
+   * (with `passkeys.enabled`) are filled by those features' sections, and are empty strings when the feature is off.
+   */
   actions: { totpAdd: string; totpRemove: string; recoveryCodes: string; signOutOthers: string; passkeys: string; signOut: string };
 }
 

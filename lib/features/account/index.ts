@@ -6,28 +6,29 @@ import type { Feature } from '../../kernel/types.js';
 import { accountHomeRoutes, type AccountHomeDeps } from '../../accounts/account-home.js';
 import { ACCOUNT_PATHS } from '../../accounts/paths.js';
 import { SessionDevices } from '../../accounts/session-devices.js';
-import { secondFactorSteps, type Services } from '../services.js';
+import type { ExtensionPoints, Services } from '../services.js';
 
 /**
- * The signed-in account page `/account`: profile, e-mail and password, second factors, sessions (with the device
+ * The signed-in account page `/account`: profile, e-mail and password, the features' sections (`accountSections`), sessions (with the device
  * each signed in from, recorded on oidc-provider's resume route) and connected applications. Its services give the
  * page's guard and forms to the pages that share them under `/account`.
  */
 export const account: Feature<Services['account']> = {
   id: 'account',
-  requires: ['self-service', 'mfa'],
+  requires: ['self-service'],
   enabled: () => true,
-  setup({ config, kernel, use }) {
+  setup({ config, kernel, use, extensions }) {
     const selfService = use<Services['self-service']>('self-service');
     if (!selfService) throw new ConfigError('features', 'account needs the self-service feature (its mails and reset link)');
-    const { flows, changes } = selfService;
+    const { flows } = selfService;
     const devices = new SessionDevices(kernel.storage.adapter, kernel.logger); // each session's User-Agent and IP
-    const mfa = secondFactorSteps(use<Services['mfa']>('mfa'), changes);
     const { consents, scopes } = kernel;
     let home: AccountHomeDeps | undefined;
     const homeFor = (provider: Provider): AccountHomeDeps => home ??= {
       provider, issuer: config.issuer, accounts: kernel.accounts, sessions: kernel.sessions, csrf: kernel.csrf,
-      cookieKeys: kernel.cookieKeys, logger: kernel.logger, reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds, mfa,
+      cookieKeys: kernel.cookieKeys, logger: kernel.logger, reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds,
+      // Asked for once the provider exists (routes), when every feature has added its sections.
+      sections: [...extensions<ExtensionPoints['accountSections']>('accountSections')].sort((a, b) => a.order - b.order),
       changeEmailUrl: flows.mail.enabled ? ACCOUNT_PATHS.changeEmail : undefined, resetUrl: flows.resetUrl(),
       devices, limits: kernel.limits, mail: flows.mail, linkTokens: kernel.linkTokens, passwordMinLength: config.selfService.passwordMinLength,
       forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),

@@ -7,6 +7,7 @@ import { PasskeyService } from './passkey-service.js';
 import { relyingPartyFor } from './relying-party.js';
 import { passkeyAccountRoutes } from './routes.js';
 import { passkeySignInMethod } from './sign-in-actions.js';
+import { passkeysAccountSection } from './account-section.js';
 import './messages.js'; // the passkey.* messages, in the catalogs before ui.messages is checked
 import type { ExtensionPoints, Services } from '../services.js';
 import { checkPasskeys } from './checks.js';
@@ -30,7 +31,7 @@ export const passkeys: Feature<Services['passkeys'] | undefined> = {
     const service = await PasskeyService.create({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
     return {
       services: { service, secondFactor: config.passkeys.secondFactor },
-      extend: { signIn: passkeySignInMethod(service, config.passkeys.secondFactor) } satisfies Partial<ExtensionPoints>,
+      extend: { signIn: passkeySignInMethod(service, config.passkeys.secondFactor), accountSections: passkeysAccountSection } satisfies Partial<ExtensionPoints>,
       routes(provider) {
         const account = use<Services['account']>('account');
         const changes = use<Services['self-service']>('self-service')?.changes;

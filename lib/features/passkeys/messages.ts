@@ -2,8 +2,8 @@ import { addMessages } from '../../ui/i18n.js';
 
 /**
  * The passkey feature's messages (WebAuthn Level 3): the login block, the second factor, the list on
- * /account/passkeys, the page script. Added to the catalogs when this module loads (lib/ui/i18n.ts `addMessages`);
- * `ui.messages.<locale>` overrides them like the shipped ones.
+ * /account/passkeys and the account page's link to it (`home.passkeys*`), the page script. Added to the catalogs
+ * when this module loads (lib/ui/i18n.ts `addMessages`); `ui.messages.<locale>` overrides them like the shipped ones.
  */
 const en = {
   'passkey.login.or': 'or',
@@ -41,6 +41,8 @@ const en = {
   'passkey.list.notVerified': 'The passkey could not be verified: it must be made on this site and unlock with your screen lock (PIN, fingerprint or face).',
   'passkey.list.taken': 'This passkey is already registered.',
   'passkey.list.back': 'Back to your account',
+  'home.passkeys': 'Passkeys',
+  'home.passkeysLink': 'Manage passkeys',
 } as const;
 
 /** German (formal "Sie"): `tsc` refuses a missing or extra key. */
@@ -80,6 +82,8 @@ const de: { readonly [K in keyof typeof en]: string } = {
   'passkey.list.notVerified': 'Der Passkey konnte nicht geprüft werden: Er muss auf dieser Website erstellt werden und sich mit Ihrer Bildschirmsperre (PIN, Fingerabdruck oder Gesicht) entsperren lassen.',
   'passkey.list.taken': 'Dieser Passkey ist bereits registriert.',
   'passkey.list.back': 'Zurück zu Ihrem Konto',
+  'home.passkeys': 'Passkeys',
+  'home.passkeysLink': 'Passkeys verwalten',
 };
 
 type PasskeyMessages = typeof en;

@@ -7,7 +7,6 @@ import {
   detailsOf, finishInteraction, interactionCsrf, loadInteraction, requirePrompt, type Details, type InteractionActionDeps, type SignInMethod,
 } from '../../oidc/interaction/common.js';
 import { showLogin } from '../../oidc/interaction/login.js';
-import { finishSecondStep, secondStepOf, showSecondStep } from '../../oidc/interaction/second-factor.js';
 import type { PasskeyService } from './passkey-service.js';
 import { passkeySecondFactor, passkeySignIn, secondFactorPage } from './views.js';
 
@@ -22,7 +21,7 @@ const MAX_CREDENTIAL_JSON = 12_000;
 /**
  * `POST /interaction/:uid/passkey`: a passkey assertion (WebAuthn Level 3 §7.2) for this interaction's challenge,
  * either a passwordless sign-in (discoverable credential, user verification required) or the second factor of the
- * MFA step (second-factor.ts) after the password. Ends the login prompt through the MFA policy's `loginResult`,
+ * second sign-in step (the sign-in's `secondStep` point) after the password. Ends the login prompt through the MFA policy's `loginResult`,
  * with `amr` `hwk`/`swk` (+ `user`, + `pwd`) and `mfa`, `acr` `urn:portcullis:mfa` (RFC 8176). Counted under the
  * per-IP login limit. Not routed when passkeys are off (404).
  */
@@ -34,9 +33,10 @@ export function passkeyLoginActions(deps: InteractionActionDeps, service: Passke
     requirePrompt('login', 'This sign-in step is already complete.'),
     async function checkPasskey(ctx: Context) {
       const details = detailsOf(ctx);
-      const pending = await secondStepOf(deps, details);
+      const step = deps.secondStep;
+      const pending = await step?.of(deps, details);
       const again = (status: number, text: string) => pending?.stage === 'second-factor'
-        ? showSecondStep(ctx, deps, details, pending, undefined, status, text)
+        ? step!.show(ctx, deps, details, pending, status, text)
         : showLogin(ctx, deps, details, status, { text });
       const { t } = uiOf(ctx);
       const limit = await deps.limits.loginAttemptFromIp(ctx.ip);
@@ -55,7 +55,7 @@ export function passkeyLoginActions(deps: InteractionActionDeps, service: Passke
         // A second step is pending for one account: only that account's passkey ends it (the password was theirs).
         if (pending.accountId !== account.id) return again(401, t.t('passkey.login.refused'));
         const passed = amr.filter((m): m is Amr => m === 'hwk' || m === 'swk' || m === 'user');
-        return finishSecondStep(ctx, deps, details, pending, passed);
+        return step!.finish(ctx, deps, details, pending, passed);
       }
       if (!account.emailVerified && deps.requireVerifiedEmail) {
         await deps.flows.resendVerification(ctx, account, details.uid);

@@ -3,27 +3,27 @@ import { BODY_LIMITS } from '../../http/body-limit.js';
 import { PAGE_PREFIXES } from '../../http/paths.js';
 import type { Feature } from '../../kernel/types.js';
 import { interactionRoutes } from '../../oidc/interactions.js';
-import { secondFactorSteps, type ExtensionPoints, type Services } from '../services.js';
+import type { ExtensionPoints, Services } from '../services.js';
 
 /**
- * The sign-in and consent pages at `/interaction/:uid` (OpenID Connect Core §3.1.2.3–§3.1.2.4): password, passkey
- * and second-factor steps as the other features provide them, links to sign-up and reset (`self-service`).
+ * The sign-in and consent pages at `/interaction/:uid` (OpenID Connect Core §3.1.2.3–§3.1.2.4): the password,
+ * and the other features' sign-in methods (`signIn`) and second step (`secondStep`), links to sign-up and reset (`self-service`).
  */
 export const signIn: Feature = {
   id: 'sign-in',
-  requires: ['self-service', 'mfa'],
+  requires: ['self-service'],
   enabled: () => true,
   setup({ config, kernel, use, extensions }) {
     const selfService = use<Services['self-service']>('self-service');
     if (!selfService) throw new ConfigError('features', 'sign-in needs the self-service feature (its links and mails)');
-    const mfa = secondFactorSteps(use<Services['mfa']>('mfa'), selfService.changes);
     return {
       routes: (provider) => [{
         name: 'interactionPages', where: { segment: PAGE_PREFIXES.interaction }, bodyLimit: BODY_LIMITS.pages,
         chain: [interactionRoutes({
           provider, accounts: kernel.accounts, consents: kernel.consents, scopes: kernel.scopes, csrf: kernel.csrf,
           flows: selfService.flows, limits: kernel.limits, requireVerifiedEmail: config.selfService.requireVerifiedEmail,
-          allowRemoteLogos: config.registration.allowRemoteLogos, mfa,
+          allowRemoteLogos: config.registration.allowRemoteLogos,
+          secondStep: extensions<ExtensionPoints['secondStep']>('secondStep')[0],
           methods: extensions<ExtensionPoints['signIn']>('signIn'),
         })],
       }],

@@ -2,45 +2,58 @@ import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AccountLimits } from '../../accounts/account-limits.js';
 import type { AccountFlows } from '../../accounts/account-routes.js';
-import type { AccountStore } from '../../core/account-store.js';
+import type { Account, AccountStore } from '../../core/account-store.js';
 import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
 import { mountedPath } from '../../http/routes.js';
 import { keepOpenerForWebMessage } from '../../http/security-headers.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
-import type { Adapter } from '../../core/storage.js';
-import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
-import type { SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
 import { errorPage } from '../../http/pages.js';
 import type { SafeHtml } from '../../http/html.js';
 import type { ErrorSituation, PageUi } from '../../ui/templates.js';
 import { useUiLocales } from '../../ui/ui.js';
 
-/** What the second sign-in step needs (`mfa.enabled`; lib/oidc/interaction/second-factor.ts). */
-export interface MfaInteractionDeps {
-  factors: SecondFactorService;
-  changes: FactorChanges;
-  /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
-  pending: Adapter;
+/**
+ * A sign-in between its first and second factor (the {@link SecondSignInStep}'s state, kept for the interaction's
+ * lifetime): the account, the factors passed (`amr` values) and the step's stage.
+ */
+export interface PendingStep {
+  readonly accountId: string;
+  readonly methods: readonly string[];
+  readonly stage: string;
+}
+
+/**
+ * The second sign-in step after the first factor (the `secondStep` extension point, lib/features/services.ts:
+ * a feature's second factors): the login page asks it after a correct password, the interaction page shows its
+ * pending step instead of the login form, and another sign-in method that passes a second factor ends
+ * the step through it.
+ */
+export interface SecondSignInStep {
+  /** Starts reading the pending step of interaction `uid` (beside the interaction itself, before it is checked). */
+  prefetch(uid: string): Promise<unknown>;
+  /** The pending step of this interaction (or a step-up it starts), `undefined` for none; `prefetched` from {@link prefetch}. */
+  of(deps: InteractionActionDeps, details: Details, prefetched?: Promise<unknown>): Promise<PendingStep | undefined>;
   /**
-   * `mfa.reauthenticateAfterSeconds`: a signed-in session steps up (second factor or its enrolment, no password)
-   * only while its sign-in is at most this old; an older one signs in with the password first.
+   * After a correct password (checked from `checkedAt`, epoch ms): `false` when a step was started (its page is
+   * rendered), `true` when the caller ends the sign-in with the password alone.
    */
-  reauthenticateAfterSeconds: number;
-  /**
-   * When the account's password or address last changed, epoch ms (`VerificationTokens.credentialsChangedAt`): a
-   * second step whose password was checked before then ends, as the account's sessions did.
-   */
-  credentialsChangedAt(accountId: string): Promise<number | undefined>;
+  afterPassword(ctx: Context, deps: InteractionActionDeps, details: Details, account: Account, checkedAt: number): Promise<boolean>;
+  /** Renders the page of a pending step, with `status` and an `error` in words. */
+  show(ctx: Context, deps: InteractionActionDeps, details: Details, pending: PendingStep, status?: number, error?: string): Promise<void>;
+  /** Ends a pending step: the login prompt is done with the factors passed before plus `methods` (`amr` values). */
+  finish(ctx: Context, deps: InteractionActionDeps, details: Details, pending: PendingStep, methods: readonly string[]): Promise<void>;
+  /** The step's POST actions by name (`second-factor` → `POST /interaction/:uid/second-factor`). */
+  actions(deps: InteractionActionDeps): Readonly<Record<string, Middleware[]>>;
 }
 
 /**
  * A way to sign in that a feature adds to the login page (the `signIn` extension point, lib/features/services.ts;
- * e.g. passkeys): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login page.
+ * a feature's sign-in method): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login page.
  */
 export interface SignInMethod {
-  /** The POST actions by name (`passkey` → `POST /interaction/:uid/passkey`), given the sign-in's deps. */
+  /** The POST actions by name (`<name>` → `POST /interaction/:uid/<name>`), given the sign-in's deps. */
   actions?(deps: InteractionActionDeps): Readonly<Record<string, Middleware[]>>;
   /**
    * Prepares the method's block of one login page (e.g. a challenge bound to this interaction), `undefined` for
@@ -48,18 +61,18 @@ export interface SignInMethod {
    * interaction's form path (`interactionPath`), `csrfToken` the page's token.
    */
   loginBlock?(ctx: Context, details: Details, form: { readonly scope: string; readonly csrfToken: string }): Promise<((nonce: string, ui: PageUi) => SafeHtml) | undefined>;
-  /** The method as a second factor after the password (`mfa.enabled`; a passkey with `passkeys.secondFactor`). */
+  /** The method as a second factor of the second step (when the feature's options make it one). */
   secondStep?: SecondStepMethod;
 }
 
-/** A second factor besides TOTP and recovery codes that a feature adds to the second sign-in step. */
+/** A second factor that another feature adds to the second sign-in step (the step's own factors aside). */
 export interface SecondStepMethod {
   /** Whether the account has it (then it counts as enrolled: the step asks for a factor, not for an enrolment). */
   has(accountId: string): Promise<boolean>;
   /**
    * Prepares its part of one step page for the account (e.g. a challenge bound to the interaction that remembers
-   * the factors passed, `methods`): `block`, shown below the code form, and `page`, the whole step when the account
-   * has no TOTP.
+   * the factors passed, `methods`): `block`, shown below the step's own form, and `page`, the whole step when the
+   * account has none of the step's own factors.
    */
   prepare(ctx: Context, details: Details, pending: { readonly accountId: string; readonly methods: readonly string[] }, form: { readonly scope: string; readonly csrfToken: string }): Promise<{
     block(nonce: string, ui: PageUi): SafeHtml;
@@ -84,8 +97,8 @@ export interface InteractionDeps {
   requireVerifiedEmail: boolean;
   /** `registration.allowRemoteLogos`: show a client's https `logo_uri` on the consent page. */
   allowRemoteLogos: boolean;
-  /** TOTP second step and enrolment (`mfa.enabled`); absent: passwords only. */
-  mfa?: MfaInteractionDeps;
+  /** The second step after the password (the `secondStep` extension point); absent: one factor only. */
+  secondStep?: SecondSignInStep;
   /** The other features' ways to sign in (the `signIn` extension point), in the features' order. */
   methods?: readonly SignInMethod[];
 }

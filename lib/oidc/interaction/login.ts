@@ -4,7 +4,6 @@ import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilde
 import { mountedPath } from '../../http/routes.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
-import { afterPassword } from './second-factor.js';
 import {
   clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, requirePrompt,
   type Details, type InteractionActionDeps,
@@ -17,19 +16,19 @@ function underMount(ctx: Context, path: string | undefined): string | undefined 
   return path === undefined ? undefined : mountedPath(ctx, path);
 }
 
-/** The sign-in methods' blocks of the login page as one, `undefined` for none (the login view's `passkey` slot). */
+/** The sign-in methods' blocks of the login page as one, `undefined` for none (the login view's slot for other ways to sign in). */
 function joinBlocks(blocks: readonly SafeHtml[]): SafeHtml | undefined {
   return blocks.length ? html`${blocks}` : undefined;
 }
 
 /** What went wrong with the last submission, by its message key. */
-/** A catalog key, or text already in words (the passkey sign-in's own messages, not yet in the catalogs). */
+/** A catalog key, or text already in words (a feature's sign-in method's own messages). */
 export type LoginProblem = 'login.wrongPassword' | 'login.tooMany' | 'login.confirmFirst' | { text: string };
 
 async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, problem?: LoginProblem, email?: string): Promise<PageBuilder> {
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
-  // Independent: the client's name and the other features' sign-in blocks (with passkeys, a new sign-in
+  // Independent: the client's name and the other features' sign-in blocks (e.g. a new sign-in
   // challenge bound to this interaction).
   const [name, ...prepared] = await Promise.all([
     clientName(deps.provider, details),
@@ -57,8 +56,8 @@ export async function showLogin(ctx: Context, deps: InteractionActionDeps, detai
 
 /**
  * `POST /interaction/:uid/login`: checks the password under the login limits (counted before the check), then
- * ends the login prompt with `amr: ['pwd']`, or goes on to the second factor when the MFA policy asks for one
- * (second-factor.ts; a TOTP code, a recovery code or, with `passkeys.secondFactor`, one of the account's passkeys).
+ * ends the login prompt with `amr: ['pwd']`, or goes on to the second step when a feature's (the `secondStep` point)
+ * asks for one.
  * Unconfirmed addresses are refused when
  * `selfService.requireVerifiedEmail`, with a new confirmation mail.
  */
@@ -91,8 +90,8 @@ export function loginActions(deps: InteractionActionDeps): Middleware[] {
           await deps.flows.resendVerification(ctx, account, details.uid);
           return showLogin(ctx, deps, details, 403, 'login.confirmFirst', email);
         }
-        // The MFA policy may ask for a second factor (or its enrolment) first: then that page is shown instead.
-        if (!(await afterPassword(ctx, deps, details, account, checkedAt))) return;
+        // The second step may ask for a second factor (or its enrolment) first: then that page is shown instead.
+        if (deps.secondStep && !(await deps.secondStep.afterPassword(ctx, deps, details, account, checkedAt))) return;
         await finishInteraction(ctx, details, { login: loginResult(account.id, ['pwd'], checkedAt) }, false);
       } finally {
         await reset;

@@ -3,7 +3,6 @@ import { OFFLINE_MARKER } from '../provider.js';
 import { showConsent } from './consent.js';
 import { detailsOf, finishInteraction, loadInteraction, refuse, type InteractionActionDeps } from './common.js';
 import { showLogin } from './login.js';
-import { secondStepOf, showSecondStep } from './second-factor.js';
 
 /**
  * `GET /interaction/:uid`: the page of the interaction's prompt (login or consent). A consent prompt that only
@@ -15,9 +14,9 @@ export function showInteractionActions(deps: InteractionActionDeps): Middleware[
       // The pending second step is keyed by the interaction's uid, which the URL names: it is read beside the
       // interaction itself (one round trip on Redis) and used only once the interaction proved to be this one.
       const uid = (ctx as Context & { params: Record<string, string> }).params.uid;
-      if (deps.mfa && uid) {
-        const read = deps.mfa.pending.find(uid);
-        read.catch(() => undefined); // a refused interaction never awaits it; a storage outage still reaches secondStepOf
+      if (deps.secondStep && uid) {
+        const read = deps.secondStep.prefetch(uid);
+        read.catch(() => undefined); // a refused interaction never awaits it; a storage outage still reaches secondStep.of
         ctx.state.pendingStep = read;
       }
       return next();
@@ -26,8 +25,8 @@ export function showInteractionActions(deps: InteractionActionDeps): Middleware[
     async function showPrompt(ctx: Context) {
       const details = detailsOf(ctx);
       if (details.prompt.name === 'login') {
-        const pending = await secondStepOf(deps, details, ctx.state.pendingStep as Promise<unknown> | undefined);
-        return pending ? showSecondStep(ctx, deps, details, pending) : showLogin(ctx, deps, details);
+        const pending = await deps.secondStep?.of(deps, details, ctx.state.pendingStep as Promise<unknown> | undefined);
+        return pending ? deps.secondStep!.show(ctx, deps, details, pending) : showLogin(ctx, deps, details);
       }
       if (details.prompt.name === 'consent') {
         const onlyOurPrompt = details.params[OFFLINE_MARKER] === '1' && details.prompt.reasons.every((r) => r === 'consent_prompt');

@@ -1,17 +1,39 @@
 import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
-import { codePage, enrolPage, recoveryCodesPage } from '../../accounts/mfa/views.js';
+import { codePage, enrolPage, recoveryCodesPage } from './views.js';
 import { html, type SafeHtml } from '../../http/html.js';
-import { outlivedBy } from '../stale-sign-in.js';
+import { outlivedBy } from '../../oidc/stale-sign-in.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
+import type { Adapter } from '../../core/storage.js';
+import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
+import type { SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
 import {
   clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,
-  type Details, type InteractionActionDeps, type MfaInteractionDeps, type SecondStepMethod,
-} from './common.js';
+  type Details, type InteractionActionDeps as SignInDeps, type SecondSignInStep, type SecondStepMethod,
+} from '../../oidc/interaction/common.js';
 
-export type { MfaInteractionDeps } from './common.js';
+/** What the second sign-in step needs (`mfa.enabled`). */
+export interface MfaInteractionDeps {
+  factors: SecondFactorService;
+  changes: FactorChanges;
+  /** Storage model `MfaPending` (id = interaction uid): a first factor passed, the second one pending. */
+  pending: Adapter;
+  /**
+   * `mfa.reauthenticateAfterSeconds`: a signed-in session steps up (second factor or its enrolment, no password)
+   * only while its sign-in is at most this old; an older one signs in with the password first.
+   */
+  reauthenticateAfterSeconds: number;
+  /**
+   * When the account's password or address last changed, epoch ms (`VerificationTokens.credentialsChangedAt`): a
+   * second step whose password was checked before then ends, as the account's sessions did.
+   */
+  credentialsChangedAt(accountId: string): Promise<number | undefined>;
+}
+
+/** The sign-in's deps with the second factors': what this step's functions take. */
+type InteractionActionDeps = SignInDeps & { readonly mfa: MfaInteractionDeps };
 
 /**
  * A sign-in between its first and second factor, kept for the interaction's lifetime. `signedInAt` (epoch
@@ -23,16 +45,16 @@ export interface Pending { accountId: string; methods: Amr[]; stage: 'second-fac
 /** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
 const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
 
-/** The other features' second factors the account has (a passkey with `passkeys.secondFactor`), in their order. */
+/** The other features' second factors the account has (the `signIn` point's `secondStep`), in their order. */
 async function otherFactors(deps: InteractionActionDeps, accountId: string): Promise<SecondStepMethod[]> {
   const methods = (deps.methods ?? []).flatMap((method) => method.secondStep ? [method.secondStep] : []);
   const has = await Promise.all(methods.map((method) => method.has(accountId)));
   return methods.filter((_, i) => has[i]);
 }
 
-/** Whether the account has a second factor: TOTP, or another feature's (a passkey when those count). */
+/** Whether the account has a second factor: TOTP, or another feature's second factor. */
 async function enrolled(deps: InteractionActionDeps, accountId: string): Promise<boolean> {
-  const [{ totp }, others] = await Promise.all([deps.mfa!.factors.status(accountId), otherFactors(deps, accountId)]);
+  const [{ totp }, others] = await Promise.all([deps.mfa.factors.status(accountId), otherFactors(deps, accountId)]);
   return totp || others.length > 0;
 }
 
@@ -71,7 +93,7 @@ async function sessionSignedInAt(deps: InteractionActionDeps, details: Details):
  */
 async function outlived(deps: InteractionActionDeps, pending: Pending): Promise<boolean> {
   if (pending.signedInAt !== undefined) return false;
-  return outlivedBy(await deps.mfa!.credentialsChangedAt(pending.accountId), pending.at ?? 0);
+  return outlivedBy(await deps.mfa.credentialsChangedAt(pending.accountId), pending.at ?? 0);
 }
 
 /**
@@ -128,11 +150,11 @@ export async function afterPassword(ctx: Context, deps: InteractionActionDeps, d
 
 /** Renders the page of a pending second step: the code prompt or the enrolment. */
 export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, known?: Account, status = 200, error?: string, enrolment?: string): Promise<void> {
-  const mfa = deps.mfa!;
+  const mfa = deps.mfa;
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   if (pending.stage === 'second-factor') {
-    // The account's other factors (its passkeys, with a challenge bound to this interaction that remembers the
+    // The account's other factors (e.g. with a challenge bound to this interaction that remembers the
     // factors passed) and/or its code.
     const [name, { totp }, others] = await Promise.all([clientName(deps.provider, details), mfa.factors.status(pending.accountId), otherFactors(deps, pending.accountId)]);
     const parts = await Promise.all(others.map((method) => method.prepare(ctx, details, pending, { scope, csrfToken })));
@@ -148,12 +170,12 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
 
 /**
  * Ends a pending second step: the login prompt is done with the factors passed before plus `methods` (`otp`, or
- * the passkey's `hwk`/`swk` and `user`). A step-up keeps the session's sign-in time (`ts`, else oidc-provider
+ * another feature's factor's `amr` values). A step-up keeps the session's sign-in time (`ts`, else oidc-provider
  * would set `loginTs` to now): a second factor added to a sign-in does not make its password newer, for
  * `/account`'s freshness check, `max_age` and `auth_time` alike.
  */
 export async function finishSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, methods: readonly Amr[]): Promise<void> {
-  await deps.mfa!.pending.destroy(details.uid);
+  await deps.mfa.pending.destroy(details.uid);
   const login = loginResult(pending.accountId, [...pending.methods, ...methods], pending.at);
   await finishInteraction(ctx, details, { login: pending.signedInAt === undefined ? login : { ...login, ts: pending.signedInAt } }, false);
 }
@@ -190,7 +212,7 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
     code: [...common, requireSecondStep('second-factor'), async function checkSecondFactor(ctx: Context) {
       const details = detailsOf(ctx);
       const pending = ctx.state.pending as Pending;
-      const result = await deps.mfa!.factors.check(pending.accountId, formField(formBody(ctx), 'code', 64), ctx.ip);
+      const result = await deps.mfa.factors.check(pending.accountId, formField(formBody(ctx), 'code', 64), ctx.ip);
       if (result.kind === 'rate-limited') {
         const name = await clientName(deps.provider, details);
         const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
@@ -208,10 +230,10 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       // for now, never replaced by one the password alone set up.
       const result = await enrolled(deps, pending.accountId)
         ? { kind: 'already-enrolled' as const }
-        : await deps.mfa!.factors.confirmFirstEnrolment(pending.accountId, enrolment, formField(body, 'code', 16), ctx.ip);
+        : await deps.mfa.factors.confirmFirstEnrolment(pending.accountId, enrolment, formField(body, 'code', 16), ctx.ip);
       if (result.kind === 'already-enrolled') {
         const now: Pending = { ...pending, stage: 'second-factor' };
-        await savePending(deps.mfa!, details, now);
+        await savePending(deps.mfa, details, now);
         return showSecondStep(ctx, deps, details, now, undefined, 409, uiOf(ctx).t.t('mfa.enrolledMeanwhile'));
       }
       if (result.kind === 'rate-limited') {
@@ -220,8 +242,8 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
       }
       if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'), enrolment);
       const account = await deps.accounts.findById(pending.accountId);
-      if (account) await deps.mfa!.changes.changed(account, 'added', 'an authenticator app (TOTP)', details.session?.accountId === account.id ? details.session.cookie : undefined, uiOf(ctx).locale);
-      await savePending(deps.mfa!, details, { ...pending, stage: 'codes-shown' });
+      if (account) await deps.mfa.changes.changed(account, 'added', 'an authenticator app (TOTP)', details.session?.accountId === account.id ? details.session.cookie : undefined, uiOf(ctx).locale);
+      await savePending(deps.mfa, details, { ...pending, stage: 'codes-shown' });
       const scope = interactionPath(ctx, details);
       const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
       renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { action: `${scope}/continue`, csrfToken } }));
@@ -229,5 +251,26 @@ export function secondFactorActions(deps: InteractionActionDeps): { code: Middle
     continue: [...common, requireSecondStep('codes-shown'), async function continueAfterCodes(ctx: Context) {
       await finish(ctx, deps, detailsOf(ctx), ctx.state.pending as Pending);
     }],
+  };
+}
+
+/**
+ * The second factors' second sign-in step (the sign-in's `secondStep` extension point): TOTP and recovery codes,
+ * their enrolment when a client or request needs two factors, and the other features' second factors
+ * ({@link SecondStepMethod}). `mfa` is read once the sign-in asks (the factor-change notices belong to the
+ * self-service feature, set up after this one).
+ */
+export function mfaSecondStep(mfa: () => MfaInteractionDeps): SecondSignInStep {
+  const withMfa = (deps: SignInDeps): InteractionActionDeps => ({ ...deps, mfa: mfa() });
+  return {
+    prefetch: (uid) => mfa().pending.find(uid),
+    of: (deps, details, prefetched) => secondStepOf(withMfa(deps), details, prefetched),
+    afterPassword: (ctx, deps, details, account, checkedAt) => afterPassword(ctx, withMfa(deps), details, account, checkedAt),
+    show: (ctx, deps, details, pending, status, error) => showSecondStep(ctx, withMfa(deps), details, pending as Pending, undefined, status, error),
+    finish: (ctx, deps, details, pending, methods) => finishSecondStep(ctx, withMfa(deps), details, pending as Pending, methods as Amr[]),
+    actions(deps) {
+      const second = secondFactorActions(withMfa(deps));
+      return { 'second-factor': second.code, enrol: second.enrol, continue: second.continue };
+    },
   };
 }
