@@ -10,12 +10,13 @@ import { answerUnservedEndpoint } from '../http/error-handler.js';
 import { CLIENT_AUTH_ENDPOINTS, PROVIDER_ROUTES, type ProviderPreMiddleware } from '../http/routes.js';
 import { providerPageHeaders } from '../http/security-headers.js';
 import { postedAuthorization, refuseProviderInput } from './authorization-post.js';
-import { explainPlainTokenResponseType, inactiveStructuredTokens, oauthOnlyDiscovery, revokeOnCodeReplay } from './authorization-rules.js';
+import { explainPlainTokenResponseType, inactiveStructuredTokens, oauthOnlyDiscovery } from './authorization-rules.js';
 import { endpointRateLimits } from './endpoint-limits.js';
 import { describeUndescribedErrors, explainAuthorizationHeader } from './error-descriptions.js';
 import { nameClientAfterLogout } from './logout-pages.js';
 import { allowOfflineAccessWithoutPromptConsent } from './offline-access.js';
 import { answerStorageOutages } from './storage-outage.js';
+import { revokeOnCodeReplay } from './token-grant-rules.js';
 
 /**
  * The pre-middleware of `provider`'s endpoints for `config`; the endpoint rate limits count in `limiterBackend`
