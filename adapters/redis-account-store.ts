@@ -1,10 +1,11 @@
 import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
-import { PortcullisError, StorageUnavailableError } from '../lib/core/errors.js';
 import { canonicalEmail } from '../lib/core/email-address.js';
 import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds, seedKey } from './account-records.js';
 import { hashPassword } from './password.js';
 import type { RedisConnection } from './redis-connection.js';
 import { migrateEmailIndex } from './redis-email-migration.js';
+import { RedisPasskeys, RedisSecondFactors } from './redis-account-credentials.js';
+import type { AccountRecords, SecondFactorChange } from './redis-account-credentials.js';
 import type { Logger } from '../lib/core/logger.js';
 
 interface StoredAccount { account: Account; passwordHash: string }
@@ -15,26 +16,11 @@ local id = redis.call('GET', KEYS[1])
 if not id then return nil end
 return redis.call('GET', ARGV[1] .. id .. '}')`;
 
-/**
- * Compare-and-set of an account's second factors (KEYS[1]) beside its record (KEYS[2], the same `{id}` hash tag, so
- * one slot on a Cluster): ARGV[1] is the value the caller read ('' for none), ARGV[2] the new one ('' removes it).
- * Answers -1 when the stored value is no longer ARGV[1], 0 for an unknown account, 1 when written.
- */
-const SET_FACTOR_IF_UNCHANGED = `
-if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return -1 end
-if ARGV[2] == '' then redis.call('DEL', KEYS[1]) return 1 end
-if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1`;
-
 /** Sets KEYS[1] to ARGV[2] only while it still holds ARGV[1] (one key, so on a Cluster too); 1 when set. */
 const REPLACE_IF_UNCHANGED = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1`;
-
-/** How often {@link RedisAccountStore.updateSecondFactor} reads again after another write got in between. */
-const UPDATE_ATTEMPTS = 50;
 
 /**
  * {@link AccountStore} in Redis, next to the provider's data, so that every instance sees the same accounts,
@@ -50,15 +36,20 @@ const UPDATE_ATTEMPTS = 50;
  * (`migrateEmailIndex`, marker `<prefix>AccountEmailCanonical:v1`). One it has not moved yet (it ran out of time, or
  * an instance of an earlier version wrote it afterwards) is still found when the address is typed that way, and
  * moved on that lookup.
- * Passkeys: `<prefix>Passkeys:{<id>}` (a hash, field = credential id, value = JSON of the {@link StoredPasskey}) and
- * `<prefix>PasskeyOwner:{<credential id>}` (the account id, claimed with `SET NX` so a credential id belongs to one
- * account). No key expires.
+ * Passkeys: `<prefix>Passkeys:{<id>}` and `<prefix>PasskeyOwner:{<credential id>}` ({@link RedisPasskeys}, in
+ * adapters/redis-account-credentials.ts with the second factors). No key expires.
  */
 export class RedisAccountStore implements AccountStore {
   readonly #s: RedisConnection;
+  readonly #passkeys: RedisPasskeys;
+  readonly #factors: RedisSecondFactors;
 
   constructor(storage: RedisConnection) {
     this.#s = storage;
+    const find = async (id: string) => (await this.#read(id))?.account;
+    const records: AccountRecords = { key: (id) => this.#key(id), find };
+    this.#passkeys = new RedisPasskeys(storage, records);
+    this.#factors = new RedisSecondFactors(storage, records);
   }
 
   /**
@@ -215,82 +206,31 @@ export class RedisAccountStore implements AccountStore {
     await this.#update(id, (a) => ({ ...a, emailVerified: true, claims: { ...a.claims, updated_at: nowSeconds() } }));
   }
 
-  #passkeysKey(id: string): string {
-    return `${this.#s.keyPrefix}Passkeys:{${id}}`;
-  }
-
-  #ownerKey(credentialId: string): string {
-    return `${this.#s.keyPrefix}PasskeyOwner:{${credentialId}}`;
-  }
-
   async listPasskeys(id: string): Promise<StoredPasskey[]> {
-    const all = await this.#s.run(() => this.#s.client.hvals(this.#passkeysKey(id)));
-    return all.map((raw) => JSON.parse(raw) as StoredPasskey).sort((a, b) => a.createdAt - b.createdAt);
+    return this.#passkeys.list(id);
   }
 
   async savePasskey(id: string, passkey: StoredPasskey): Promise<void> {
-    const owner = this.#ownerKey(passkey.credentialId);
-    // The owner index and the account's hash live in different cluster slots: claim the id first, then write.
-    const claimed = await this.#s.run(() => this.#s.client.set(owner, id, 'NX'));
-    if (claimed !== 'OK' && (await this.#s.run(() => this.#s.client.get(owner))) !== id) {
-      throw new PortcullisError('ERR_CREDENTIAL_TAKEN', 'this credential id is registered to another account', { status: 409 });
-    }
-    await this.#s.run(() => this.#s.client.hset(this.#passkeysKey(id), passkey.credentialId, JSON.stringify(passkey)));
+    return this.#passkeys.save(id, passkey);
   }
 
   async deletePasskey(id: string, credentialId: string): Promise<boolean> {
-    const removed = await this.#s.run(() => this.#s.client.hdel(this.#passkeysKey(id), credentialId));
-    if (removed === 0) return false;
-    const owner = this.#ownerKey(credentialId);
-    if ((await this.#s.run(() => this.#s.client.get(owner))) === id) await this.#s.run(() => this.#s.client.del(owner));
-    return true;
+    return this.#passkeys.delete(id, credentialId);
   }
 
   async findAccountByPasskey(credentialId: string): Promise<Account | undefined> {
-    const id = await this.#s.run(() => this.#s.client.get(this.#ownerKey(credentialId)));
-    if (!id) return undefined;
-    // An owner index left behind by an interrupted save does not count: the account must hold the passkey.
-    const [stored, held] = await Promise.all([
-      this.#read(id),
-      this.#s.run(() => this.#s.client.hexists(this.#passkeysKey(id), credentialId)),
-    ]);
-    return held ? stored?.account : undefined;
-  }
-
-  #factorKey(id: string): string {
-    return `${this.#s.keyPrefix}AccountMfa:{${id}}`;
+    return this.#passkeys.findAccount(credentialId);
   }
 
   async getSecondFactor(id: string): Promise<StoredSecondFactor | undefined> {
-    const raw = await this.#s.run(() => this.#s.client.get(this.#factorKey(id)));
-    return raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+    return this.#factors.get(id);
   }
 
   async setSecondFactor(id: string, value: StoredSecondFactor | undefined): Promise<void> {
-    if (!value) {
-      await this.#s.run(() => this.#s.client.del(this.#factorKey(id)));
-      return;
-    }
-    if (!(await this.#read(id))) return;
-    await this.#s.run(() => this.#s.client.set(this.#factorKey(id), JSON.stringify(value)));
+    return this.#factors.set(id, value);
   }
 
-  /**
-   * Optimistic: reads the value, asks `change`, and writes its answer with {@link SET_FACTOR_IF_UNCHANGED} only
-   * if the stored JSON is still the one read; otherwise reads again (a sign-in racing another one or a removal).
-   * @throws {StorageUnavailableError} after {@link UPDATE_ATTEMPTS} lost races, or when Redis is unavailable.
-   */
-  async updateSecondFactor(id: string, change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<StoredSecondFactor | undefined> {
-    const key = this.#factorKey(id);
-    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-      const raw = await this.#s.run(() => this.#s.client.get(key));
-      const current = raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
-      const next = change(current);
-      if (next === current) return current;
-      const written = await this.#s.run(() => this.#s.eval(SET_FACTOR_IF_UNCHANGED, [key, this.#key(id)], [raw ?? '', next ? JSON.stringify(next) : '']));
-      if (written === 1) return next;
-      if (written === 0) return undefined;
-    }
-    throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'the second factors of this account keep changing; try again later');
+  async updateSecondFactor(id: string, change: SecondFactorChange): Promise<StoredSecondFactor | undefined> {
+    return this.#factors.update(id, change);
   }
 }

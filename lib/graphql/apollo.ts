@@ -6,7 +6,7 @@ import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql
 import type { Context, Middleware } from 'koa';
 import { ConfigError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { createLimiter, type LimiterBackend } from '../core/limiter.js';
+import { createLimiter, type Limiter, type LimiterBackend } from '../core/limiter.js';
 import { noteStorageOutage } from '../core/outage-note.js';
 import type { GraphqlContext } from './auth-context.js';
 import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields, findUnknownScopeMarks } from './authorization.js';
@@ -114,6 +114,33 @@ export interface ApolloDeps {
 }
 
 /**
+ * The Apollo plugins of {@link startApollo}, in order: no landing page, no inline traces, the gate's document
+ * hand-off, the cost and rate limits per operation, the resolver error log, then the host's own.
+ */
+function apolloPlugins(schema: GraphQLSchema, options: ResolvedGraphqlOptions, deps: ApolloDeps, limiter: Limiter | undefined, documents: DocumentCache): ApolloServerPlugin<GraphqlContext>[] {
+  return [
+    ApolloServerPluginLandingPageDisabled(),
+    // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
+    ApolloServerPluginInlineTraceDisabled(),
+    // Offers Apollo the gate's document for the request's own text (lib/graphql/apollo-document-store.ts).
+    handOffPlugin as ApolloServerPlugin<GraphqlContext>,
+    operationLimitsPlugin({
+      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
+      prepaid: (context) => (koaOf(context)?.state.graphqlPrepaid as number | undefined) ?? 0,
+      onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
+      // Refused inside Apollo (rate limit, outage): `graphql.onReject` is told what the client gets.
+      onRefusal: (context, status, error) => {
+        const koa = koaOf(context);
+        if (koa) reportRejection(koa as unknown as Context, status, [formatGraphqlError({ message: error.message, extensions: withoutHttp(error.extensions) })]);
+      },
+    }),
+    resolverErrorLog(deps.logger, (context) => koaOf(context)?.state.requestId as string | undefined),
+    // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.
+    ...(options.plugins as ApolloServerPlugin<GraphqlContext>[]),
+  ];
+}
+
+/**
  * Starts Apollo Server for the host's schema with secure settings: introspection per {@link documentGate}, no
  * landing page, no stack traces, no suggestions, no APQ, batching only when configured, CSRF prevention on
  * unless an opt-in transport is enabled (the transport guard then protects them), parse-time token limit,
@@ -140,26 +167,7 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
   const limiter = options.rateLimit ? createLimiter('graphql-ops', options.rateLimit, deps.limiterBackend) : undefined;
   // Checked and measured once per document by the gate; Apollo keeps its own parsed documents, in a store we bound.
   const documents = new DocumentCache();
-  const plugins: ApolloServerPlugin<GraphqlContext>[] = [
-    ApolloServerPluginLandingPageDisabled(),
-    // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
-    ApolloServerPluginInlineTraceDisabled(),
-    // Offers Apollo the gate's document for the request's own text (lib/graphql/apollo-document-store.ts).
-    handOffPlugin as ApolloServerPlugin<GraphqlContext>,
-    operationLimitsPlugin({
-      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
-      prepaid: (context) => (koaOf(context)?.state.graphqlPrepaid as number | undefined) ?? 0,
-      onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
-      // Refused inside Apollo (rate limit, outage): `graphql.onReject` is told what the client gets.
-      onRefusal: (context, status, error) => {
-        const koa = koaOf(context);
-        if (koa) reportRejection(koa as unknown as Context, status, [formatGraphqlError({ message: error.message, extensions: withoutHttp(error.extensions) })]);
-      },
-    }),
-    resolverErrorLog(deps.logger, (context) => koaOf(context)?.state.requestId as string | undefined),
-    // The host's own (`graphql.plugins`), after ours: a refusal of ours comes first.
-    ...(options.plugins as ApolloServerPlugin<GraphqlContext>[]),
-  ];
+  const plugins = apolloPlugins(schema, options, deps, limiter, documents);
   const apollo = new ApolloServer<GraphqlContext>({
     schema,
     // The document gate decides per caller; Apollo's own rule stays as a second line when it is off for all.

@@ -9,7 +9,7 @@ const ONE_RESOURCE = 'only a single resource indicator value must be requested/r
  * rotated the refresh token (whose successor it then never hands out), so a mistaken `resource` used them up: the
  * client got `invalid_target`, and its retry with the same code or refresh token counted as a replay and revoked
  * the whole grant. Called from the storage adapter's `consume` of the request's own code or refresh token
- * (`codeExchangeScopeAdapter`, lib/oidc/authorization-rules.ts), so the refusal comes first and nothing is consumed;
+ * (`codeExchangeScopeAdapter`, lib/oidc/token-grant-rules.ts), so the refusal comes first and nothing is consumed;
  * the answers are oidc-provider's own (status, error and description).
  *
  * @param requested the request's `resource` parameter: a string, an array when sent more than once, or absent

@@ -4,32 +4,32 @@ import type { AdapterFactory, Storage } from '../core/storage.js';
 import type { AccountStore } from '../core/account-store.js';
 import { ConfigError } from '../core/errors.js';
 import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
-import { providerPageHeaders, setPageSecurityHeaders } from '../http/security-headers.js';
-import { answerUnservedEndpoint } from '../http/error-handler.js';
-import { answerStorageOutages, retryAfterOnOutages, throughProviderBoundary } from './storage-outage.js';
+import { setPageSecurityHeaders } from '../http/security-headers.js';
+import { retryAfterOnOutages, throughProviderBoundary } from './storage-outage.js';
 import type { ConsentStore } from './consent-store.js';
 import type { ScopePolicy } from './scope-policy.js';
-import { logoutSource, nameClientAfterLogout, postLogoutSuccessSource } from './logout-pages.js';
 import { errorPage } from '../http/pages.js';
 import { useUiLocales } from '../ui/ui.js';
-import { CLIENT_AUTH_ENDPOINTS, issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
+import { issuerPath, PROVIDER_ROUTES, providerPreMiddleware } from '../http/routes.js';
 import type { ProviderContribution } from '../core/feature.js';
 import { ACR_VALUES } from '../accounts/mfa/policy.js';
 import { interactionPolicyOf } from './login-hint.js';
 import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
 import { HOME_PATHS } from '../accounts/paths.js';
 import { clientKeysFetch } from './client-jwks.js';
-import { endpointRateLimits } from './endpoint-limits.js';
 import type { LimiterBackend } from '../core/limiter.js';
 import { enabledJwa, registrationPolicy } from './registration-policy.js';
-import { resourceIndicators } from './resource-server.js';
 import { clientOriginAllowed } from './client-cors.js';
-import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter } from './provider-accounts.js';
-import { explainPlainTokenResponseType, oauthOnlyDiscovery, refuseOpenidScope, codeExchangeScopeAdapter, revokeOnCodeReplay, inactiveStructuredTokens } from './authorization-rules.js';
-import { describeUndescribedErrors, errorPageDescription, explainAuthorizationHeader } from './error-descriptions.js';
+import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter, type AccountLookup } from './provider-accounts.js';
+import { refuseOpenidScope } from './authorization-rules.js';
+import { codeExchangeScopeAdapter } from './token-grant-rules.js';
+import { errorPageDescription } from './error-descriptions.js';
 import { checkedSignIns, type CredentialsChangedAt } from './stale-sign-in.js';
-import { postedAuthorization, refuseProviderInput } from './authorization-post.js';
 import { LOCALES } from '../ui/i18n.js';
+import { OFFLINE_MARKER } from './offline-access.js';
+import { portcullisPreMiddleware } from './pre-middleware.js';
+import { providerFeatures } from './provider-features.js';
+import { providerCookies } from './session-cookie.js';
 
 export interface ProviderDeps {
   config: ResolvedConfig;
@@ -57,59 +57,28 @@ export function registrationEnabled(config: ResolvedConfig): boolean {
   return config.registration.enabled;
 }
 
-/**
- * The introspection and revocation `allowedPolicy`: whether the token was issued to the authenticated caller.
- * Explicit for revocation too: oidc-provider's default answers a confidential client presenting another client's
- * live token `400 invalid_request` (while an unknown token gets 200, so the answer told live tokens from dead
- * ones) and prints a console NOTICE on first use.
- */
-async function issuedToCaller(_ctx: KoaContextWithOIDC, client: { clientId: string }, token: { clientId?: string }): Promise<boolean> {
-  return token.clientId === client.clientId;
-}
-
 /** Client metadata for oidc-provider: Portcullis extensions removed. */
 function clientMetadata(config: ResolvedConfig) {
   return config.clients.map(({ pkce_optional: _omit, ...metadata }) => metadata);
 }
 
-/** oidc-provider's `features`: what is on, and with which of our policies. */
-function providerFeatures(deps: ProviderDeps): Configuration['features'] {
-  const { config, scopes } = deps;
-  return {
-    devInteractions: { enabled: false },
-    // Dynamic registration: the registration feature turns it on (lib/features/registration).
-    registration: { enabled: false },
-    registrationManagement: { enabled: false, rotateRegistrationAccessToken: true },
-    // RFC 7662 §2.2 / RFC 7009 §2.2: a client may introspect or revoke only tokens issued to itself; another
-    // client's token is answered as an unknown one (`active: false`; revocation 200 and the token left alive).
-    introspection: { enabled: true, allowedPolicy: issuedToCaller },
-    revocation: { enabled: true, allowedPolicy: issuedToCaller },
-    // Encrypted userinfo (OIDC Registration §2 userinfo_encrypted_response_*); RSA1_5 is refused by the policy.
-    encryption: { enabled: true },
-    jwtUserinfo: { enabled: config.openid },
-    userinfo: { enabled: config.openid },
-    rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
-    resourceIndicators: resourceIndicators(config, scopes.all, deps.signingKeys),
-    // RFC 9101 request objects by value; oidc-provider applies RFC 9101 §5 (outer parameters ignored).
-    requestObjects: { enabled: true },
-    webMessageResponseMode: config.webMessageResponseMode ? { enabled: true, ack: 'individual-draft-01' } : { enabled: false },
-  };
+/** The configured clients, plus the first-party client through which `/account` signs a browser in. */
+function providerClients(config: ResolvedConfig): Configuration['clients'] {
+  return [...clientMetadata(config), {
+    client_id: ACCOUNT_CLIENT_ID, client_name: 'Your account', token_endpoint_auth_method: 'none',
+    redirect_uris: [`${config.issuer}${HOME_PATHS.callback}`], response_types: ['code'], grant_types: ['authorization_code'],
+  }] as Configuration['clients'];
 }
 
-/** The browser session cookie's name on an https issuer at a host's root (see {@link sessionCookieName}). */
-export const SESSION_COOKIE_SECURE = '__Host-portcullis.session';
-
 /**
- * The name of oidc-provider's browser session cookie (`cookies.names.session`). On an https issuer at a host's root
- * it is {@link SESSION_COOKIE_SECURE}: the `__Host-` prefix (RFC 6265bis §4.1.3.2) makes browsers accept it only
- * with `Secure`, `Path=/` and no `Domain` from this very host, so a sibling host (`evil.example.com` beside
- * `id.example.com`) cannot plant its own session into the victim's browser (login CSRF, session fixation).
- * Elsewhere oidc-provider's `_session`: a path issuer's cookies have `Path=` the issuer's path, which the prefix
- * does not allow, and a plain-http issuer's are not `Secure`.
+ * The adapter factory oidc-provider gets: the storage's (or `deps.adapter`), wrapped by the features' wrappers
+ * (innermost first), then by Portcullis' own: account prefetching, the stale sign-in check when
+ * `credentialsChangedAt` is given, and the code exchange's scope check (outermost).
  */
-export function sessionCookieName(issuer: string): string {
-  const url = new URL(issuer);
-  return url.protocol === 'https:' && issuerPath(issuer) === '' ? SESSION_COOKIE_SECURE : '_session';
+function providerAdapter(deps: ProviderDeps, accounts: AccountLookup): AdapterFactory {
+  const wrapped = (deps.contributions ?? []).reduce((factory, part) => part.wrapAdapter?.(factory) ?? factory, deps.adapter ?? deps.storage.adapter);
+  const prefetching = prefetchingAdapter(wrapped, accounts);
+  return codeExchangeScopeAdapter(deps.credentialsChangedAt ? checkedSignIns(prefetching, deps.credentialsChangedAt) : prefetching);
 }
 
 /**
@@ -117,29 +86,18 @@ export function sessionCookieName(issuer: string): string {
  * redirect_uri matching, PKCE) stays with it; this function only chooses secure settings and wires our stores.
  */
 export function providerConfiguration(deps: ProviderDeps): Configuration {
-  const { config, storage, consents, scopes } = deps;
+  const { config, consents, scopes } = deps;
   const accounts = accountLookup(deps.accounts, consents);
-  const wrapped = (deps.contributions ?? []).reduce((factory, part) => part.wrapAdapter?.(factory) ?? factory, deps.adapter ?? storage.adapter);
-  const prefetching = prefetchingAdapter(wrapped, accounts);
-  const adapter = codeExchangeScopeAdapter(deps.credentialsChangedAt ? checkedSignIns(prefetching, deps.credentialsChangedAt) : prefetching);
+  const adapter = providerAdapter(deps, accounts);
   const pkceOptional = new Set(config.clients.filter((c) => c.pkce_optional).map((c) => c.client_id));
   // Under an issuer with a path, every URL and cookie of ours is under that path (lib/http/routes.ts).
   const prefix = issuerPath(config.issuer);
 
   return {
     adapter: adapter as unknown as Configuration['adapter'],
-    // Configured clients, plus the first-party client through which `/account` signs a browser in.
-    clients: [...clientMetadata(config), {
-      client_id: ACCOUNT_CLIENT_ID, client_name: 'Your account', token_endpoint_auth_method: 'none',
-      redirect_uris: [`${config.issuer}${HOME_PATHS.callback}`], response_types: ['code'], grant_types: ['authorization_code'],
-    }] as Configuration['clients'],
+    clients: providerClients(config),
     jwks: deps.signingKeys as Configuration['jwks'],
-    cookies: {
-      keys: deps.cookieKeys,
-      long: { httpOnly: true, sameSite: 'lax', signed: true, path: prefix || '/' },
-      short: { httpOnly: true, sameSite: 'lax', signed: true, path: prefix || '/' },
-      names: { session: sessionCookieName(config.issuer) },
-    },
+    cookies: providerCookies(config.issuer, deps.cookieKeys),
     routes: PROVIDER_ROUTES,
     // OpenID Connect Discovery §3: the languages of the pages and mails (`ui_locales`). Claims are not localised.
     discovery: { ui_locales_supported: [...LOCALES] },
@@ -168,7 +126,7 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
       Grant: config.ttl.grant,
     },
     rotateRefreshToken: true,
-    features: providerFeatures(deps),
+    features: providerFeatures(config, scopes, deps.signingKeys),
     enabledJWA: enabledJwa(),
     extraParams: { [OFFLINE_MARKER]: config.openid ? null : refuseOpenidScope },
     extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
@@ -211,31 +169,6 @@ function issuerInEveryResponse(ctx: KoaContextWithOIDC, out?: Record<string, unk
   if (out && out.iss === undefined && !String(ctx.oidc.responseMode ?? '').includes('jwt')) out.iss = ctx.oidc.provider.issuer;
 }
 
-/** Internal marker of {@link allowOfflineAccessWithoutPromptConsent}; never taken from the client. */
-export const OFFLINE_MARKER = 'portcullis_offline';
-
-/**
- * oidc-provider drops `offline_access` unless `prompt=consent` is present (OIDC Core §11 allows "other
- * conditions ... permitting offline access"). For a code request that asks for `offline_access` without any
- * `prompt`, we add `prompt=consent` plus a marker, and the consent step then skips its page when the user's
- * remembered consent already covers every requested scope. A client that sends `prompt` itself is untouched.
- */
-function allowOfflineAccessWithoutPromptConsent(authorizationPath: string) {
-  return async function offlineAccessPrompt(ctx: { path: string; method: string; query: Record<string, unknown>; querystring: string }, next: () => Promise<unknown>) {
-    if (ctx.method === 'GET' && ctx.path === authorizationPath) {
-      const params = new URLSearchParams(ctx.querystring);
-      params.delete(OFFLINE_MARKER);
-      const scope = params.get('scope')?.split(' ') ?? [];
-      if (scope.includes('offline_access') && !params.has('prompt') && params.get('response_type')?.split(' ').includes('code')) {
-        params.set('prompt', 'consent');
-        params.set(OFFLINE_MARKER, '1');
-      }
-      ctx.querystring = params.toString();
-    }
-    return next();
-  };
-}
-
 /**
  * Creates the oidc-provider instance and validates every configured client up front (oidc-provider validates
  * static clients lazily, on first use).
@@ -253,35 +186,32 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   provider.on('authorization.success', issuerInEveryResponse);
   retryAfterOnOutages(provider as never);
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts).
-  provider.use(providerPreMiddleware({
-    answerStorageOutages: answerStorageOutages as never,
-    endpointRateLimits: endpointRateLimits(deps.config.rateLimits, deps.limiterBackend, { clientAuth: [...CLIENT_AUTH_ENDPOINTS], registration: PROVIDER_ROUTES.registration }) as never,
-    offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
-    explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,
-    describeErrors: describeUndescribedErrors as never,
-    revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
-    inactiveStructuredTokens: inactiveStructuredTokens as never,
-    oauthOnlyDiscovery: deps.config.openid ? undefined : oauthOnlyDiscovery() as never,
-    pageHeaders: providerPageHeaders as never,
-    nameClientAfterLogout: nameClientAfterLogout as never,
-    explainAuthorizationHeader: explainAuthorizationHeader as never,
-    answerUnservedEndpoint: answerUnservedEndpoint as never,
-    postedAuthorization: postedAuthorization(deps.config.issuer) as never,
-    refuseInput: refuseProviderInput,
-  }, (deps.contributions ?? []).flatMap((part) => part.before ?? [])) as never);
+  const before = (deps.contributions ?? []).flatMap((part) => part.before ?? []);
+  provider.use(providerPreMiddleware(portcullisPreMiddleware(provider, deps.config, deps.limiterBackend), before) as never);
   for (const part of deps.contributions ?? []) {
     for (const [event, listener] of Object.entries(part.on ?? {})) provider.on(event as never, listener as never);
   }
-  for (const [i, metadata] of clientMetadata(deps.config).entries()) {
+  await validateClients(provider, deps.config);
+  return provider;
+}
+
+/**
+ * Validates every configured client's metadata with the provider's own checks, at start-up rather than on the
+ * client's first request.
+ *
+ * @throws ConfigError naming `clients[i]`, with the provider's description and, for an implicit or hybrid response
+ *   type without `implicitFlow`, what to set.
+ */
+async function validateClients(provider: Provider, config: ResolvedConfig): Promise<void> {
+  for (const [i, metadata] of clientMetadata(config).entries()) {
     try {
       await provider.Client.validate(metadata as never);
     } catch (err) {
       const e = err as { error_description?: string; message: string };
       const types = (metadata as { response_types?: string[] }).response_types ?? [];
-      const hint = deps.config.openid && !deps.config.implicitFlow && types.some((t) => t !== 'code')
+      const hint = config.openid && !config.implicitFlow && types.some((t) => t !== 'code')
         ? ` (implicit and hybrid response types need implicitFlow: true; prefer code + PKCE)` : '';
       throw new ConfigError(`clients[${i}]`, `client ${JSON.stringify(metadata.client_id)}: ${e.error_description ?? e.message}${hint}`);
     }
   }
-  return provider;
 }

@@ -1,49 +1,9 @@
-import { escapeHtml, html, raw, SafeHtml } from '../http/html.js';
+import type { SafeHtml } from '../http/html.js';
 import type { Locale, Translator } from './i18n.js';
+import type { FrameView, PageTemplate, TemplateKit } from './template-kit.js';
 
-/**
- * The template hook (`ui.templates`): a host replaces the body of any page, or the frame around every page, with
- * its own function. The function receives the page's view (the data our own template uses, already in the
- * request's language) and a {@link TemplateKit}, and returns {@link SafeHtml} built with the kit's `html` tag,
- * which escapes every interpolated value. Escaping is on by default: a plain string returned instead is escaped
- * as a whole; only values wrapped with the kit's `raw` are put in unescaped.
- *
- * @example
- * ```ts
- * createServer({ ..., ui: { templates: {
- *   login: (v, { html, t }) => html`<h1>${t.t('login.title')}</h1><p>Welcome to ${v.clientName}</p>${v.form}`,
- * } } });
- * ```
- */
-export interface TemplateKit {
-  /** Escaping tagged template (`html\`<p>${value}</p>\``). */
-  html: typeof html;
-  /** Marks trusted markup; never pass it user or client data. */
-  raw: typeof raw;
-  /** The request's messages (`t.t(key, params)` text, `t.html(key, params)` escaped markup). */
-  t: Translator;
-  /** The request's language. */
-  locale: Locale;
-  /** `ui.productName`. */
-  productName: string;
-}
-
-/** A replacement for the body (the content of `<main>`) of one page. */
-export type PageTemplate<V> = (view: V, kit: TemplateKit) => SafeHtml | string;
-
-/** What a `layout` replacement receives: the pieces of our frame, each already safe markup. */
-export interface FrameView {
-  lang: Locale;
-  /** The page title (escape it when you put it in: it is text). */
-  title: string;
-  /** The CSP nonce; our `<style>` element already carries it (`style`). */
-  nonce: string;
-  /** Our `<style nonce=…>` element with the colour variables. */
-  style: SafeHtml;
-  header: SafeHtml;
-  body: SafeHtml;
-  footer: SafeHtml;
-}
+// The hook's kit and output, re-exported: config/ and the entry points name the hook's types from this module.
+export { templateOutput, type FrameView, type PageTemplate, type TemplateKit } from './template-kit.js';
 
 /*
  * The views: what each page shows, and what a replacing template receives. They live here, beside the hook,
@@ -279,8 +239,3 @@ export interface UiTemplates {
 export const TEMPLATE_NAMES = [
   'layout', 'login', 'consent', 'error', 'logout', 'signedOut', 'form', 'message', 'secondFactor', 'totpEnrol', 'recoveryCodes', 'passkey', 'accountHome',
 ] as const;
-
-/** A template's result as markup: {@link SafeHtml} as it is, anything else escaped as text. */
-export function templateOutput(result: unknown): SafeHtml {
-  return result instanceof SafeHtml ? result : new SafeHtml(escapeHtml(String(result)));
-}

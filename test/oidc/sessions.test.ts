@@ -1,4 +1,4 @@
-import { sessionCookieName } from '../../lib/oidc/provider.js';
+import { sessionCookieName } from '../../lib/oidc/session-cookie.js';
 import { TestBrowser } from '../helpers/browser.js';
 import { advanceClock, useTestClock } from '../helpers/clock.js';
 import { browse, oidc, relyingParty, signIn, startAuthorization, type RelyingParty } from '../helpers/flow.js';

@@ -1,5 +1,5 @@
-import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
-import { getOperationAST, GraphQLError, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContextDidResolveOperation, type GraphQLRequestListener } from '@apollo/server';
+import { getOperationAST, GraphQLError, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { StorageUnavailableError } from '../../core/errors.js';
 import type { Limiter, LimitResult } from '../../core/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
@@ -104,6 +104,68 @@ function refused(options: OperationLimitsOptions, context: GraphqlContext, statu
   return error;
 }
 
+type ResolvedOperation = GraphQLRequestContextDidResolveOperation<GraphqlContext>;
+
+/**
+ * Step 1 of {@link operationLimitsPlugin}: the points of `resolved` (the gate's, else measured here after the cost
+ * check); `undefined` when nothing is to be spent (a batch the gate charged, variables Apollo refuses, no limiter).
+ */
+function operationPoints(options: OperationLimitsOptions, rc: ResolvedOperation, resolved: OperationDefinitionNode) {
+  // A document the gate checked for this very request: its cost with these variables was measured there
+  // and its points once per document. Anything else (no gate in front, an entry evicted meanwhile) is
+  // measured here.
+  const gate = options.gate?.(rc.contextValue);
+  // A batch the gate charged whole before any of it ran (its points and costs measured there).
+  if (gate === 'charged') return undefined;
+  const checked = gate === 'checked' && rc.source !== undefined ? options.documents?.ofSource(rc.source) : undefined;
+  // The gate kept the analysis under the request's `operationName` (none: `undefined`), as Apollo reads it.
+  let points = checked?.operations.get(rc.request.operationName ?? undefined)?.points;
+  if (points === undefined) {
+    // Introspection was allowed for this caller by the document gate; only the data part is measured for the
+    // cost (as the gate does), the whole operation for the points.
+    const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
+    const operation = getOperationAST(document, rc.operationName) ?? resolved;
+    // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
+    const variables = coerceVariables(options.schema, resolved, rc.request.variables);
+    if (variables.errors) return undefined;
+    const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
+    if (cost > options.maxCost) throw refused(options, rc.contextValue, 400, limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost));
+    if (!options.limiter) return undefined;
+    const fragments = fragmentsOf(rc.document);
+    const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
+      : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
+    points = rootFieldPoints(resolved.selectionSet, fragments, rootType ?? 'Query', options.cost);
+  }
+  return points;
+}
+
+/** Step 2 of {@link operationLimitsPlugin}: spends `points`, less `prepaid`, from the caller's budget (429, 503). */
+async function spendPoints(options: OperationLimitsOptions, rc: ResolvedOperation, points: number): Promise<void> {
+  if (!options.limiter) return;
+  // Nothing to spend (`__typename` only), or covered by what reading the document spent.
+  const due = points - (options.prepaid?.(rc.contextValue) ?? 0);
+  if (due <= 0) return;
+  const { auth, ip } = rc.contextValue;
+  let result: LimitResult;
+  try {
+    result = await options.limiter.consume(operationLimitKey(auth, ip), due);
+  } catch (err) {
+    // A limiter that cannot count refuses (never lets the operation through); thrown as it is, Apollo would
+    // answer 500 INTERNAL_SERVER_ERROR.
+    const outage = limiterOutage(err);
+    options.onStorageOutage?.(rc.contextValue, outage);
+    throw refused(options, rc.contextValue, 503, storageOutageGraphqlError(outage));
+  }
+  if (!result.allowed) {
+    throw refused(options, rc.contextValue, 429, new GraphQLError(rateLimitedMessage(points, result.retryAfterSeconds), {
+      extensions: {
+        code: GraphqlErrorCode.RATE_LIMITED,
+        http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
+      },
+    }));
+  }
+}
+
 /**
  * Apollo plugin that runs once the operation is known (`didResolveOperation`, before execution, for every
  * transport and every operation of a batch):
@@ -123,54 +185,8 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
       // No operation (several and no or an unknown operationName): Apollo answers 400
       // OPERATION_RESOLUTION_FAILURE itself once execution finds none; nothing to measure or spend.
       if (!rc.operation) return;
-      // A document the gate checked for this very request: its cost with these variables was measured there
-      // and its points once per document. Anything else (no gate in front, an entry evicted meanwhile) is
-      // measured here.
-      const gate = options.gate?.(rc.contextValue);
-      // A batch the gate charged whole before any of it ran (its points and costs measured there).
-      if (gate === 'charged') return;
-      const checked = gate === 'checked' && rc.source !== undefined ? options.documents?.ofSource(rc.source) : undefined;
-      // The gate kept the analysis under the request's `operationName` (none: `undefined`), as Apollo reads it.
-      let points = checked?.operations.get(rc.request.operationName ?? undefined)?.points;
-      if (points === undefined) {
-        // Introspection was allowed for this caller by the document gate; only the data part is measured for the
-        // cost (as the gate does), the whole operation for the points.
-        const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
-        const operation = getOperationAST(document, rc.operationName) ?? rc.operation;
-        // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
-        const variables = coerceVariables(options.schema, rc.operation, rc.request.variables);
-        if (variables.errors) return;
-        const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
-        if (cost > options.maxCost) throw refused(options, rc.contextValue, 400, limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost));
-        if (!options.limiter) return;
-        const fragments = fragmentsOf(rc.document);
-        const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
-          : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
-        points = rootFieldPoints(rc.operation.selectionSet, fragments, rootType ?? 'Query', options.cost);
-      }
-      if (!options.limiter) return;
-      // Nothing to spend (`__typename` only), or covered by what reading the document spent.
-      const due = points - (options.prepaid?.(rc.contextValue) ?? 0);
-      if (due <= 0) return;
-      const { auth, ip } = rc.contextValue;
-      let result: LimitResult;
-      try {
-        result = await options.limiter.consume(operationLimitKey(auth, ip), due);
-      } catch (err) {
-        // A limiter that cannot count refuses (never lets the operation through); thrown as it is, Apollo would
-        // answer 500 INTERNAL_SERVER_ERROR.
-        const outage = limiterOutage(err);
-        options.onStorageOutage?.(rc.contextValue, outage);
-        throw refused(options, rc.contextValue, 503, storageOutageGraphqlError(outage));
-      }
-      if (!result.allowed) {
-        throw refused(options, rc.contextValue, 429, new GraphQLError(rateLimitedMessage(points, result.retryAfterSeconds), {
-          extensions: {
-            code: GraphqlErrorCode.RATE_LIMITED,
-            http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
-          },
-        }));
-      }
+      const points = operationPoints(options, rc, rc.operation);
+      if (points !== undefined) await spendPoints(options, rc, points);
     },
   };
   return {

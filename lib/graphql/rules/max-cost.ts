@@ -72,6 +72,37 @@ export function coerceVariables(schema: GraphQLSchema, operation: OperationDefin
 
 const TOO_DEEP = 'The variable values are nested too deeply to be read: send input objects and lists nested a few levels deep.';
 
+/** What {@link listSizeOf} reads: the schema, the operation's coerced variables and the list size options. */
+interface ListSizing {
+  schema: GraphQLSchema;
+  variables: Readonly<Record<string, unknown>>;
+  sizeArgs: readonly string[];
+  defaultListSize: number;
+}
+
+/**
+ * The list size of `field` (in {@link operationCost}) as its resolver will get it. Selected on an interface, the
+ * executor passes the arguments of the runtime object's field, which may give an argument another default or add an
+ * optional one (`first: Int = 1000` where the interface says `= 1`): the largest size among the implementations
+ * counts.
+ */
+function listSizeOf(sizing: ListSizing, field: FieldNode, parent: GraphQLNamedType, def: GraphQLField<unknown, unknown>): number {
+  const { schema, variables, sizeArgs, defaultListSize } = sizing;
+  let size = listSize(argumentValues(def, field, variables), sizeArgs) ?? defaultListSize;
+  if (!isInterfaceType(parent)) return size;
+  for (const object of schema.getPossibleTypes(parent)) {
+    const own = object.getFields()[field.name.value];
+    if (own) size = Math.max(size, listSize(argumentValues(own, field, variables), sizeArgs) ?? defaultListSize);
+  }
+  return size;
+}
+
+/** The root type `operation` starts from: the schema's mutation, subscription or query type. */
+function rootTypeOf(schema: GraphQLSchema, operation: OperationDefinitionNode) {
+  return operation.operation === 'mutation' ? schema.getMutationType()
+    : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+}
+
 /**
  * The cost of one operation: each field costs its `fieldCosts` entry (or `defaultFieldCost`; an entry on an
  * interface field or on an implementation's field applies through the other coordinates too, see
@@ -90,8 +121,10 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
   const defaultFieldCost = options.defaultFieldCost ?? defaults.defaultFieldCost;
   // A cost given on an interface field or an implementation's field holds however the query selects the field.
   const fieldCosts = effectiveFieldCosts(schema, options.fieldCosts ?? defaults.fieldCosts);
-  const defaultListSize = options.defaultListSize ?? defaults.defaultListSize;
-  const sizeArgs = options.listSizeArguments ?? ['first', 'last', 'limit'];
+  const sizing: ListSizing = {
+    schema, variables, sizeArgs: options.listSizeArguments ?? ['first', 'last', 'limit'],
+    defaultListSize: options.defaultListSize ?? defaults.defaultListSize,
+  };
   const fragments = fragmentsOf(document as { definitions: readonly { kind: string }[] });
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
@@ -129,28 +162,11 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
     const childType = type ? getNamedType(type) : undefined;
     const children = setCost(field.selectionSet, childType && (isObjectType(childType) || isInterfaceType(childType) || isAbstractType(childType)) ? childType : undefined);
     const isList = type ? isListType(getNullableType(type)) : false;
-    const multiplier = isList ? listSizeOf(field, parent!, def!) : 1;
+    const multiplier = isList ? listSizeOf(sizing, field, parent!, def!) : 1;
     return (own + children) * multiplier;
   }
 
-  /**
-   * The list size of `field` as its resolver will get it. Selected on an interface, the executor passes the
-   * arguments of the runtime object's field, which may give an argument another default or add an optional one
-   * (`first: Int = 1000` where the interface says `= 1`): the largest size among the implementations counts.
-   */
-  function listSizeOf(field: FieldNode, parent: GraphQLNamedType, def: GraphQLField<unknown, unknown>): number {
-    let size = listSize(argumentValues(def, field, variables), sizeArgs) ?? defaultListSize;
-    if (!isInterfaceType(parent)) return size;
-    for (const object of schema.getPossibleTypes(parent)) {
-      const own = object.getFields()[field.name.value];
-      if (own) size = Math.max(size, listSize(argumentValues(own, field, variables), sizeArgs) ?? defaultListSize);
-    }
-    return size;
-  }
-
-  const root = operation.operation === 'mutation' ? schema.getMutationType()
-    : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-  return setCost(operation.selectionSet, root ?? undefined);
+  return setCost(operation.selectionSet, rootTypeOf(schema, operation) ?? undefined);
 }
 
 /**

@@ -5,7 +5,7 @@ import { displayableLogo } from '../client-logo.js';
 import { mountedPath, PROVIDER_ROUTES } from '../../http/routes.js';
 import type { MessageKey } from '../../ui/i18n.js';
 import { uiOf, type PageUi } from '../../ui/ui.js';
-import { OFFLINE_MARKER } from '../provider.js';
+import { OFFLINE_MARKER } from '../offline-access.js';
 import { consentPage } from '../views.js';
 import {
   clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,

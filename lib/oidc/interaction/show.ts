@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import { OFFLINE_MARKER } from '../provider.js';
+import { OFFLINE_MARKER } from '../offline-access.js';
 import { showConsent } from './consent.js';
 import { detailsOf, finishInteraction, loadInteraction, refuse, type InteractionActionDeps } from './common.js';
 import { showLogin } from './login.js';
