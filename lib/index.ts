@@ -33,7 +33,7 @@ export type {
   MessageView, ErrorView, ErrorSituation, CodeView, EnrolView, RecoveryView, PasskeyPageView, AccountHomeView, PageUi,
   UiSettings, Logo,
 } from './ui/templates.js';
-export type { SafeHtml } from './http/html.js';
+export type { SafeHtml } from './ui/html.js';
 export type { Translator, Locale, MessageKey } from './ui/i18n.js';
 export type { LimitSpec, LimiterBackend } from './core/limiter.js';
 export { loadConfig } from './config/load.js';

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../http/html.js';
+import { html, type SafeHtml } from '../ui/html.js';
 import { layout } from '../http/pages.js';
 import type { Field, FormView, MessageView, PageUi } from '../ui/templates.js';
 import { pageBody, uiOf, withLocale } from '../ui/ui.js';

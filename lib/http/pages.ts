@@ -1,7 +1,7 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware, Next } from 'koa';
 import type { CsrfForm, CsrfGuard } from './csrf.js';
-import { html, raw, type SafeHtml } from './html.js';
+import { html, raw, type SafeHtml } from '../ui/html.js';
 import { encodingDefect } from './form-encoding.js';
 import type { IncomingMessage } from 'node:http';
 import { setPageSecurityHeaders } from './security-headers.js';

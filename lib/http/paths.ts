@@ -119,11 +119,3 @@ export function issuerPath(issuer: string): string {
 
 /** RFC 8414 §3.1: the metadata URL of an issuer with a path has the well-known segment inserted before the path. */
 export const PATH_INSERTED_METADATA = '/.well-known/oauth-authorization-server';
-
-/**
- * A path of our pages as the browser must request it: under the issuer's path that {@link routeTable} set as
- * `ctx.mountPath` while our route runs (Koa's `koa-mount` convention). Cookie paths, form actions and links use it.
- */
-export function mountedPath(ctx: object, path: string): string {
-  return ((ctx as { mountPath?: string }).mountPath ?? '') + path;
-}

@@ -39,7 +39,7 @@ export { BODY_LIMITS } from './body-limit.js';
 export { providerPreMiddleware, type ProviderPreMiddleware } from './provider-routes.js';
 
 export {
-  mountedPath, CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
+  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
 } from './paths.js';
 
 /** The named middleware {@link routeTable} places; built by the kernel (lib/kernel/portcullis-server.ts). */

@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { PortcullisError } from '../core/errors.js';
-import { raw } from '../http/html.js';
+import { raw } from '../ui/html.js';
 import { setPageSecurityHeaders } from '../http/security-headers.js';
 import { useUiLocales } from '../ui/ui.js';
 import { logoutPage, signedOutPage } from './views.js';

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../http/html.js';
+import { html, type SafeHtml } from '../ui/html.js';
 import { layout } from '../http/pages.js';
 import type { ConsentView, LoginView, LogoutView, PageUi, SignedOutView } from '../ui/templates.js';
 import { pageBody, uiOf } from '../ui/ui.js';

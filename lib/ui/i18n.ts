@@ -1,5 +1,5 @@
 import { PortcullisError } from '../core/errors.js';
-import { escapeHtml, SafeHtml } from '../http/html.js';
+import { escapeHtml, SafeHtml } from './html.js';
 import { de } from './messages/de.js';
 import { en } from './messages/en.js';
 

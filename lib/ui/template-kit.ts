@@ -2,7 +2,7 @@
  * What a host's replacement template works with (`ui.templates`, the hook in templates.ts): the kit it receives,
  * the view of the frame around every page, and how its result becomes markup.
  */
-import { escapeHtml, html, raw, SafeHtml } from '../http/html.js';
+import { escapeHtml, html, raw, SafeHtml } from './html.js';
 import type { Locale, Translator } from './i18n.js';
 
 /**

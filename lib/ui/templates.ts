@@ -1,4 +1,4 @@
-import type { SafeHtml } from '../http/html.js';
+import type { SafeHtml } from './html.js';
 import type { Locale, Translator } from './i18n.js';
 import type { FrameView, PageTemplate, TemplateKit } from './template-kit.js';
 

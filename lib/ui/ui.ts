@@ -6,9 +6,9 @@ import type { Context, Middleware, Next } from 'koa';
 import { DEFAULTS } from '../../config/defaults.js';
 import type { ResolvedOptions } from '../../config/options.js';
 import { ConfigError } from '../core/errors.js';
-import { html, raw, type SafeHtml } from '../http/html.js';
+import { html, raw, type SafeHtml } from './html.js';
 import { requestSlot } from '../core/request-slot.js';
-import { mountedPath } from '../http/paths.js';
+import { mountedPath } from '../core/mount-path.js';
 import { CATALOG_TEXTS, isLocale, LOCALES, negotiateLocale, Translator, type Locale, type MessageKey } from './i18n.js';
 import { TEMPLATE_NAMES, templateOutput, type Logo, type PageUi, type TemplateKit, type UiSettings, type UiTemplates } from './templates.js';
 

@@ -6,7 +6,7 @@ import { relyingParty, startAuthorization, type RelyingParty } from '../helpers/
 import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
-import type { SafeHtml } from '../../lib/http/html.js';
+import type { SafeHtml } from '../../lib/ui/html.js';
 import { CATALOG_TEXTS, Translator, type MessageKey } from '../../lib/ui/i18n.js';
 import { secondFactorAddedMail, secondFactorRemovedMail, type FactorName } from '../../lib/accounts/mail-templates.js';
 import type { PortcullisConfig } from '../../lib/index.js';

@@ -7,7 +7,7 @@ import { Mailbox } from '../helpers/mailbox.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 import { createServer } from '../../lib/index.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
-import type { SafeHtml } from '../../lib/http/html.js';
+import type { SafeHtml } from '../../lib/ui/html.js';
 import { CATALOG_TEXTS } from '../../lib/ui/i18n.js';
 
 /**

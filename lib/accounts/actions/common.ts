@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, formBody, formField, renderPage, renderTooManyRequests } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import { keepOpenerForWebMessage } from '../../http/security-headers.js';
 import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../input-rules.js';
 import { ACCOUNT_CSRF_SCOPE, INTERACTION_UID } from '../paths.js';

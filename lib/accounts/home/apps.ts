@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { html, type SafeHtml } from '../../http/html.js';
+import { html, type SafeHtml } from '../../ui/html.js';
 import { formBody, formField } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessageKey } from '../../ui/i18n.js';
 import { uiOf, type PageUi } from '../../ui/ui.js';

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import type { CsrfForm } from '../../http/csrf.js';
-import { html, raw, type SafeHtml } from '../../http/html.js';
+import { html, raw, type SafeHtml } from '../../ui/html.js';
 import { renderPage } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import { HOME_PATHS } from '../paths.js';
 import { messagePage } from '../views.js';
 

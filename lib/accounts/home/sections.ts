@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { SafeHtml } from '../../http/html.js';
+import type { SafeHtml } from '../../ui/html.js';
 import type { AccountHomeView } from '../../ui/templates.js';
 import type { SignedIn } from './common.js';
 

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import { html, type SafeHtml } from '../../http/html.js';
+import { html, type SafeHtml } from '../../ui/html.js';
 import { formBody, formField } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import type { Logger } from '../../core/logger.js';
 import type { Translator } from '../../ui/i18n.js';
 import { uiOf } from '../../ui/ui.js';

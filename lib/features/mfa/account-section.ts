@@ -4,9 +4,9 @@ import { button, finished, section, type SignedIn } from '../../accounts/home/co
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
 import type { SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
 import { messagePage } from '../../accounts/views.js';
-import { html } from '../../http/html.js';
+import { html } from '../../ui/html.js';
 import { formBody, formField, renderPage, renderTooManyRequests } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import type { PlainKey, Translator } from '../../ui/i18n.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { HOME_PATHS } from '../../accounts/paths.js';

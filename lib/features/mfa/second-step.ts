@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
 import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
 import { codePage, enrolPage, recoveryCodesPage } from './views.js';
-import { html, type SafeHtml } from '../../http/html.js';
+import { html, type SafeHtml } from '../../ui/html.js';
 import { outlivedBy } from '../../oidc/stale-sign-in.js';
 import { formBody, formField, parseForm, renderPage, renderTooManyRequests } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';

@@ -1,4 +1,4 @@
-import { html, raw } from '../../http/html.js';
+import { html, raw } from '../../ui/html.js';
 import { layout } from '../../http/pages.js';
 import type { CodeView, EnrolView, PageUi, RecoveryView } from '../../ui/templates.js';
 import { pageBody, uiOf } from '../../ui/ui.js';

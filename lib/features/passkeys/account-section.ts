@@ -1,6 +1,6 @@
 import type { AccountSection } from '../../accounts/account-home.js';
 import { section } from '../../accounts/home/common.js';
-import { html } from '../../http/html.js';
+import { html } from '../../ui/html.js';
 import { uiOf } from '../../ui/ui.js';
 import { PASSKEY_PATHS } from './paths.js';
 

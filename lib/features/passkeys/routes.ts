@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { formBody, formField, renderPage } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import { accountChange, requireSignIn, type AccountHomeDeps, type SignedIn } from '../../accounts/account-home.js';
 import { signedInForm } from '../../accounts/home/common.js';
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';

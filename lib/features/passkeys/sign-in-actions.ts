@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import { loginResult, type Amr } from '../../accounts/mfa/policy.js';
 import { formBody, formField, parseForm } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../../http/html.js';
+import { html, type SafeHtml } from '../../ui/html.js';
 import { layout } from '../../http/pages.js';
 import type { StoredPasskey } from '../../core/account-store.js';
 import type { MessageKey } from '../../ui/i18n.js';

@@ -5,12 +5,12 @@ import type { AccountFlows } from '../../accounts/account-routes.js';
 import type { Account, AccountStore } from '../../core/account-store.js';
 import type { CsrfForm, CsrfGuard } from '../../http/csrf.js';
 import { csrfCheck, renderPage } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import { keepOpenerForWebMessage } from '../../http/security-headers.js';
 import type { ConsentStore } from '../consent-store.js';
 import type { ScopePolicy } from '../scope-policy.js';
 import { errorPage } from '../../http/pages.js';
-import type { SafeHtml } from '../../http/html.js';
+import type { SafeHtml } from '../../ui/html.js';
 import type { ErrorSituation, PageUi } from '../../ui/templates.js';
 import { useUiLocales } from '../../ui/ui.js';
 

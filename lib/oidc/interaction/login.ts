@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
-import { html, type SafeHtml } from '../../http/html.js';
+import { html, type SafeHtml } from '../../ui/html.js';
 import { formBody, parseForm, renderPage, renderTooManyRequests, type PageBuilder } from '../../http/pages.js';
-import { mountedPath } from '../../http/routes.js';
+import { mountedPath } from '../../core/mount-path.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
 import {
