@@ -15,7 +15,10 @@ const RESERVED_CLAIMS = new Set(['sub', 'email', 'email_verified']);
  * agrees.
  */
 export function subjectFor(email: string): string {
-  return createHash('sha256').update(`portcullis:${seedKey(email)}`).digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update(`portcullis:${seedKey(email)}`)
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 /**
@@ -25,7 +28,11 @@ export function subjectFor(email: string): string {
  */
 export function seedKey(email: string): string {
   const key = canonicalEmail(email);
-  if (key === undefined) throw new PortcullisError('ERR_INVALID_ARGUMENT', `seed account address ${JSON.stringify(email)} is not an accepted e-mail address`);
+  if (key === undefined)
+    throw new PortcullisError(
+      'ERR_INVALID_ARGUMENT',
+      `seed account address ${JSON.stringify(email)} is not an accepted e-mail address`,
+    );
   return key;
 }
 
@@ -42,7 +49,11 @@ export function cleanClaims(claims: Record<string, unknown> | undefined): Record
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 export function freezeAccount(account: Account): Account {
-  return Object.freeze({ ...account, roles: Object.freeze([...account.roles]), claims: Object.freeze({ ...account.claims }) });
+  return Object.freeze({
+    ...account,
+    roles: Object.freeze([...account.roles]),
+    claims: Object.freeze({ ...account.claims }),
+  });
 }
 
 /** The account record of a seed account (its password is hashed separately). */
@@ -59,7 +70,10 @@ export function accountFromSeed(seed: AccountSeed): Account {
 /** The record of a signed-up account: unverified, no roles, a random subject, `updated_at` now. */
 export function newAccountRecord(input: NewAccount): Account {
   return freezeAccount({
-    id: newSubject(), email: input.email, emailVerified: false, roles: [],
+    id: newSubject(),
+    email: input.email,
+    emailVerified: false,
+    roles: [],
     claims: { ...cleanClaims(input.claims), updated_at: nowSeconds() },
   });
 }
@@ -68,7 +82,10 @@ export function newAccountRecord(input: NewAccount): Account {
  * The password check of every store: the account when `password` matches its hash, `undefined` otherwise; an
  * unknown account costs the same hashing work, so timing does not tell whether the address exists.
  */
-export async function checkPassword(stored: { account: Account; passwordHash: string } | undefined, password: string): Promise<Account | undefined> {
+export async function checkPassword(
+  stored: { account: Account; passwordHash: string } | undefined,
+  password: string,
+): Promise<Account | undefined> {
   if (!stored) {
     await burnPasswordCheck(password);
     return undefined;

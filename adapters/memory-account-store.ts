@@ -1,10 +1,27 @@
-import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
+import type {
+  Account,
+  AccountSeed,
+  AccountStore,
+  NewAccount,
+  StoredPasskey,
+  StoredSecondFactor,
+} from '../lib/core/account-store.js';
 import { PortcullisError } from '../lib/core/errors.js';
 import { canonicalEmail } from '../lib/core/email-address.js';
 import { hashPassword } from './password.js';
-import { accountFromSeed, checkPassword, freezeAccount as freeze, newAccountRecord, nowSeconds as now, seedKey } from './account-records.js';
+import {
+  accountFromSeed,
+  checkPassword,
+  freezeAccount as freeze,
+  newAccountRecord,
+  nowSeconds as now,
+  seedKey,
+} from './account-records.js';
 
-interface StoredAccount { account: Account; passwordHash: string }
+interface StoredAccount {
+  account: Account;
+  passwordHash: string;
+}
 
 /**
  * In-memory {@link AccountStore}, seeded from `config.accounts`. Passwords are kept only as scrypt hashes. Accounts
@@ -81,7 +98,12 @@ export class MemoryAccountStore implements AccountStore {
     if (holder && holder !== stored) return false;
     const old = canonicalEmail(stored.account.email);
     if (old !== undefined) this.#byEmail.delete(old);
-    stored.account = freeze({ ...stored.account, email, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
+    stored.account = freeze({
+      ...stored.account,
+      email,
+      emailVerified: true,
+      claims: { ...stored.account.claims, updated_at: now() },
+    });
     this.#byEmail.set(key, stored);
     return true;
   }
@@ -89,18 +111,27 @@ export class MemoryAccountStore implements AccountStore {
   async markEmailVerified(id: string): Promise<void> {
     const stored = this.#byId.get(id);
     if (!stored) return;
-    stored.account = freeze({ ...stored.account, emailVerified: true, claims: { ...stored.account.claims, updated_at: now() } });
+    stored.account = freeze({
+      ...stored.account,
+      emailVerified: true,
+      claims: { ...stored.account.claims, updated_at: now() },
+    });
   }
 
   async listPasskeys(id: string): Promise<StoredPasskey[]> {
-    return [...(this.#passkeys.get(id)?.values() ?? [])].map((p) => structuredClone(p)).sort((a, b) => a.createdAt - b.createdAt);
+    return [...(this.#passkeys.get(id)?.values() ?? [])]
+      .map((p) => structuredClone(p))
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
 
   async savePasskey(id: string, passkey: StoredPasskey): Promise<void> {
     const owner = this.#passkeyOwner.get(passkey.credentialId);
-    if (owner !== undefined && owner !== id) throw new PortcullisError('ERR_CREDENTIAL_TAKEN', 'this credential id is registered to another account', { status: 409 });
+    if (owner !== undefined && owner !== id)
+      throw new PortcullisError('ERR_CREDENTIAL_TAKEN', 'this credential id is registered to another account', {
+        status: 409,
+      });
     let mine = this.#passkeys.get(id);
-    if (!mine) this.#passkeys.set(id, mine = new Map());
+    if (!mine) this.#passkeys.set(id, (mine = new Map()));
     mine.set(passkey.credentialId, structuredClone(passkey));
     this.#passkeyOwner.set(passkey.credentialId, id);
   }
@@ -119,7 +150,7 @@ export class MemoryAccountStore implements AccountStore {
   async getSecondFactor(id: string): Promise<StoredSecondFactor | undefined> {
     const raw = this.#factors.get(id);
     // A copy every time: callers change what they read before writing it back.
-    return raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+    return raw ? (JSON.parse(raw) as StoredSecondFactor) : undefined;
   }
 
   async setSecondFactor(id: string, value: StoredSecondFactor | undefined): Promise<void> {
@@ -129,10 +160,13 @@ export class MemoryAccountStore implements AccountStore {
   }
 
   /** Atomic as it is: the read, `change` (synchronous) and the write run without giving way to another call. */
-  async updateSecondFactor(id: string, change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<StoredSecondFactor | undefined> {
+  async updateSecondFactor(
+    id: string,
+    change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined,
+  ): Promise<StoredSecondFactor | undefined> {
     if (!this.#byId.has(id)) return undefined;
     const raw = this.#factors.get(id);
-    const current = raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+    const current = raw ? (JSON.parse(raw) as StoredSecondFactor) : undefined;
     const next = change(current);
     if (next === current) return current;
     if (next) this.#factors.set(id, JSON.stringify(next));

@@ -1,7 +1,14 @@
 import { errors } from 'oidc-provider';
 import { StorageUnavailableError } from '../lib/core/errors.js';
 import { jsonCopy } from '../lib/core/json-copy.js';
-import { GRANT_LINKED_MODELS, indexValue, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
+import {
+  GRANT_LINKED_MODELS,
+  indexValue,
+  type Adapter,
+  type AdapterFactory,
+  type AdapterPayload,
+  type Storage,
+} from '../lib/core/storage.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { AccountSeed, AccountStore } from '../lib/core/account-store.js';
 import { memoryLimiterBackend, type LimiterBackend } from '../lib/core/limiter.js';
@@ -139,7 +146,9 @@ export class MemoryStorage implements Storage {
     return entry && decode(entry);
   }
 
-  /** Stores `payload` at `key` for `expiresIn` seconds (undefined: no expiry; 0 or less: already expired, so removed). */
+  /**
+   * Stores `payload` at `key` for `expiresIn` seconds (undefined: no expiry; 0 or less: already expired, so removed).
+   */
   set(key: string, payload: AdapterPayload, expiresIn?: number): void {
     if (expiresIn !== undefined && expiresIn <= 0) {
       this.delete(key);
@@ -147,13 +156,21 @@ export class MemoryStorage implements Storage {
     }
     if (this.#maxEntries && !this.#entries.has(key) && this.#entries.size >= this.#maxEntries) {
       this.sweep();
-      if (this.#entries.size >= this.#maxEntries) throw new StorageUnavailableError('ERR_STORAGE_FULL', 'storage is full (storage.maxEntries reached); try again later');
+      if (this.#entries.size >= this.#maxEntries)
+        throw new StorageUnavailableError(
+          'ERR_STORAGE_FULL',
+          'storage is full (storage.maxEntries reached); try again later',
+        );
     }
     this.delete(key);
     const expiresAt = expiresIn ? Date.now() + expiresIn * 1000 : Infinity;
     const { consumed, ...rest } = payload;
     // Only string members are indexed (indexValue), as in the Redis storage; any other value is plain data.
-    const [uid, userCode, grantId] = [indexValue(payload.uid), indexValue(payload.userCode), indexValue(payload.grantId)];
+    const [uid, userCode, grantId] = [
+      indexValue(payload.uid),
+      indexValue(payload.userCode),
+      indexValue(payload.grantId),
+    ];
     this.#entries.set(key, { payload: jsonCopy(rest), uid, userCode, grantId, consumed, expiresAt });
     const model = key.slice(0, key.indexOf(':'));
     if (uid) this.#uid.set(`${model}:${uid}`, key);
@@ -202,7 +219,10 @@ export class MemoryStorage implements Storage {
 }
 
 class MemoryAdapter implements Adapter {
-  constructor(private readonly storage: MemoryStorage, private readonly model: string) {}
+  constructor(
+    private readonly storage: MemoryStorage,
+    private readonly model: string,
+  ) {}
 
   #key(id: string): string {
     return `${this.model}:${id}`;

@@ -1,12 +1,17 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-/** scrypt cost: N=2^15, r=8, p=1 (32 MiB, OWASP Password Storage Cheat Sheet minimum is N=2^17 for r=8 p=1 at 128 MiB; 2^15 keeps tests and a 2-core host responsive). */
+/**
+ * scrypt cost: N=2^15, r=8, p=1 (32 MiB, OWASP Password Storage Cheat Sheet minimum is N=2^17 for r=8 p=1 at 128 MiB;
+ * 2^15 keeps tests and a 2-core host responsive).
+ */
 const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scryptCb(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: 256 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key)));
+    scryptCb(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem: 256 * 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 

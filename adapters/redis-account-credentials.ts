@@ -63,7 +63,9 @@ export class RedisPasskeys {
     // The owner index and the account's hash live in different cluster slots: claim the id first, then write.
     const claimed = await this.#s.run(() => this.#s.client.set(owner, id, 'NX'));
     if (claimed !== 'OK' && (await this.#s.run(() => this.#s.client.get(owner))) !== id) {
-      throw new PortcullisError('ERR_CREDENTIAL_TAKEN', 'this credential id is registered to another account', { status: 409 });
+      throw new PortcullisError('ERR_CREDENTIAL_TAKEN', 'this credential id is registered to another account', {
+        status: 409,
+      });
     }
     await this.#s.run(() => this.#s.client.hset(this.#passkeysKey(id), passkey.credentialId, JSON.stringify(passkey)));
   }
@@ -107,7 +109,7 @@ export class RedisSecondFactors {
 
   async get(id: string): Promise<StoredSecondFactor | undefined> {
     const raw = await this.#s.run(() => this.#s.client.get(this.#factorKey(id)));
-    return raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+    return raw ? (JSON.parse(raw) as StoredSecondFactor) : undefined;
   }
 
   async set(id: string, value: StoredSecondFactor | undefined): Promise<void> {
@@ -128,13 +130,22 @@ export class RedisSecondFactors {
     const key = this.#factorKey(id);
     for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
       const raw = await this.#s.run(() => this.#s.client.get(key));
-      const current = raw ? JSON.parse(raw) as StoredSecondFactor : undefined;
+      const current = raw ? (JSON.parse(raw) as StoredSecondFactor) : undefined;
       const next = change(current);
       if (next === current) return current;
-      const written = await this.#s.run(() => this.#s.eval(SET_FACTOR_IF_UNCHANGED, [key, this.#accounts.key(id)], [raw ?? '', next ? JSON.stringify(next) : '']));
+      const written = await this.#s.run(() =>
+        this.#s.eval(
+          SET_FACTOR_IF_UNCHANGED,
+          [key, this.#accounts.key(id)],
+          [raw ?? '', next ? JSON.stringify(next) : ''],
+        ),
+      );
       if (written === 1) return next;
       if (written === 0) return undefined;
     }
-    throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'the second factors of this account keep changing; try again later');
+    throw new StorageUnavailableError(
+      'ERR_STORAGE_UNAVAILABLE',
+      'the second factors of this account keep changing; try again later',
+    );
   }
 }

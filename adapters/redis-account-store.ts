@@ -1,6 +1,20 @@
-import type { Account, AccountSeed, AccountStore, NewAccount, StoredPasskey, StoredSecondFactor } from '../lib/core/account-store.js';
+import type {
+  Account,
+  AccountSeed,
+  AccountStore,
+  NewAccount,
+  StoredPasskey,
+  StoredSecondFactor,
+} from '../lib/core/account-store.js';
 import { canonicalEmail } from '../lib/core/email-address.js';
-import { accountFromSeed, checkPassword, freezeAccount, newAccountRecord, nowSeconds, seedKey } from './account-records.js';
+import {
+  accountFromSeed,
+  checkPassword,
+  freezeAccount,
+  newAccountRecord,
+  nowSeconds,
+  seedKey,
+} from './account-records.js';
 import { hashPassword } from './password.js';
 import type { RedisConnection } from './redis-connection.js';
 import { migrateEmailIndex } from './redis-email-migration.js';
@@ -8,7 +22,10 @@ import { RedisPasskeys, RedisSecondFactors } from './redis-account-credentials.j
 import type { AccountRecords, SecondFactorChange } from './redis-account-credentials.js';
 import type { Logger } from '../lib/core/logger.js';
 
-interface StoredAccount { account: Account; passwordHash: string }
+interface StoredAccount {
+  account: Account;
+  passwordHash: string;
+}
 
 /** The account named by an e-mail index key (KEYS[1]); ARGV[1] is the account key prefix up to the brace. */
 const ACCOUNT_BY_EMAIL = `
@@ -30,7 +47,8 @@ return 1`;
  * address is claimed with `SET NX`, so two concurrent sign-ups for one mailbox across instances cannot both win,
  * whichever spelling each used. Record and index are separate commands (different Cluster slots): an index entry
  * counts only while the account it names exists and has that address; any other entry (left by a sign-up or
- * e-mail change cut off between its writes) is ignored by lookups and taken over by a claim (compare-and-set). Earlier versions keyed the index by the address lower-cased, which is the canonical
+ * e-mail change cut off between its writes) is ignored by lookups and taken over by a claim (compare-and-set). Earlier
+ * versions keyed the index by the address lower-cased, which is the canonical
  * form of every plain ASCII address; entries under another spelling (an IDN domain, a trailing dot, a decomposed
  * letter) are moved to their canonical key once, when {@link RedisAccountStore.fromSeed} opens the store
  * (`migrateEmailIndex`, marker `<prefix>AccountEmailCanonical:v1`). One it has not moved yet (it ran out of time, or
@@ -57,7 +75,11 @@ export class RedisAccountStore implements AccountStore {
    * bounded in time, never failing: see `migrateEmailIndex` in adapters/redis-email-migration.ts; `logger` gets its
    * warnings), then writes the seed accounts (idempotent: the same seed gives the same ids on every instance).
    */
-  static async fromSeed(storage: RedisConnection, seed: readonly AccountSeed[], logger?: Logger): Promise<RedisAccountStore> {
+  static async fromSeed(
+    storage: RedisConnection,
+    seed: readonly AccountSeed[],
+    logger?: Logger,
+  ): Promise<RedisAccountStore> {
     await migrateEmailIndex(storage, logger);
     const store = new RedisAccountStore(storage);
     for (const s of seed) {
@@ -99,7 +121,9 @@ export class RedisAccountStore implements AccountStore {
       return this.#read(await this.#s.run(() => this.#s.client.get(this.#emailKey(key))));
     }
     // one round trip: the index and the account it names, read together by a script
-    const raw = await this.#s.run(() => this.#s.eval(ACCOUNT_BY_EMAIL, [this.#emailKey(key)], [`${this.#s.keyPrefix}Account:{`]));
+    const raw = await this.#s.run(() =>
+      this.#s.eval(ACCOUNT_BY_EMAIL, [this.#emailKey(key)], [`${this.#s.keyPrefix}Account:{`]),
+    );
     return RedisAccountStore.#parse(raw as string | null);
   }
 
@@ -149,7 +173,10 @@ export class RedisAccountStore implements AccountStore {
   async #update(id: string, change: (account: Account) => Account, passwordHash?: string): Promise<void> {
     const stored = await this.#read(id);
     if (!stored) return;
-    await this.#write({ account: freezeAccount(change(stored.account)), passwordHash: passwordHash ?? stored.passwordHash });
+    await this.#write({
+      account: freezeAccount(change(stored.account)),
+      passwordHash: passwordHash ?? stored.passwordHash,
+    });
   }
 
   async findById(id: string): Promise<Account | undefined> {
@@ -168,7 +195,8 @@ export class RedisAccountStore implements AccountStore {
     const passwordHash = await hashPassword(input.password);
     const key = canonicalEmail(input.email);
     // An account of an earlier version indexed under this spelling (and not yet moved) holds the address too.
-    if (key === undefined || (input.email.trim().toLowerCase() !== key && await this.#byEmail(input.email))) return undefined;
+    if (key === undefined || (input.email.trim().toLowerCase() !== key && (await this.#byEmail(input.email))))
+      return undefined;
     const account = newAccountRecord(input);
     // The record first (its id is new, nothing names it yet), so that an entry never names an account that was
     // not written; a sign-up cut off before the claim leaves only an unreachable record.
@@ -187,7 +215,15 @@ export class RedisAccountStore implements AccountStore {
     const stored = await this.#read(id);
     const key = canonicalEmail(email);
     if (!stored || key === undefined || !(await this.#claim(key, id))) return false;
-    await this.#write({ ...stored, account: freezeAccount({ ...stored.account, email, emailVerified: true, claims: { ...stored.account.claims, updated_at: nowSeconds() } }) });
+    await this.#write({
+      ...stored,
+      account: freezeAccount({
+        ...stored.account,
+        email,
+        emailVerified: true,
+        claims: { ...stored.account.claims, updated_at: nowSeconds() },
+      }),
+    });
     // Until the write, our claim named an account without the address: a sign-up may have taken it over. Then it
     // is theirs, and the account keeps its old address (whose entry is still ours).
     if (!(await this.#holds(key, id))) {

@@ -61,18 +61,38 @@ export function redactRedisUrl(url: string): string {
 }
 
 /** What a start-up failure of ioredis means, in words; `fatal` ones are not retried at start-up. */
-export function startFailure(err: (Error & { code?: string; hostname?: string; address?: string; port?: number }) | undefined, timeoutMs: number): { reason: string; fatal: boolean } {
+export function startFailure(
+  err: (Error & { code?: string; hostname?: string; address?: string; port?: number }) | undefined,
+  timeoutMs: number,
+): { reason: string; fatal: boolean } {
   const message = String(err?.message ?? '');
   const code = err?.code ?? '';
   if (!err) return { reason: `no answer within ${timeoutMs} ms (timed out)`, fatal: false };
-  if (/^WRONGPASS/.test(message)) return { reason: 'authentication failed (WRONGPASS: wrong user name or password)', fatal: true };
-  if (/^NOAUTH/.test(message)) return { reason: 'authentication required (NOAUTH: the server needs a password; put it in the URL as redis://:PASSWORD@host:port)', fatal: true };
-  if (/^(ERR|WRONGPASS).*(AUTH|password)/i.test(message)) return { reason: `authentication failed (${message.split('.')[0]})`, fatal: true };
-  if (code === 'ECONNREFUSED') return { reason: `connection refused (ECONNREFUSED${err.address ? `: nothing listens on ${err.address}:${err.port}` : ''})`, fatal: false };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return { reason: `DNS lookup of ${JSON.stringify(err.hostname ?? '')} failed (${code})`, fatal: false };
-  if (code === 'ETIMEDOUT' || /ETIMEDOUT|timed? ?out/i.test(message)) return { reason: `connection timed out (ETIMEDOUT) within ${timeoutMs} ms`, fatal: false };
-  if (/Unknown RESP type|Protocol error/i.test(message)) return { reason: 'the server does not speak the Redis protocol (is this the Redis port?)', fatal: true };
-  if (/^ERR DB index/i.test(message)) return { reason: message, fatal: false }; // reported by connect() as a configuration error
+  if (/^WRONGPASS/.test(message))
+    return { reason: 'authentication failed (WRONGPASS: wrong user name or password)', fatal: true };
+  if (/^NOAUTH/.test(message))
+    return {
+      reason:
+        'authentication required (NOAUTH: the server needs a password; put it in the URL as ' +
+        'redis://:PASSWORD@host:port)',
+      fatal: true,
+    };
+  if (/^(ERR|WRONGPASS).*(AUTH|password)/i.test(message))
+    return { reason: `authentication failed (${message.split('.')[0]})`, fatal: true };
+  if (code === 'ECONNREFUSED')
+    return {
+      reason:
+        `connection refused ` + `(ECONNREFUSED${err.address ? `: nothing listens on ${err.address}:${err.port}` : ''})`,
+      fatal: false,
+    };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return { reason: `DNS lookup of ${JSON.stringify(err.hostname ?? '')} failed (${code})`, fatal: false };
+  if (code === 'ETIMEDOUT' || /ETIMEDOUT|timed? ?out/i.test(message))
+    return { reason: `connection timed out (ETIMEDOUT) within ${timeoutMs} ms`, fatal: false };
+  if (/Unknown RESP type|Protocol error/i.test(message))
+    return { reason: 'the server does not speak the Redis protocol (is this the Redis port?)', fatal: true };
+  // reported by connect() as a configuration error
+  if (/^ERR DB index/i.test(message)) return { reason: message, fatal: false };
   return { reason: code ? `${code}: ${message}` : message, fatal: false };
 }
 
@@ -82,14 +102,22 @@ export function startFailure(err: (Error & { code?: string; hostname?: string; a
  * failed snapshot (`MISCONF`), a long script (`BUSY`), a replica without its master, a password changed on the
  * server (`NOAUTH`), a dataset still loading, a cluster resharding or down.
  */
-export const SERVER_REFUSAL = /^(OOM|READONLY|MISCONF|BUSY|MASTERDOWN|NOREPLICAS|NOAUTH|LOADING|TRYAGAIN|CLUSTERDOWN)\b/;
+export const SERVER_REFUSAL =
+  /^(OOM|READONLY|MISCONF|BUSY|MASTERDOWN|NOREPLICAS|NOAUTH|LOADING|TRYAGAIN|CLUSTERDOWN)\b/;
 
-/** Storage errors that mean "Redis cannot serve now" (unreachable, or refusing every write): answered 503, never 500. */
+/**
+ * Storage errors that mean "Redis cannot serve now" (unreachable, or refusing every write): answered 503, never 500.
+ */
 export function isConnectionError(err: unknown): boolean {
   const e = err as { name?: string; message?: string; code?: string };
   const message = String(e?.message ?? e?.code ?? '');
-  return e?.name === 'MaxRetriesPerRequestError' || SERVER_REFUSAL.test(message)
-    || /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|Socket timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(message);
+  return (
+    e?.name === 'MaxRetriesPerRequestError' ||
+    SERVER_REFUSAL.test(message) ||
+    /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|Socket timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(
+      message,
+    )
+  );
 }
 
 /**
@@ -103,8 +131,14 @@ export function clientFromUrl(url: string, commandTimeoutMs: number | undefined)
   try {
     return new Redis(url, failFastRedisOptions(commandTimeoutMs));
   } catch (err) {
-    const why = (err as Error).name === 'URIError' ? 'a malformed % escape in its user name or password' : 'not a URL (a bad host or a port above 65535?)';
-    throw new ConfigError('storage.url', `cannot read ${redactRedisUrl(url)}: ${why}; write it as redis://[:password@]host:port[/db] or rediss://…, percent-encoding special characters`);
+    const why =
+      (err as Error).name === 'URIError'
+        ? 'a malformed % escape in its user name or password'
+        : 'not a URL (a bad host or a port above 65535?)';
+    throw new ConfigError(
+      'storage.url',
+      `cannot read ${redactRedisUrl(url)}: ${why}; write it as redis://[:password@]host:port[/db] or ` +
+        `rediss://…, percent-encoding special characters`,
+    );
   }
 }
-

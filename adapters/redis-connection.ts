@@ -3,7 +3,14 @@ import { Cluster, Redis } from 'ioredis';
 import { errors } from 'oidc-provider';
 import { ConfigError, PortcullisError, StorageConnectError, StorageUnavailableError } from '../lib/core/errors.js';
 import { DEFAULTS } from '../config/defaults.js';
-import { clientFromUrl, isConnectionError, redactRedisUrl, type RedisClient, type RedisStorageOptions, startFailure } from './redis-client.js';
+import {
+  clientFromUrl,
+  isConnectionError,
+  redactRedisUrl,
+  type RedisClient,
+  type RedisStorageOptions,
+  startFailure,
+} from './redis-client.js';
 
 /**
  * The connection half of {@link RedisStorage}: the ioredis client, start-up (first connection, database check),
@@ -20,7 +27,8 @@ export class RedisConnection {
   #wasReady = false;
 
   constructor(options: RedisStorageOptions) {
-    if (!options.client === !options.url) throw new PortcullisError('ERR_INVALID_ARGUMENT', 'RedisStorage needs exactly one of `client` or `url`');
+    if (!options.client === !options.url)
+      throw new PortcullisError('ERR_INVALID_ARGUMENT', 'RedisStorage needs exactly one of `client` or `url`');
     this.client = options.client ?? clientFromUrl(options.url!, options.commandTimeoutMs);
     this.#ownsClient = !options.client;
     this.#url = options.url;
@@ -50,7 +58,8 @@ export class RedisConnection {
         clearTimeout(timer);
         this.client.off('ready', onReady);
         this.client.off('error', onError);
-        if (err) reject(err); else resolve();
+        if (err) reject(err);
+        else resolve();
       };
       const fail = () => done(new StorageConnectError(this.location, startFailure(last, timeoutMs).reason, last));
       const onReady = () => done();
@@ -87,14 +96,26 @@ export class RedisConnection {
     try {
       await this.client.call('SELECT', db);
     } catch (err) {
-      if (!/DB index/i.test(String((err as Error).message))) throw new StorageConnectError(this.location, startFailure(err as Error, 0).reason, err);
-      const count = await this.client.call('CONFIG', 'GET', 'databases').then((r) => Number((r as string[])[1]), () => NaN);
+      if (!/DB index/i.test(String((err as Error).message)))
+        throw new StorageConnectError(this.location, startFailure(err as Error, 0).reason, err);
+      const count = await this.client.call('CONFIG', 'GET', 'databases').then(
+        (r) => Number((r as string[])[1]),
+        () => NaN,
+      );
       const range = Number.isInteger(count) && count > 0 ? `; this server has ${count} (0–${count - 1})` : '';
-      throw new ConfigError('storage.url', `database index ${db} of ${this.location} does not exist (${(err as Error).message})${range}`, 'ERR_CONFIG_INVALID', { cause: err });
+      throw new ConfigError(
+        'storage.url',
+        `database index ${db} of ${this.location} does not exist (${(err as Error).message})${range}`,
+        'ERR_CONFIG_INVALID',
+        { cause: err },
+      );
     }
   }
 
-  /** Where this storage connects, for messages: the URL with its password redacted, or host:port/db of a client passed in. */
+  /**
+   * Where this storage connects, for messages: the URL with its password redacted, or host:port/db of a client passed
+   * in.
+   */
   get location(): string {
     if (this.#url) return redactRedisUrl(this.#url);
     if (this.client instanceof Redis) {
@@ -110,7 +131,9 @@ export class RedisConnection {
       try {
         await this.ready();
       } catch (err) {
-        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', { cause: err });
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', {
+          cause: err,
+        });
       }
       this.#wasReady = true;
     }
@@ -119,7 +142,9 @@ export class RedisConnection {
     } catch (err) {
       if (err instanceof errors.OIDCProviderError || err instanceof StorageUnavailableError) throw err;
       if (isConnectionError(err) || this.client.status !== 'ready') {
-        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', { cause: err });
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', {
+          cause: err,
+        });
       }
       throw err;
     }
@@ -147,7 +172,6 @@ export class RedisConnection {
       return this.client.eval(script, keys.length, ...keys, ...args);
     }
   }
-
 
   async ping(): Promise<void> {
     await this.run(() => this.client.ping());

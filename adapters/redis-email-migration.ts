@@ -69,7 +69,11 @@ async function addressOf(s: RedisConnection, id: string): Promise<string | undef
  * Redis error stops it too; both are logged as warnings and never fail the start-up (lookups still move an old
  * entry when the address is typed its old way).
  */
-export async function migrateEmailIndex(s: RedisConnection, logger?: Logger, budgetMs = EMAIL_MIGRATION_BUDGET_MS): Promise<EmailIndexMigration> {
+export async function migrateEmailIndex(
+  s: RedisConnection,
+  logger?: Logger,
+  budgetMs = EMAIL_MIGRATION_BUDGET_MS,
+): Promise<EmailIndexMigration> {
   const result: EmailIndexMigration = { skipped: false, complete: false, moved: 0, conflicts: 0 };
   const marker = `${s.keyPrefix}${EMAIL_INDEX_MARKER}`;
   try {
@@ -77,21 +81,39 @@ export async function migrateEmailIndex(s: RedisConnection, logger?: Logger, bud
     const deadline = Date.now() + budgetMs;
     for (const node of scanNodes(s)) {
       if (!(await scanNode(s, node, deadline, result, logger))) {
-        logger?.warn({ moved: result.moved, budgetMs }, 'Redis account e-mail index: the start-up migration to canonical keys did not finish in time; the rest moves on lookup, and the next start continues');
+        logger?.warn(
+          { moved: result.moved, budgetMs },
+          'Redis account e-mail index: the start-up migration to canonical keys did not finish in time; the ' +
+            'rest moves on lookup, and the next start continues',
+        );
         return result;
       }
     }
     await s.run(() => s.client.set(marker, String(Math.floor(Date.now() / 1000))));
     result.complete = true;
-    if (result.moved > 0) logger?.info({ moved: result.moved, conflicts: result.conflicts }, 'Redis account e-mail index: entries of an earlier version moved to their canonical keys');
+    if (result.moved > 0)
+      logger?.info(
+        { moved: result.moved, conflicts: result.conflicts },
+        'Redis account e-mail index: entries of an earlier version moved to their canonical keys',
+      );
   } catch (err) {
-    logger?.warn({ err: { name: (err as Error).name, message: (err as Error).message }, moved: result.moved }, 'Redis account e-mail index: the start-up migration to canonical keys stopped; the rest moves on lookup, and the next start tries again');
+    logger?.warn(
+      { err: { name: (err as Error).name, message: (err as Error).message }, moved: result.moved },
+      'Redis account e-mail index: the start-up migration to canonical keys stopped; the rest moves on ' +
+        'lookup, and the next start tries again',
+    );
   }
   return result;
 }
 
 /** Walks one node's index entries; false when the deadline passed first. */
-async function scanNode(s: RedisConnection, node: Redis, deadline: number, result: EmailIndexMigration, logger?: Logger): Promise<boolean> {
+async function scanNode(
+  s: RedisConnection,
+  node: Redis,
+  deadline: number,
+  result: EmailIndexMigration,
+  logger?: Logger,
+): Promise<boolean> {
   const head = `${s.keyPrefix}AccountEmail:{`;
   const pattern = `${globEscape(head)}*}`;
   let cursor = '0';
@@ -108,7 +130,13 @@ async function scanNode(s: RedisConnection, node: Redis, deadline: number, resul
 }
 
 /** Moves the entry `key` (of `address`) to its canonical key when that is another key and the entry is current. */
-async function migrateEntry(s: RedisConnection, key: string, address: string, result: EmailIndexMigration, logger?: Logger): Promise<void> {
+async function migrateEntry(
+  s: RedisConnection,
+  key: string,
+  address: string,
+  result: EmailIndexMigration,
+  logger?: Logger,
+): Promise<void> {
   const canonical = canonicalEmail(address);
   if (canonical === undefined || canonical === address) return;
   const id = await s.run(() => s.client.get(key));
@@ -116,9 +144,10 @@ async function migrateEntry(s: RedisConnection, key: string, address: string, re
   const email = await addressOf(s, id);
   if (email === undefined || canonicalEmail(email) !== canonical) return;
   const target = `${s.keyPrefix}AccountEmail:{${canonical}}`;
-  const claim = async () => ((await s.run(() => s.client.set(target, id, 'NX'))) === 'OK' ? id : s.run(() => s.client.get(target)));
+  const claim = async () =>
+    (await s.run(() => s.client.set(target, id, 'NX'))) === 'OK' ? id : s.run(() => s.client.get(target));
   // A second try when the canonical entry went away between the two commands (an e-mail change moving off it).
-  const holder = (await claim()) ?? await claim();
+  const holder = (await claim()) ?? (await claim());
   if (holder === id) {
     await s.run(() => s.eval(DELETE_IF_EQUAL, [key], [id]));
     result.moved++;
@@ -126,5 +155,12 @@ async function migrateEntry(s: RedisConnection, key: string, address: string, re
   }
   if (!holder) return; // still moving: left to the lookup fallback and the next start
   result.conflicts++;
-  logger?.warn({ account: id, canonicalAccount: holder }, 'Redis account e-mail index: an entry of an earlier version was not moved, its canonical key names another account (two accounts for one mailbox, or an e-mail change under way); the account under the canonical key keeps signing in by address: merge or remove one in Redis, then delete the marker key ' + EMAIL_INDEX_MARKER + ' to run the migration again');
+  logger?.warn(
+    { account: id, canonicalAccount: holder },
+    'Redis account e-mail index: an entry of an earlier version was not moved, its canonical key names ' +
+      'another account (two accounts for one mailbox, or an e-mail change under way); the account under the ' +
+      'canonical key keeps signing in by address: merge or remove one in Redis, then delete the marker key ' +
+      EMAIL_INDEX_MARKER +
+      ' to run the migration again',
+  );
 }

@@ -3,7 +3,14 @@ import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { AccountSeed, AccountStore } from '../lib/core/account-store.js';
 import type { LimiterBackend } from '../lib/core/limiter.js';
 import type { Logger } from '../lib/core/logger.js';
-import { GRANT_LINKED_MODELS, indexValue, type Adapter, type AdapterFactory, type AdapterPayload, type Storage } from '../lib/core/storage.js';
+import {
+  GRANT_LINKED_MODELS,
+  indexValue,
+  type Adapter,
+  type AdapterFactory,
+  type AdapterPayload,
+  type Storage,
+} from '../lib/core/storage.js';
 import { RedisAccountStore } from './redis-account-store.js';
 import { RedisConnection } from './redis-connection.js';
 import { ACCOUNT_INDEX_ADD, CONSUME, DESTROY, FIND_BY_INDEX, REVOKE_GRANT, UPSERT } from './redis-scripts.js';
@@ -36,12 +43,13 @@ export class RedisStorage extends RedisConnection implements Storage {
 
   /** Rate-limit counters in this Redis (`<prefix>rl:<limit name>`), so every instance counts together. */
   limiterBackend(): LimiterBackend {
-    return (name, spec) => new RateLimiterRedis({
-      storeClient: this.client,
-      keyPrefix: `${this.keyPrefix}rl:${name}`,
-      points: spec.points,
-      duration: spec.durationSeconds,
-    });
+    return (name, spec) =>
+      new RateLimiterRedis({
+        storeClient: this.client,
+        keyPrefix: `${this.keyPrefix}rl:${name}`,
+        points: spec.points,
+        duration: spec.durationSeconds,
+      });
   }
 
   /**
@@ -52,7 +60,9 @@ export class RedisStorage extends RedisConnection implements Storage {
    */
   async addToAccountIndex(accountId: string, kind: 'sessions' | 'grants', id: string, exp: number): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    await this.run(() => this.eval(ACCOUNT_INDEX_ADD, [`${this.keyPrefix}AccountIndex:{${accountId}}`], [now, kind, id, exp]));
+    await this.run(() =>
+      this.eval(ACCOUNT_INDEX_ADD, [`${this.keyPrefix}AccountIndex:{${accountId}}`], [now, kind, id, exp]),
+    );
   }
 }
 
@@ -113,20 +123,41 @@ class RedisAdapter implements Adapter {
     const uid = indexValue(payload.uid);
     const userCode = indexValue(payload.userCode);
     if (!this.#s.isCluster) {
-      await this.#s.run(() => this.#s.eval(UPSERT, [key], [
-        JSON.stringify(rest), ttl, consumed ?? '', uid ?? '', userCode ?? '', grantId ?? '',
-        this.#modelPrefix, this.#grantPrefix, id,
-      ]));
+      await this.#s.run(() =>
+        this.#s.eval(
+          UPSERT,
+          [key],
+          [
+            JSON.stringify(rest),
+            ttl,
+            consumed ?? '',
+            uid ?? '',
+            userCode ?? '',
+            grantId ?? '',
+            this.#modelPrefix,
+            this.#grantPrefix,
+            id,
+          ],
+        ),
+      );
       return;
     }
     const old = await this.find(id);
-    const commands: Array<[string, ...Array<string | number>]> = [['DEL', key], ['HSET', key, 'payload', JSON.stringify(rest)]];
+    const commands: Array<[string, ...Array<string | number>]> = [
+      ['DEL', key],
+      ['HSET', key, 'payload', JSON.stringify(rest)],
+    ];
     if (consumed) commands.push(['HSET', key, 'consumed', consumed]);
     if (ttl) commands.push(['EXPIRE', key, ttl]);
-    const setIndex = (kind: 'uid' | 'userCode', value: string) => commands.push(ttl ? ['SET', this.#index(kind, value), id, 'EX', ttl] : ['SET', this.#index(kind, value), id]);
+    const setIndex = (kind: 'uid' | 'userCode', value: string) =>
+      commands.push(ttl ? ['SET', this.#index(kind, value), id, 'EX', ttl] : ['SET', this.#index(kind, value), id]);
     if (uid) setIndex('uid', uid);
     if (userCode) setIndex('userCode', userCode);
-    const [oldUid, oldUserCode, oldGrantId] = [indexValue(old?.uid), indexValue(old?.userCode), indexValue(old?.grantId)];
+    const [oldUid, oldUserCode, oldGrantId] = [
+      indexValue(old?.uid),
+      indexValue(old?.userCode),
+      indexValue(old?.grantId),
+    ];
     if (oldUid && oldUid !== uid) commands.push(['DEL', this.#index('uid', oldUid)]);
     if (oldUserCode && oldUserCode !== userCode) commands.push(['DEL', this.#index('userCode', oldUserCode)]);
     if (oldGrantId && oldGrantId !== grantId) commands.push(['SREM', this.#grant(oldGrantId), key]);
@@ -176,7 +207,11 @@ class RedisAdapter implements Adapter {
     }
     const payload = await this.find(id);
     const commands: Array<[string, ...Array<string | number>]> = [['DEL', key]];
-    const [uid, userCode, grantId] = [indexValue(payload?.uid), indexValue(payload?.userCode), indexValue(payload?.grantId)];
+    const [uid, userCode, grantId] = [
+      indexValue(payload?.uid),
+      indexValue(payload?.userCode),
+      indexValue(payload?.grantId),
+    ];
     if (uid) commands.push(['DEL', this.#index('uid', uid)]);
     if (userCode) commands.push(['DEL', this.#index('userCode', userCode)]);
     if (grantId) commands.push(['SREM', this.#grant(grantId), key]);

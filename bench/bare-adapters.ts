@@ -8,9 +8,18 @@ import type { Redis } from 'ioredis';
 import type { Adapter, AdapterFactory, AdapterPayload } from '../lib/core/storage.js';
 
 /** Models whose entries carry a `grantId` and go with their Grant (oidc-provider's memory_adapter.js list). */
-const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
 
-interface MemoryEntry { payload: AdapterPayload; expiresAt: number }
+interface MemoryEntry {
+  payload: AdapterPayload;
+  expiresAt: number;
+}
 
 /** A Map per process with expiry checked on read and an unref'd sweep (no LRU, so no eviction of live codes). */
 export function bareMemoryAdapter(): AdapterFactory {
@@ -24,7 +33,10 @@ export function bareMemoryAdapter(): AdapterFactory {
   const get = (key: string): AdapterPayload | undefined => {
     const e = store.get(key);
     if (!e) return undefined;
-    if (e.expiresAt <= Date.now()) { store.delete(key); return undefined; }
+    if (e.expiresAt <= Date.now()) {
+      store.delete(key);
+      return undefined;
+    }
     return e.payload;
   };
   return (model: string): Adapter => {
@@ -34,18 +46,32 @@ export function bareMemoryAdapter(): AdapterFactory {
         const expiresAt = expiresIn ? Date.now() + expiresIn * 1000 : Infinity;
         store.set(key(id), { payload, expiresAt });
         if (payload.uid) store.set(`uid:${payload.uid}`, { payload: { id } as AdapterPayload, expiresAt });
-        if (payload.userCode) store.set(`userCode:${payload.userCode}`, { payload: { id } as AdapterPayload, expiresAt });
+        if (payload.userCode)
+          store.set(`userCode:${payload.userCode}`, { payload: { id } as AdapterPayload, expiresAt });
         if (GRANTABLE.has(model) && payload.grantId) {
           let set = grants.get(payload.grantId);
           if (!set) grants.set(payload.grantId, (set = new Set()));
           set.add(key(id));
         }
       },
-      async find(id) { return get(key(id)); },
-      async findByUid(uid) { const ref = get(`uid:${uid}`); return ref ? get(key(String(ref.id))) : undefined; },
-      async findByUserCode(code) { const ref = get(`userCode:${code}`); return ref ? get(key(String(ref.id))) : undefined; },
-      async consume(id) { const p = get(key(id)); if (p) p.consumed = Math.floor(Date.now() / 1000); },
-      async destroy(id) { store.delete(key(id)); },
+      async find(id) {
+        return get(key(id));
+      },
+      async findByUid(uid) {
+        const ref = get(`uid:${uid}`);
+        return ref ? get(key(String(ref.id))) : undefined;
+      },
+      async findByUserCode(code) {
+        const ref = get(`userCode:${code}`);
+        return ref ? get(key(String(ref.id))) : undefined;
+      },
+      async consume(id) {
+        const p = get(key(id));
+        if (p) p.consumed = Math.floor(Date.now() / 1000);
+      },
+      async destroy(id) {
+        store.delete(key(id));
+      },
       async revokeByGrantId(grantId) {
         for (const k of grants.get(grantId) ?? []) store.delete(k);
         grants.delete(grantId);
@@ -71,7 +97,10 @@ export function bareRedisAdapter(client: Redis, prefix: string): AdapterFactory 
           multi.rpush(grantKey(payload.grantId), key(id));
           if (expiresIn) multi.expire(grantKey(payload.grantId), expiresIn);
         }
-        for (const index of [payload.uid ? `${prefix}uid:${payload.uid}` : '', payload.userCode ? `${prefix}userCode:${payload.userCode}` : '']) {
+        for (const index of [
+          payload.uid ? `${prefix}uid:${payload.uid}` : '',
+          payload.userCode ? `${prefix}userCode:${payload.userCode}` : '',
+        ]) {
           if (!index) continue;
           if (expiresIn) multi.set(index, id, 'EX', expiresIn);
           else multi.set(index, id);
@@ -80,7 +109,7 @@ export function bareRedisAdapter(client: Redis, prefix: string): AdapterFactory 
       },
       async find(id) {
         const raw = await client.get(key(id));
-        return raw ? JSON.parse(raw) as AdapterPayload : undefined;
+        return raw ? (JSON.parse(raw) as AdapterPayload) : undefined;
       },
       async findByUid(uid) {
         const id = await client.get(`${prefix}uid:${uid}`);
@@ -97,7 +126,9 @@ export function bareRedisAdapter(client: Redis, prefix: string): AdapterFactory 
         payload.consumed = Math.floor(Date.now() / 1000);
         await client.set(key(id), JSON.stringify(payload), 'KEEPTTL');
       },
-      async destroy(id) { await client.del(key(id)); },
+      async destroy(id) {
+        await client.del(key(id));
+      },
       async revokeByGrantId(grantId) {
         const keys = await client.lrange(grantKey(grantId), 0, -1);
         const multi = client.multi();

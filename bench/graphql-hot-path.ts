@@ -56,7 +56,9 @@ async function serve(kind: string): Promise<void> {
     const { makeExecutableSchema } = await import('@graphql-tools/schema');
     const { default: Koa } = await import('koa');
     const directives = 'directive @requiresScopes(scopes: [String!]!) on FIELD_DEFINITION | OBJECT | INTERFACE\n';
-    const apollo = new ApolloServer({ schema: makeExecutableSchema({ typeDefs: directives + typeDefs, resolvers: catalogResolvers() as never }) });
+    const apollo = new ApolloServer({
+      schema: makeExecutableSchema({ typeDefs: directives + typeDefs, resolvers: catalogResolvers() as never }),
+    });
     await apollo.start();
     const app = new Koa();
     app.use(bodyParser());
@@ -64,31 +66,48 @@ async function serve(kind: string): Promise<void> {
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-    close = async () => { server.close(); await apollo.stop(); };
+    close = async () => {
+      server.close();
+      await apollo.stop();
+    };
   } else {
     const { createServer } = await import('../lib/index.js');
     const { demoFixtures } = await import('../examples/demo-fixtures.js');
     const port = await freePort();
     const server = await createServer({
-      issuer: `http://127.0.0.1:${port}`, ...demoFixtures(),
+      issuer: `http://127.0.0.1:${port}`,
+      ...demoFixtures(),
       // Every rule on with its default; only the operation budget is raised so that no request gets 429.
       graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: { points: 1e12, durationSeconds: 60 } },
       // --log: as `npm run bench` (pino at level info; this process' stdout is /dev/null); else no logs at all.
-      logger: args.includes('--log') ? (await import('../lib/core/logger.js')).createLogger({ LOG_LEVEL: 'info' })
-        : { warn() {}, info() {}, error() {}, debug() {}, child() { return this; } } as never,
+      logger: args.includes('--log')
+        ? (await import('../lib/core/logger.js')).createLogger({ LOG_LEVEL: 'info' })
+        : ({
+            warn() {},
+            info() {},
+            error() {},
+            debug() {},
+            child() {
+              return this;
+            },
+          } as never),
     });
     const http = await server.listen(port, '127.0.0.1');
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
     close = () => server.close();
   }
-  process.on('SIGTERM', () => { void close().finally(() => process.exit(0)); });
+  process.on('SIGTERM', () => {
+    void close().finally(() => process.exit(0));
+  });
   writeSync(3, `URL ${url}\n`); // fd 3: stdout is the logger's (/dev/null)
 }
 
 /** Starts `kind` in a child process pinned to CPU 0; resolves with its URL. */
 function startChild(kind: string, nodeArgs: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const extra = args.includes('--log') ? ['--log'] : [];
-  const child = spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs, self, 'serve', kind, ...extra], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const child = spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs, self, 'serve', kind, ...extra], {
+    stdio: ['ignore', 'ignore', 'inherit', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     (child.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
@@ -101,7 +120,11 @@ function startChild(kind: string, nodeArgs: string[] = []): Promise<{ url: strin
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => { child.removeAllListeners('exit'); child.once('exit', () => resolve()); child.kill('SIGTERM'); });
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }
 
 type Load = 'cached' | 'unique';
@@ -111,10 +134,23 @@ async function load(url: string, mode: Load, duration: number, amount?: number) 
   let n = 0;
   const body = JSON.stringify({ query: QUERY });
   const result = await autocannon({
-    url, method: 'POST', headers: { 'content-type': 'application/json' }, connections: 10, ...(amount ? { amount } : { duration }),
-    ...(mode === 'cached' ? { body } : {
-      requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ query: `query Q${process.pid}x${n++} ${QUERY}` }) }) }],
-    }),
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    connections: 10,
+    ...(amount ? { amount } : { duration }),
+    ...(mode === 'cached'
+      ? { body }
+      : {
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>) => ({
+                ...req,
+                body: JSON.stringify({ query: `query Q${process.pid}x${n++} ${QUERY}` }),
+              }),
+            },
+          ],
+        }),
   });
   return result;
 }
@@ -123,7 +159,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** Checks one request's answer before measuring, so a misconfigured server cannot produce a flattering number. */
 async function check(url: string): Promise<void> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: QUERY }),
+  });
   const text = await res.text();
   if (res.status !== 200 || !text.includes('"products"')) throw new Error(`${url} answered ${res.status} ${text}`);
 }
@@ -140,7 +180,9 @@ async function compare(mode: Load, duration: number, pairs: number): Promise<voi
         const r = await load(url, mode, duration);
         if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         rates[kind] = r.requests.average;
-        console.log(`  ${mode} pair ${i} ${kind.padEnd(10)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p99 ${r.latency.p99} ms`);
+        console.log(
+          `  ${mode} pair ${i} ${kind.padEnd(10)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p99 ${r.latency.p99} ms`,
+        );
       } finally {
         await stopChild(child);
       }
@@ -148,12 +190,16 @@ async function compare(mode: Load, duration: number, pairs: number): Promise<voi
     ratios.push(rates.portcullis! / rates.bare!);
     console.log(`  ${mode} pair ${i} ratio ${ratios.at(-1)!.toFixed(3)}`);
   }
-  console.log(`${mode}: Portcullis / bare Apollo, median of ${pairs} pairs: ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(', ')})`);
+  console.log(
+    `${mode}: Portcullis / bare Apollo, median of ${pairs} pairs: ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(', ')})`,
+  );
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
 function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks (USER_HZ 100)
 }
 
@@ -172,7 +218,9 @@ async function compareCpu(mode: Load, requests: number, pairs: number): Promise<
         const used = cpuSeconds(child.pid!) - before;
         if (r.non2xx || r.errors) throw new Error(`${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         perRequest[kind] = (used * 1e6) / r.requests.total;
-        console.log(`  ${mode} pair ${i} ${kind.padEnd(10)} ${perRequest[kind]!.toFixed(1).padStart(7)} µs CPU/request (${r.requests.total} requests, ${r.requests.average.toFixed(0)} req/s wall)`);
+        console.log(
+          `  ${mode} pair ${i} ${kind.padEnd(10)} ${perRequest[kind]!.toFixed(1).padStart(7)} µs CPU/request (${r.requests.total} requests, ${r.requests.average.toFixed(0)} req/s wall)`,
+        );
       } finally {
         await stopChild(child);
       }
@@ -180,13 +228,18 @@ async function compareCpu(mode: Load, requests: number, pairs: number): Promise<
     ratios.push(perRequest.bare! / perRequest.portcullis!);
     console.log(`  ${mode} pair ${i} ratio bare/Portcullis CPU per request ${ratios.at(-1)!.toFixed(3)}`);
   }
-  console.log(`${mode}: CPU-bound throughput Portcullis / bare Apollo, median of ${pairs} pairs: ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(', ')})`);
+  console.log(
+    `${mode}: CPU-bound throughput Portcullis / bare Apollo, median of ${pairs} pairs: ${median(ratios).toFixed(3)} (${ratios.map((r) => r.toFixed(3)).join(', ')})`,
+  );
 }
 
 /** One `--cpu-prof` run of Portcullis (or bare Apollo) under `mode` load; prints the top self-time functions. */
 async function profile(duration: number, mode: Load): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gql-prof-'));
-  const { url, child } = await startChild(args.includes('--bare') ? 'bare' : 'portcullis', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const { url, child } = await startChild(args.includes('--bare') ? 'bare' : 'portcullis', [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+  ]);
   await check(url);
   await load(url, mode, 2);
   // Profile timestamps are CLOCK_MONOTONIC microseconds, as process.hrtime: keep the samples of the measured run.
@@ -196,8 +249,16 @@ async function profile(duration: number, mode: Load): Promise<void> {
   console.log(`profiled run: ${r.requests.average.toFixed(0)} req/s`);
   await stopChild(child);
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
-  interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
-  const prof = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
+  interface Node {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+  }
+  const prof = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+    nodes: Node[];
+    samples: number[];
+    timeDeltas: number[];
+    startTime: number;
+  };
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const selfTime = new Map<string, number>();
   const byModule = new Map<string, number>();
@@ -211,24 +272,42 @@ async function profile(duration: number, mode: Load): Promise<void> {
     const { functionName, url: where, lineNumber } = byId.get(id)!.callFrame;
     if (functionName === '(idle)') return; // CPU 0 waiting (shared machine): not the server's work
     total++;
-    const short = where.includes('/node_modules/') ? where.replace(/^.*node_modules\//, '')
+    const short = where.includes('/node_modules/')
+      ? where.replace(/^.*node_modules\//, '')
       : where.replace(/^.*\/dist(-before)?\//, 'dist/').replace(/^file:\/\//, '');
     const key = `${functionName || '(anonymous)'} ${short}${short ? `:${lineNumber + 1}` : ''}`;
     selfTime.set(key, (selfTime.get(key) ?? 0) + 1);
-    const module = !short ? '(native/V8)' : short.startsWith('dist/') ? short.split('/').slice(0, -1).join('/')
-      : short.startsWith('node:') ? 'node:' : short.startsWith('@') ? short.split('/').slice(0, 2).join('/') : short.split('/')[0]!;
+    const module = !short
+      ? '(native/V8)'
+      : short.startsWith('dist/')
+        ? short.split('/').slice(0, -1).join('/')
+        : short.startsWith('node:')
+          ? 'node:'
+          : short.startsWith('@')
+            ? short.split('/').slice(0, 2).join('/')
+            : short.split('/')[0]!;
     byModule.set(module, (byModule.get(module) ?? 0) + 1);
   });
   const pct = (n: number) => `${((100 * n) / total).toFixed(1).padStart(5)} %`;
   // For comparing two runs (e.g. Portcullis and --bare): samples by function and package, and requests served.
-  writeFileSync(join(dir, 'summary.json'), JSON.stringify({
-    requests: r.requests.total, busySamples: total, intervalUs: (to - from) / inWindow,
-    self: Object.fromEntries(selfTime), byModule: Object.fromEntries(byModule),
-  }));
+  writeFileSync(
+    join(dir, 'summary.json'),
+    JSON.stringify({
+      requests: r.requests.total,
+      busySamples: total,
+      intervalUs: (to - from) / inWindow,
+      self: Object.fromEntries(selfTime),
+      byModule: Object.fromEntries(byModule),
+    }),
+  );
   console.log(`profile ${join(dir, file)}: ${total} busy samples in the measured run; top self time:`);
   for (const [key, n] of [...selfTime].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(n)}  ${key}`);
   console.log('Portcullis functions (dist/lib), self time:');
-  for (const [key, n] of [...selfTime].filter(([k]) => k.includes(' dist/lib/')).sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`${pct(n)}  ${key}`);
+  for (const [key, n] of [...selfTime]
+    .filter(([k]) => k.includes(' dist/lib/'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15))
+    console.log(`${pct(n)}  ${key}`);
   console.log('self time by package / folder:');
   for (const [key, n] of [...byModule].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pct(n)}  ${key}`);
 }
@@ -237,7 +316,10 @@ if (args[0] === 'serve') {
   await serve(args[1]!);
 } else if (!process.env.GQL_HOT_PATH_PINNED) {
   // The load generator runs on CPU 1, the servers on CPU 0.
-  const child = spawn('taskset', ['-c', '1', process.execPath, self, ...args], { stdio: 'inherit', env: { ...process.env, GQL_HOT_PATH_PINNED: '1' } });
+  const child = spawn('taskset', ['-c', '1', process.execPath, self, ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, GQL_HOT_PATH_PINNED: '1' },
+  });
   child.once('exit', (code) => process.exit(code ?? 1));
 } else {
   const duration = flag('duration', 10);

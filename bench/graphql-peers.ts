@@ -28,7 +28,8 @@ const SDL = `directive @requiresScopes(scopes: [String!]!) on FIELD_DEFINITION |
 
 type Product = (typeof DEMO_PRODUCTS)[number];
 const listed = () => DEMO_PRODUCTS.filter((p) => p.listed);
-const firstOf = <T>(list: T[], first?: number | null) => (first === undefined || first === null ? list : list.slice(0, Math.max(0, first)));
+const firstOf = <T>(list: T[], first?: number | null) =>
+  first === undefined || first === null ? list : list.slice(0, Math.max(0, first));
 
 /** Plain resolvers over the four products, as a user writes them. */
 const resolvers = {
@@ -38,19 +39,26 @@ const resolvers = {
     delistedProducts: () => [],
   },
   Product: {
-    related: (product: Product, { first }: { first?: number | null }) => firstOf(listed().filter((p) => p.id !== product.id), first),
+    related: (product: Product, { first }: { first?: number | null }) =>
+      firstOf(
+        listed().filter((p) => p.id !== product.id),
+        first,
+      ),
   },
 };
 
 /** Starts the peer on `port`; `close` stops it. */
 export async function startGraphqlPeer(kind: 'lean' | 'armor', port: number, logLevel: string) {
-  const armor = kind === 'armor' ? new ApolloArmor({
-    maxDepth: { n: DEFAULT_LIMITS.maxDepth },
-    maxAliases: { n: DEFAULT_LIMITS.maxAliases },
-    costLimit: { maxCost: DEFAULT_LIMITS.maxCost },
-    maxDirectives: { n: DEFAULT_LIMITS.maxDirectives },
-    maxTokens: { n: DEFAULT_LIMITS.maxTokens },
-  }).protect() : undefined;
+  const armor =
+    kind === 'armor'
+      ? new ApolloArmor({
+          maxDepth: { n: DEFAULT_LIMITS.maxDepth },
+          maxAliases: { n: DEFAULT_LIMITS.maxAliases },
+          costLimit: { maxCost: DEFAULT_LIMITS.maxCost },
+          maxDirectives: { n: DEFAULT_LIMITS.maxDirectives },
+          maxTokens: { n: DEFAULT_LIMITS.maxTokens },
+        }).protect()
+      : undefined;
   // Armor's types name Apollo's CommonJS declarations, ours the ES module ones: the same classes at run time.
   const apollo = new ApolloServer({ typeDefs: SDL, resolvers, ...(armor as object) });
   await apollo.start();

@@ -22,15 +22,32 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunProfile } from './protocol.js';
 
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface CpuProfile { nodes: Array<{ id: number; callFrame: CallFrame }>; samples: number[]; timeDeltas: number[] }
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: CallFrame }>;
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const argv = process.argv.slice(2);
-const option = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
+const option = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
 const by = option('by') ?? 'package';
-if (by !== 'package' && by !== 'function') { console.error('profile-diff: --by must be package or function'); process.exit(1); }
+if (by !== 'package' && by !== 'function') {
+  console.error('profile-diff: --by must be package or function');
+  process.exit(1);
+}
 const top = Number(option('top') ?? 40);
-if (!(top >= 1)) { console.error('profile-diff: --top must be a number of rows, at least 1'); process.exit(1); }
+if (!(top >= 1)) {
+  console.error('profile-diff: --top must be a number of rows, at least 1');
+  process.exit(1);
+}
 const only = option('scenario');
 const valued = new Set(['--by', '--top', '--scenario']);
 const positional = argv.filter((a, i) => !a.startsWith('--') && !valued.has(argv[i - 1] ?? ''));
@@ -43,7 +60,11 @@ function fail(message: string): never {
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 function newestRun(): string {
   const root = join(REPO, 'bench/profiles');
-  const runs = existsSync(root) ? readdirSync(root).filter((d) => d.startsWith('run-')).sort() : [];
+  const runs = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => d.startsWith('run-'))
+        .sort()
+    : [];
   if (!runs.length) fail('no bench/profiles/run-* directory: run `npm run bench -- --profile` first');
   return join(root, runs.at(-1)!);
 }
@@ -77,9 +98,16 @@ function selfTimes(profile: CpuProfile): Map<string, number> {
   return out;
 }
 
-interface Side { server: string; runs: number; requests: number; us: Map<string, number> }
+interface Side {
+  server: string;
+  runs: number;
+  requests: number;
+  us: Map<string, number>;
+}
 const scenarios = new Map<string, Map<string, Side>>();
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const run = JSON.parse(readFileSync(join(dir, file), 'utf8')) as RunProfile;
   if (only && !run.scenario.includes(only)) continue;
   const profile = JSON.parse(readFileSync(join(dir, file.replace(/\.json$/, '.cpuprofile')), 'utf8')) as CpuProfile;
@@ -98,17 +126,25 @@ const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
 console.log(`CPU profiles in ${dir}: self time per request, µs (per ${by})`);
 for (const [scenario, servers] of scenarios) {
   // Portcullis first, then its bare peer.
-  const [a, b] = [...servers.values()].sort((x, y) => Number(!x.server.startsWith('Portcullis')) - Number(!y.server.startsWith('Portcullis')));
+  const [a, b] = [...servers.values()].sort(
+    (x, y) => Number(!x.server.startsWith('Portcullis')) - Number(!y.server.startsWith('Portcullis')),
+  );
   if (!a || !b || !a.requests || !b.requests) {
     console.log(`\n## ${scenario}: needs both servers' runs, with requests (have: ${[...servers.keys()].join(', ')})`);
     continue;
   }
   const per = (side: Side, key: string) => (side.us.get(key) ?? 0) / side.requests;
-  const busy = (side: Side) => [...side.us].reduce((sum, [key, us]) => (notServing(key) ? sum : sum + us), 0) / side.requests;
-  console.log(`\n## ${scenario}\n${a.server}: ${a.runs} run(s), ${a.requests} requests; ${b.server}: ${b.runs} run(s), ${b.requests} requests\n`);
+  const busy = (side: Side) =>
+    [...side.us].reduce((sum, [key, us]) => (notServing(key) ? sum : sum + us), 0) / side.requests;
+  console.log(
+    `\n## ${scenario}\n${a.server}: ${a.runs} run(s), ${a.requests} requests; ${b.server}: ${b.runs} run(s), ${b.requests} requests\n`,
+  );
   console.log(`| where | ${a.server} | ${b.server} | difference |\n|---|---|---|---|`);
-  console.log(`| all (but idle and the profiler's own calls) | ${fmt(busy(a))} | ${fmt(busy(b))} | ${signed(busy(a) - busy(b))} |`);
+  console.log(
+    `| all (but idle and the profiler's own calls) | ${fmt(busy(a))} | ${fmt(busy(b))} | ${signed(busy(a) - busy(b))} |`,
+  );
   const keys = [...new Set([...a.us.keys(), ...b.us.keys()])].filter((k) => !notServing(k));
   keys.sort((x, y) => Math.abs(per(a, y) - per(b, y)) - Math.abs(per(a, x) - per(b, x)));
-  for (const key of keys.slice(0, top)) console.log(`| ${key} | ${fmt(per(a, key))} | ${fmt(per(b, key))} | ${signed(per(a, key) - per(b, key))} |`);
+  for (const key of keys.slice(0, top))
+    console.log(`| ${key} | ${fmt(per(a, key))} | ${fmt(per(b, key))} | ${signed(per(a, key) - per(b, key))} |`);
 }

@@ -57,4 +57,3 @@ export const CODE_VERIFIER = 'bench-code-verifier-0123456789-0123456789-01234567
 export const CODE_CHALLENGE = createHash('sha256').update(CODE_VERIFIER).digest('base64url');
 export const SCOPE = 'openid profile email';
 export const SHORT_TTL_SECONDS = 15;
-

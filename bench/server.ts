@@ -30,7 +30,15 @@ import { DEMO, demoFixtures } from '../examples/demo-fixtures.js';
 import { bareMemoryAdapter, bareRedisAdapter } from './bare-adapters.js';
 import { startGraphqlPeer } from './graphql-peers.js';
 
-import { CODE_CHALLENGE, PROFILE_SAMPLING_US, SCOPE, SHORT_TTL_SECONDS, type Request, type RunProfile, type ServerSpec } from './protocol.js';
+import {
+  CODE_CHALLENGE,
+  PROFILE_SAMPLING_US,
+  SCOPE,
+  SHORT_TTL_SECONDS,
+  type Request,
+  type RunProfile,
+  type ServerSpec,
+} from './protocol.js';
 
 const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}') as ServerSpec;
 
@@ -45,23 +53,31 @@ const allocProfile = process.env.BENCH_ALLOC_PROFILE;
  */
 const cpuProfiles = process.env.BENCH_CPU_PROFILE === '1';
 const inspector = allocProfile || cpuProfiles ? new Session() : undefined;
-const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => {
-  inspector!.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
-});
+const post = (method: string, params?: object) =>
+  new Promise<unknown>((resolve, reject) => {
+    inspector!.post(method, params, (err, result) => (err ? reject(err) : resolve(result)));
+  });
 if (inspector) inspector.connect();
 if (allocProfile) {
-  await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
 }
 async function writeAllocProfile(): Promise<void> {
   if (!allocProfile) return;
-  const { profile } = await post('HeapProfiler.stopSampling') as { profile: unknown };
+  const { profile } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
   writeFileSync(allocProfile, JSON.stringify(profile));
 }
 
 /** HTTP requests received so far (counted only with `--profile`). */
 let received = 0;
 function countRequests(http: Server): void {
-  if (cpuProfiles) http.on('request', () => { received += 1; });
+  if (cpuProfiles)
+    http.on('request', () => {
+      received += 1;
+    });
 }
 let profiling: { requests: number; started: number } | undefined;
 async function startCpuProfile(): Promise<void> {
@@ -73,8 +89,12 @@ async function startCpuProfile(): Promise<void> {
 }
 async function stopCpuProfile(path: string, meta: Omit<RunProfile, 'requests' | 'seconds'>): Promise<void> {
   if (!profiling) throw new Error('profileStop without profileStart');
-  const { profile } = await post('Profiler.stop') as { profile: unknown };
-  const run: RunProfile = { ...meta, requests: received - profiling.requests, seconds: (performance.now() - profiling.started) / 1000 };
+  const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+  const run: RunProfile = {
+    ...meta,
+    requests: received - profiling.requests,
+    seconds: (performance.now() - profiling.started) / 1000,
+  };
   profiling = undefined;
   writeFileSync(`${path}.cpuprofile`, JSON.stringify(profile));
   writeFileSync(`${path}.json`, `${JSON.stringify(run, null, 2)}\n`);
@@ -99,23 +119,37 @@ let close: () => Promise<void>;
  * check, the two pieces every request of Portcullis passes, in front of a bare peer. Its Koa app's request prototype is
  * pinned to the issuer at start-up, as Portcullis pins its apps (so the Host check does not pin each request).
  */
-const guards = spec.guards ? [
-  ...(process.env.BENCH_GUARDS === 'host' ? [] : [requestLog(createLogger({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }))]),
-  ...(process.env.BENCH_GUARDS === 'log' ? [] : [issuerHostGuard({ issuer, allowedHosts: [], proxy: false, production: false })]),
-] : [];
-const guarded = (app: { request: object }) => { if (spec.guards) pinAppToIssuer(app, issuer); };
+const guards = spec.guards
+  ? [
+      ...(process.env.BENCH_GUARDS === 'host'
+        ? []
+        : [requestLog(createLogger({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }))]),
+      ...(process.env.BENCH_GUARDS === 'log'
+        ? []
+        : [issuerHostGuard({ issuer, allowedHosts: [], proxy: false, production: false })]),
+    ]
+  : [];
+const guarded = (app: { request: object }) => {
+  if (spec.guards) pinAppToIssuer(app, issuer);
+};
 
 if (spec.kind === 'portcullis') {
   const many = { points: 1_000_000_000, durationSeconds: 60 };
   const server = await createServer({
-    issuer, ...demoFixtures(),
+    issuer,
+    ...demoFixtures(),
     // Every rule of the GraphQL endpoint stays on; only the operation rate limit is raised so that the load
     // generator (one IP, one subject) measures speed rather than 429s.
     graphql: { typeDefs, resolvers: catalogResolvers(), rateLimit: many },
-    storage: spec.storage === 'redis' ? { type: 'redis', url: 'redis://127.0.0.1:6379', keyPrefix: spec.prefix } : { type: 'memory' },
+    storage:
+      spec.storage === 'redis'
+        ? { type: 'redis', url: 'redis://127.0.0.1:6379', keyPrefix: spec.prefix }
+        : { type: 'memory' },
     rateLimits: { clientAuthFailures: many, registrations: many },
     accountLimits: { loginPerAccount: many, loginPerIp: many, mailPerAddress: many, mailPerIp: many },
-    ...(spec.shortTtl ? { ttl: { authorizationCode: SHORT_TTL_SECONDS, accessToken: SHORT_TTL_SECONDS, idToken: SHORT_TTL_SECONDS } } : {}),
+    ...(spec.shortTtl
+      ? { ttl: { authorizationCode: SHORT_TTL_SECONDS, accessToken: SHORT_TTL_SECONDS, idToken: SHORT_TTL_SECONDS } }
+      : {}),
     // Logs as in production (level info, JSON lines); the parent sends this process' stdout to /dev/null.
     // BENCH_LOG_LEVEL=silent measures what the request log costs (compare two runs).
     logger: createLogger({ LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' }),
@@ -123,16 +157,27 @@ if (spec.kind === 'portcullis') {
   provider = server.provider;
   const http = await server.listen(port, '127.0.0.1');
   countRequests(http);
-  close = async () => { closeAll(http); await server.close(); };
+  close = async () => {
+    closeAll(http);
+    await server.close();
+  };
 } else if (spec.kind === 'oidc') {
   const redis = spec.storage === 'redis' ? new Redis('redis://127.0.0.1:6379') : undefined;
   const configuration: Configuration = {
-    adapter: (redis ? bareRedisAdapter(redis, spec.prefix) : bareMemoryAdapter()) as unknown as Configuration['adapter'],
-    clients: [{
-      client_id: DEMO.client.id, client_secret: DEMO.client.secret, redirect_uris: [DEMO.client.redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post',
-    }],
-    jwks: await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS) as Configuration['jwks'],
+    adapter: (redis
+      ? bareRedisAdapter(redis, spec.prefix)
+      : bareMemoryAdapter()) as unknown as Configuration['adapter'],
+    clients: [
+      {
+        client_id: DEMO.client.id,
+        client_secret: DEMO.client.secret,
+        redirect_uris: [DEMO.client.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    jwks: (await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS)) as Configuration['jwks'],
     cookies: { keys: [generateCookieKey()] },
     claims: { ...SCOPE_CLAIMS } as unknown as Configuration['claims'],
     conformIdTokenClaims: false,
@@ -140,13 +185,23 @@ if (spec.kind === 'portcullis') {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: DEMO.initialAccessToken },
     },
-    ...(spec.shortTtl ? { ttl: { AuthorizationCode: SHORT_TTL_SECONDS, AccessToken: SHORT_TTL_SECONDS, IdToken: SHORT_TTL_SECONDS } } : {}),
+    ...(spec.shortTtl
+      ? { ttl: { AuthorizationCode: SHORT_TTL_SECONDS, AccessToken: SHORT_TTL_SECONDS, IdToken: SHORT_TTL_SECONDS } }
+      : {}),
     async findAccount(_ctx, sub) {
       if (sub !== ACCOUNT) return undefined;
       return {
         accountId: sub,
         async claims() {
-          return { sub, email: DEMO.alice.email, email_verified: true, given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell', birthdate: '1852-05-04' };
+          return {
+            sub,
+            email: DEMO.alice.email,
+            email_verified: true,
+            given_name: 'Alice',
+            family_name: 'Liddell',
+            name: 'Alice Liddell',
+            birthdate: '1852-05-04',
+          };
         },
       };
     },
@@ -159,15 +214,27 @@ if (spec.kind === 'portcullis') {
   const http = provider.listen(port, '127.0.0.1');
   await new Promise((r) => http.once('listening', r));
   countRequests(http);
-  close = async () => { closeAll(http); redis?.disconnect(); };
+  close = async () => {
+    closeAll(http);
+    redis?.disconnect();
+  };
 } else if (spec.kind === 'apollo-lean' || spec.kind === 'apollo-armor') {
-  const peer = await startGraphqlPeer(spec.kind === 'apollo-lean' ? 'lean' : 'armor', port, process.env.BENCH_LOG_LEVEL ?? 'info');
+  const peer = await startGraphqlPeer(
+    spec.kind === 'apollo-lean' ? 'lean' : 'armor',
+    port,
+    process.env.BENCH_LOG_LEVEL ?? 'info',
+  );
   countRequests(peer.http);
-  close = async () => { closeAll(peer.http); await peer.close(); };
+  close = async () => {
+    closeAll(peer.http);
+    await peer.close();
+  };
 } else {
   // The same schema as Portcullis serves (its directive declared so the SDL parses), no rules, no auth.
   const directives = 'directive @requiresScopes(scopes: [String!]!) on FIELD_DEFINITION | OBJECT | INTERFACE\n';
-  const apollo = new ApolloServer({ schema: makeExecutableSchema({ typeDefs: directives + typeDefs, resolvers: catalogResolvers() as never }) });
+  const apollo = new ApolloServer({
+    schema: makeExecutableSchema({ typeDefs: directives + typeDefs, resolvers: catalogResolvers() as never }),
+  });
   await apollo.start();
   const app = new Koa();
   for (const guard of guards) app.use(guard);
@@ -177,7 +244,10 @@ if (spec.kind === 'portcullis') {
   const http = app.listen(port, '127.0.0.1');
   await new Promise((r) => http.once('listening', r));
   countRequests(http);
-  close = async () => { closeAll(http); await apollo.stop(); };
+  close = async () => {
+    closeAll(http);
+    await apollo.stop();
+  };
 }
 
 function closeAll(http: Server): void {
@@ -208,23 +278,39 @@ async function mintCodes(clientId: string, n: number): Promise<string[]> {
   const codes: string[] = [];
   const authTime = Math.floor(Date.now() / 1000);
   for (let i = 0; i < n; i += 500) {
-    const batch = Array.from({ length: Math.min(500, n - i) }, () => new (oidc().AuthorizationCode)({
-      accountId: ACCOUNT, clientId, grantId, scope: SCOPE, redirectUri: DEMO.client.redirectUri, authTime,
-      codeChallenge: CODE_CHALLENGE, codeChallengeMethod: 'S256',
-    } as never).save());
-    codes.push(...await Promise.all(batch));
+    const batch = Array.from({ length: Math.min(500, n - i) }, () =>
+      new (oidc().AuthorizationCode)({
+        accountId: ACCOUNT,
+        clientId,
+        grantId,
+        scope: SCOPE,
+        redirectUri: DEMO.client.redirectUri,
+        authTime,
+        codeChallenge: CODE_CHALLENGE,
+        codeChallengeMethod: 'S256',
+      } as never).save(),
+    );
+    codes.push(...(await Promise.all(batch)));
   }
   return codes;
 }
 
 async function accessToken(clientId: string): Promise<string> {
   const grantId = await grantFor(clientId);
-  return new (oidc().AccessToken)({ accountId: ACCOUNT, clientId, grantId, scope: SCOPE, gty: 'authorization_code' } as never).save();
+  return new (oidc().AccessToken)({
+    accountId: ACCOUNT,
+    clientId,
+    grantId,
+    scope: SCOPE,
+    gty: 'authorization_code',
+  } as never).save();
 }
 
 /** Milliseconds this process has spent in GC pauses (every kind), read with the CPU time (op `cpu`). */
 let gcPauseMs = 0;
-new PerformanceObserver((list) => { for (const e of list.getEntries()) gcPauseMs += e.duration; }).observe({ entryTypes: ['gc'] });
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcPauseMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
 
 const gc = (globalThis as { gc?: (options?: object) => void }).gc;
 /**
@@ -233,7 +319,8 @@ const gc = (globalThis as { gc?: (options?: object) => void }).gc;
  */
 function collect(lastResort = false): void {
   if (!gc) throw new Error('start the bench server with --expose-gc');
-  gc(); gc();
+  gc();
+  gc();
   if (lastResort) gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
@@ -243,9 +330,17 @@ async function bytesPerToken(n: number): Promise<number> {
   collect();
   const before = process.memoryUsage().heapUsed;
   for (let i = 0; i < n; i += 500) {
-    await Promise.all(Array.from({ length: Math.min(500, n - i) }, () => new (oidc().AccessToken)({
-      accountId: ACCOUNT, clientId: DEMO.client.id, grantId, scope: SCOPE, gty: 'authorization_code',
-    } as never).save()));
+    await Promise.all(
+      Array.from({ length: Math.min(500, n - i) }, () =>
+        new (oidc().AccessToken)({
+          accountId: ACCOUNT,
+          clientId: DEMO.client.id,
+          grantId,
+          scope: SCOPE,
+          gty: 'authorization_code',
+        } as never).save(),
+      ),
+    );
   }
   collect();
   return (process.memoryUsage().heapUsed - before) / n;
@@ -256,17 +351,25 @@ process.on('message', (raw) => {
   const answer = (body: Record<string, unknown>) => process.send!({ id: msg.id, ...body });
   const run = async () => {
     switch (msg.op) {
-      case 'mintCodes': return answer({ codes: await mintCodes(msg.clientId, msg.n) });
-      case 'accessToken': return answer({ token: await accessToken(msg.clientId) });
+      case 'mintCodes':
+        return answer({ codes: await mintCodes(msg.clientId, msg.n) });
+      case 'accessToken':
+        return answer({ token: await accessToken(msg.clientId) });
       case 'memory': {
         collect(msg.lastResort);
         const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
         return answer({ rss, heapUsed, heapTotal, external });
       }
-      case 'cpu': return answer({ ...process.cpuUsage(), gcMs: gcPauseMs });
-      case 'bytesPerToken': return answer({ bytes: await bytesPerToken(msg.n) });
-      case 'profileStart': await startCpuProfile(); return answer({});
-      case 'profileStop': await stopCpuProfile(msg.path, msg.meta); return answer({});
+      case 'cpu':
+        return answer({ ...process.cpuUsage(), gcMs: gcPauseMs });
+      case 'bytesPerToken':
+        return answer({ bytes: await bytesPerToken(msg.n) });
+      case 'profileStart':
+        await startCpuProfile();
+        return answer({});
+      case 'profileStop':
+        await stopCpuProfile(msg.path, msg.meta);
+        return answer({});
       case 'exit':
         await close();
         await writeAllocProfile();

@@ -25,15 +25,37 @@ export const STANDARD_SCOPES: Readonly<Record<string, string>> = Object.freeze({
  */
 export const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   openid: ['sub', 'auth_time', 'amr', 'acr'],
-  profile: ['sub', 'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username',
-    'profile', 'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at'],
+  profile: [
+    'sub',
+    'name',
+    'given_name',
+    'family_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+  ],
   email: ['sub', 'email', 'email_verified'],
   address: ['sub', 'address'],
   phone: ['sub', 'phone_number', 'phone_number_verified'],
 });
 
 /** A schema node as the walkers below read it (JSON Schema plus {@link OptionMeta}). */
-type Node = TSchema & Partial<OptionMeta> & { default?: unknown; title?: string; type?: unknown; properties?: Record<string, Node>; items?: Node };
+type Node = TSchema &
+  Partial<OptionMeta> & {
+    default?: unknown;
+    title?: string;
+    type?: unknown;
+    properties?: Record<string, Node>;
+    items?: Node;
+  };
 
 function isObjectValue(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -53,7 +75,8 @@ function defaultsOf(schema: Node): Record<string, unknown> {
   for (const [key, node] of Object.entries(schema.properties ?? {})) {
     const literal = node.default === undefined ? undefined : structuredClone(node.default);
     const nested = node.properties ? defaultsOf(node) : undefined;
-    if (nested && (literal === undefined || isObjectValue(literal))) out[key] = { ...nested, ...(literal as object | undefined) };
+    if (nested && (literal === undefined || isObjectValue(literal)))
+      out[key] = { ...nested, ...(literal as object | undefined) };
     else if (literal !== undefined) out[key] = literal;
   }
   return out;
@@ -66,7 +89,9 @@ function defaultsOf(schema: Node): Record<string, unknown> {
  * `registration.enabled`, `graphql.resource`) are absent; `graphql` holds the defaults its members take when a
  * `graphql` section is given.
  */
-export const DEFAULTS: DefaultsOf<typeof ConfigSchema> = deepFreeze(defaultsOf(ConfigSchema as Node)) as DefaultsOf<typeof ConfigSchema>;
+export const DEFAULTS: DefaultsOf<typeof ConfigSchema> = deepFreeze(defaultsOf(ConfigSchema as Node)) as DefaultsOf<
+  typeof ConfigSchema
+>;
 
 /** One documented option: a row of the option reference table. */
 export interface OptionDoc {
@@ -110,18 +135,24 @@ function collect(node: Node, path: string, out: OptionDoc[]): void {
 }
 
 /** Every option with its default, meaning, security effect and standard, in schema order. */
-export const OPTION_DOCS: readonly OptionDoc[] = deepFreeze((() => {
-  const out: OptionDoc[] = [];
-  collect(ConfigSchema as Node, '', out);
-  return out;
-})());
+export const OPTION_DOCS: readonly OptionDoc[] = deepFreeze(
+  (() => {
+    const out: OptionDoc[] = [];
+    collect(ConfigSchema as Node, '', out);
+    return out;
+  })(),
+);
 
 /** The option reference table (Markdown, docs/reference/options.md), generated from {@link OPTION_DOCS}. */
 export function optionsTable(): string {
   const cell = (text = '') => text.replace(/\|/g, '\\|');
-  return [
-    '| option | default | meaning | security effect | standard |',
-    '|---|---|---|---|---|',
-    ...OPTION_DOCS.map((o) => `| \`${o.path}\` | ${cell(o.default)} | ${cell(o.summary)} | ${cell(o.security)} | ${cell(o.see)} |`),
-  ].join('\n') + '\n';
+  return (
+    [
+      '| option | default | meaning | security effect | standard |',
+      '|---|---|---|---|---|',
+      ...OPTION_DOCS.map(
+        (o) => `| \`${o.path}\` | ${cell(o.default)} | ${cell(o.summary)} | ${cell(o.security)} | ${cell(o.see)} |`,
+      ),
+    ].join('\n') + '\n'
+  );
 }

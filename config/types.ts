@@ -58,11 +58,13 @@ export type UiColorsConfig = NonNullable<UiConfig['colors']>;
  * The configuration after validation, with every default applied (literal and derived: `selfService.signup`,
  * `registration.enabled`, `graphql.resource`), signing keys read, and what the production guards need to know.
  */
-export type ResolvedConfig = Readonly<Omit<ResolvedOptions, 'keys' | 'storage'> & {
-  /** Signing keys read (a path in the input is replaced by the key set it holds). */
-  keys: { signing?: PrivateJwks; cookies?: string[] };
-  /** `explicitType`: whether the input chose `storage.type` (production refuses an implicit one). */
-  storage: ResolvedOptions['storage'] & { explicitType: boolean };
-  /** `NODE_ENV=production`. */
-  production: boolean;
-}>;
+export type ResolvedConfig = Readonly<
+  Omit<ResolvedOptions, 'keys' | 'storage'> & {
+    /** Signing keys read (a path in the input is replaced by the key set it holds). */
+    keys: { signing?: PrivateJwks; cookies?: string[] };
+    /** `explicitType`: whether the input chose `storage.type` (production refuses an implicit one). */
+    storage: ResolvedOptions['storage'] & { explicitType: boolean };
+    /** `NODE_ENV=production`. */
+    production: boolean;
+  }
+>;

@@ -41,16 +41,23 @@ export type BodyParserPlacement = 'before' | 'after';
  * Builds the host app. `config.issuer` names the prefix (`http://localhost:3000/auth`); `graphql.path` is an
  * absolute path on the host (`/api/graphql`); `opts.bodyParser` defaults to `after` (Portcullis first).
  */
-export async function buildHostApp(config: PortcullisConfig, opts: { bodyParser?: BodyParserPlacement } = {}): Promise<{ app: Koa; portcullis: PortcullisServer; close: () => Promise<void> }> {
+export async function buildHostApp(
+  config: PortcullisConfig,
+  opts: { bodyParser?: BodyParserPlacement } = {},
+): Promise<{ app: Koa; portcullis: PortcullisServer; close: () => Promise<void> }> {
   const portcullis = await createServer(config);
   const app = new Koa();
   const router = new Router();
-  router.get('/', (ctx) => { ctx.body = { hello: 'from the host app' }; });
+  router.get('/', (ctx) => {
+    ctx.body = { hello: 'from the host app' };
+  });
   router.get('/api/visits', (ctx) => {
     const session = ctx.state.session as { visits: number };
     ctx.body = { visits: ++session.visits };
   });
-  router.post('/api/echo', (ctx) => { ctx.body = { received: ctx.request.body }; });
+  router.post('/api/echo', (ctx) => {
+    ctx.body = { received: ctx.request.body };
+  });
 
   app.use(hostSession());
   // Portcullis first: its routes read their own bodies, so a malformed one gets the protocol's error (OAuth

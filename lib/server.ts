@@ -27,7 +27,10 @@ export { defaultFeatures } from './features/index.js';
  * @throws {StorageConnectError} `ERR_STORAGE_UNAVAILABLE` when Redis cannot be opened: the redacted URL and why.
  *   Whatever fails, what was opened is closed before the promise rejects, so the process can exit.
  */
-export async function createServer(input: PortcullisConfig, features: readonly Feature[] = defaultFeatures): Promise<PortcullisServer> {
+export async function createServer(
+  input: PortcullisConfig,
+  features: readonly Feature[] = defaultFeatures,
+): Promise<PortcullisServer> {
   const config = loadConfig(input, process.env, features); // the features' options and checks too
   const enabled = orderFeatures(features, config);
   const kernel = await openKernel(config);

@@ -34,8 +34,12 @@ const changed = Math.max(...inputs.map(newest));
 if (built >= changed) {
   process.stdout.write('dist/ is up to date with the sources: not rebuilding (npm run build forces it)\n');
 } else {
-  process.stdout.write(built < 0 ? 'dist/ is not built yet: npm run build\n' : 'the sources changed since the last build: npm run build\n');
+  process.stdout.write(
+    built < 0 ? 'dist/ is not built yet: npm run build\n' : 'the sources changed since the last build: npm run build\n',
+  );
   const npm = process.env.npm_execpath;
-  const run = npm ? spawnSync(process.execPath, [npm, 'run', 'build'], { stdio: 'inherit' }) : spawnSync('npm', ['run', 'build'], { stdio: 'inherit', shell: true });
+  const run = npm
+    ? spawnSync(process.execPath, [npm, 'run', 'build'], { stdio: 'inherit' })
+    : spawnSync('npm', ['run', 'build'], { stdio: 'inherit', shell: true });
   process.exitCode = run.status ?? 1;
 }

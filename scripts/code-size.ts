@@ -1,7 +1,8 @@
 /**
  * `npm run check:size`: lists the functions over {@link MAX_FUNCTION_LINES} lines and the files over
  * {@link MAX_FILE_LINES} lines in lib/ and adapters/ (TypeScript AST, comments and blank lines included), with no
- * exemptions: a longer function is split into named steps. `test/architecture/layers.test.ts` fails when the list is not empty.
+ * exemptions: a longer function is split into named steps. `test/architecture/layers.test.ts` fails when the list is
+ * not empty.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -45,6 +46,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   // Compiled to dist/scripts/: the repository is two levels up.
   const found = oversized(fileURLToPath(new URL('../../', import.meta.url)));
   for (const line of found) console.log(line);
-  console.log(found.length ? `${found.length} over the limits (${MAX_FUNCTION_LINES} lines a function, ${MAX_FILE_LINES} a file)` : 'no function or file over the limits');
+  console.log(
+    found.length
+      ? `${found.length} over the limits (${MAX_FUNCTION_LINES} lines a function, ${MAX_FILE_LINES} a file)`
+      : 'no function or file over the limits',
+  );
   process.exitCode = found.length ? 1 : 0;
 }

@@ -10,8 +10,15 @@ import { referencePages, repositoryRoot } from './reference-pages.js';
 for (const page of referencePages()) {
   const file = join(repositoryRoot(), page.path);
   let current: string | undefined;
-  try { current = readFileSync(file, 'utf8'); } catch { current = undefined; }
-  if (current === page.markdown) { console.log(`${page.path} is up to date`); continue; }
+  try {
+    current = readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current === page.markdown) {
+    console.log(`${page.path} is up to date`);
+    continue;
+  }
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, page.markdown);
   console.log(`${page.path} regenerated`);

@@ -1,6 +1,13 @@
 import {
-  ConfigError, GraphqlErrorCode, InvalidDpopProofError, InvalidTokenError, OutboundFetchError, PortcullisError,
-  StorageConnectError, StorageUnavailableError, type PortcullisErrorCode,
+  ConfigError,
+  GraphqlErrorCode,
+  InvalidDpopProofError,
+  InvalidTokenError,
+  OutboundFetchError,
+  PortcullisError,
+  StorageConnectError,
+  StorageUnavailableError,
+  type PortcullisErrorCode,
 } from '../lib/index.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,27 +24,43 @@ describe('error model', () => {
     [new StorageUnavailableError('ERR_STORAGE_FULL', 'storage is full', { cause }), 'ERR_STORAGE_FULL', 503, true],
     [new StorageConnectError('redis://***@h:6379', 'connection refused', cause), 'ERR_STORAGE_UNAVAILABLE', 503, false],
     [new OutboundFetchError('ERR_OUTBOUND_ADDRESS', 'points to localhost'), 'ERR_OUTBOUND_ADDRESS', 500, false],
-    [new TokenPairingError('ERR_INTROSPECTION_FAILED', 'token introspection failed', { cause }), 'ERR_INTROSPECTION_FAILED', 500, false],
+    [
+      new TokenPairingError('ERR_INTROSPECTION_FAILED', 'token introspection failed', { cause }),
+      'ERR_INTROSPECTION_FAILED',
+      500,
+      false,
+    ],
     [new InvalidTokenError('expired'), 'ERR_ACCESS_TOKEN_INVALID', 401, true],
     [new InvalidTokenError('bad proof', 'invalid_dpop_proof'), 'ERR_DPOP_PROOF_INVALID', 401, true],
     [new InvalidDpopProofError('bad proof'), 'ERR_DPOP_PROOF_INVALID', 401, true],
     [new UsageError('unknown argument --x'), 'ERR_USAGE', 400, true],
   ];
 
-  test.each(cases.map(([err, ...rest]) => [`${err.name} ${err.code}`, err, ...rest] as const))('%s carries code, status and expose', (_label, err, code, status, expose) => {
-    expect(err).toBeInstanceOf(PortcullisError);
-    expect(err).toBeInstanceOf(Error);
-    expect(err.name).toBe(err.constructor.name);
-    expect({ code: err.code, status: err.status, expose: err.expose }).toEqual({ code, status, expose });
-  });
+  test.each(cases.map(([err, ...rest]) => [`${err.name} ${err.code}`, err, ...rest] as const))(
+    '%s carries code, status and expose',
+    (_label, err, code, status, expose) => {
+      expect(err).toBeInstanceOf(PortcullisError);
+      expect(err).toBeInstanceOf(Error);
+      expect(err.name).toBe(err.constructor.name);
+      expect({ code: err.code, status: err.status, expose: err.expose }).toEqual({ code, status, expose });
+    },
+  );
 
   // json-copy's TypeErrors mirror JSON.stringify's own on purpose (storage behaves as JSON would).
   test('nothing in lib/ or adapters/ throws or defines an error outside the one base (PortcullisError)', () => {
     const root = fileURLToPath(new URL('../', import.meta.url));
-    const files = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true })
-      .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-    const found = [...files('lib'), ...files('adapters')].flatMap((file) => readFileSync(join(root, file), 'utf8').split('\n')
-      .flatMap((line, i) => (/\bextends Error\b|\bnew Error\(/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])))
+    const files = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
+    const found = [...files('lib'), ...files('adapters')]
+      .flatMap((file) =>
+        readFileSync(join(root, file), 'utf8')
+          .split('\n')
+          .flatMap((line, i) =>
+            /\bextends Error\b|\bnew Error\(/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [],
+          ),
+      )
       .filter((hit) => !hit.startsWith('lib/core/errors.ts:'));
     expect(found).toEqual([]);
   });
@@ -48,7 +71,9 @@ describe('error model', () => {
   });
 
   test('wrapped errors keep their cause; storage outages say so in words and ask for Retry-After', () => {
-    const outage = new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', { cause });
+    const outage = new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later', {
+      cause,
+    });
     expect(outage.cause).toBe(cause);
     expect(outage.message).toBe('storage is unavailable; try again later');
     expect(outage.headers).toEqual({ 'Retry-After': '5' });

@@ -25,14 +25,20 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-export interface Product { id: number; name: string; listed: boolean }
+export interface Product {
+  id: number;
+  name: string;
+  listed: boolean;
+}
 
-export const DEMO_PRODUCTS: readonly Product[] = Object.freeze([
-  { id: 1, name: 'Desk Lamp', listed: true },
-  { id: 2, name: 'Office Chair', listed: true },
-  { id: 3, name: 'Prototype Drone', listed: false },
-  { id: 4, name: 'Standing Desk', listed: true },
-].map((p) => Object.freeze(p)));
+export const DEMO_PRODUCTS: readonly Product[] = Object.freeze(
+  [
+    { id: 1, name: 'Desk Lamp', listed: true },
+    { id: 2, name: 'Office Chair', listed: true },
+    { id: 3, name: 'Prototype Drone', listed: false },
+    { id: 4, name: 'Standing Desk', listed: true },
+  ].map((p) => Object.freeze(p)),
+);
 
 /** Scope that lets a token see delisted products. */
 export const CATALOG_ADMIN_SCOPE = 'catalog:admin';
@@ -49,7 +55,11 @@ export function visibleProduct(product: Product | undefined, auth: GraphqlContex
 export function catalogResolvers(products: readonly Product[] = DEMO_PRODUCTS) {
   return {
     Query: {
-      product: (_: unknown, args: { id: number }, ctx: GraphqlContext) => visibleProduct(products.find((p) => p.id === args.id), ctx.auth),
+      product: (_: unknown, args: { id: number }, ctx: GraphqlContext) =>
+        visibleProduct(
+          products.find((p) => p.id === args.id),
+          ctx.auth,
+        ),
       products: (_: unknown, args: { sort?: 'NAME' | 'NEWEST' | null; first?: number | null }) => {
         let listed = products.filter((p) => p.listed);
         if (args.sort === 'NAME') listed = [...listed].sort((a, b) => a.name.localeCompare(b.name));
@@ -59,9 +69,10 @@ export function catalogResolvers(products: readonly Product[] = DEMO_PRODUCTS) {
       delistedProducts: () => products.filter((p) => !p.listed),
     },
     Product: {
-      related: (product: Product, args: { first?: number | null }) => products
-        .filter((p) => p.listed && p.id !== product.id)
-        .slice(0, args.first === undefined || args.first === null ? undefined : Math.max(0, args.first)),
+      related: (product: Product, args: { first?: number | null }) =>
+        products
+          .filter((p) => p.listed && p.id !== product.id)
+          .slice(0, args.first === undefined || args.first === null ? undefined : Math.max(0, args.first)),
     },
   };
 }

@@ -22,26 +22,35 @@ export interface ExampleHost<App> {
  * `req.rawBody`); the default, and the recommended order, is Portcullis first.
  */
 export async function buildExpressHost(
-  config: PortcullisConfig, opts: { bodyParsers?: 'before' | 'after'; keepRawBody?: boolean } = {},
+  config: PortcullisConfig,
+  opts: { bodyParsers?: 'before' | 'after'; keepRawBody?: boolean } = {},
 ): Promise<ExampleHost<Express>> {
   const portcullis = await createServer(config);
   const app = express();
   if (opts.bodyParsers === 'before') {
     // body-parser's `verify` sees the raw bytes: kept as `req.rawBody`, oidc-provider parses them as its own.
-    const keep = (req: { rawBody?: string }, _res: unknown, buf: Buffer) => { req.rawBody = buf.toString('utf8'); };
+    const keep = (req: { rawBody?: string }, _res: unknown, buf: Buffer) => {
+      req.rawBody = buf.toString('utf8');
+    };
     const verify = opts.keepRawBody ? keep : undefined;
     app.use(express.json({ verify }), express.urlencoded({ verify, limit: '1mb' }));
   }
   app.use(portcullis.handler());
   if (opts.bodyParsers !== 'before') app.use(express.json());
-  app.get('/', (_req, res) => { res.json({ hello: 'from the host app' }); });
-  app.post('/api/echo', (req, res) => { res.json({ received: req.body }); });
+  app.get('/', (_req, res) => {
+    res.json({ hello: 'from the host app' });
+  });
+  app.post('/api/echo', (req, res) => {
+    res.json({ received: req.body });
+  });
   return withListener(app, portcullis, (port, host) => app.listen(port, host));
 }
 
 /** `listen` and `close` around a host app's own listener. */
 export function withListener<App>(
-  app: App, portcullis: PortcullisServer, listen: (port: number, host: string) => Server,
+  app: App,
+  portcullis: PortcullisServer,
+  listen: (port: number, host: string) => Server,
 ): ExampleHost<App> {
   let server: Server | undefined;
   return {
@@ -49,12 +58,19 @@ export function withListener<App>(
     portcullis,
     async listen(port, host) {
       server = listen(port, host);
-      await new Promise((resolve, reject) => { server!.once('listening', resolve); server!.once('error', reject); });
+      await new Promise((resolve, reject) => {
+        server!.once('listening', resolve);
+        server!.once('error', reject);
+      });
       return server;
     },
     async close() {
       const open = server;
-      if (open) await new Promise<void>((resolve) => { open.close(() => resolve()); open.closeAllConnections(); });
+      if (open)
+        await new Promise<void>((resolve) => {
+          open.close(() => resolve());
+          open.closeAllConnections();
+        });
       await portcullis.close();
     },
   };

@@ -16,12 +16,14 @@ function hostRoutes(req: IncomingMessage, res: ServerResponse): void {
 
 /** Builds the `node:http` host; `opts.hostRoutes: false` leaves every other path to Portcullis' 404. */
 export async function buildNodeHttpHost(
-  config: PortcullisConfig, opts: { hostRoutes?: boolean } = {},
+  config: PortcullisConfig,
+  opts: { hostRoutes?: boolean } = {},
 ): Promise<ExampleHost<undefined>> {
   const portcullis = await createServer(config);
   const handler = portcullis.handler();
-  const server = opts.hostRoutes === false
-    ? createHttpServer(handler)
-    : createHttpServer((req, res) => handler(req, res, () => hostRoutes(req, res)));
+  const server =
+    opts.hostRoutes === false
+      ? createHttpServer(handler)
+      : createHttpServer((req, res) => handler(req, res, () => hostRoutes(req, res)));
   return withListener(undefined, portcullis, (port, host) => server.listen(port, host));
 }

@@ -44,7 +44,10 @@ export function standaloneSettings(env: NodeJS.ProcessEnv = process.env): Standa
   // keeps the demo schema, while a `clients` array replaces the demo clients (docs/guides/configuration.md).
   // The catalog is demo data: production serves GraphQL only when PORTCULLIS_CONFIG configures it.
   const base: Partial<PortcullisConfig> = demo
-    ? { graphql: { typeDefs, resolvers: catalogResolvers(), corsOrigins: ['http://localhost:8080'] }, ...demoFixtures() }
+    ? {
+        graphql: { typeDefs, resolvers: catalogResolvers(), corsOrigins: ['http://localhost:8080'] },
+        ...demoFixtures(),
+      }
     : {};
   return { ...settingsFromEnvironment(env, { base, file: fromFile }), demo };
 }

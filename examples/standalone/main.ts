@@ -11,10 +11,16 @@ async function main(): Promise<void> {
   await serve({ port, host, config }, (line) => console.log(line));
   if (demo) {
     console.log('Development demo fixtures (refused with NODE_ENV=production):');
-    console.log(`  client     ${DEMO.client.id} / ${DEMO.client.secret}  redirect_uri ${DEMO.client.redirectUri}  (client_secret_post)`);
-    console.log(`  client     ${DEMO.spa.id} (public, no secret)  redirect_uri ${DEMO.spa.redirectUri}  (code + PKCE, or implicit id_token token)`);
+    console.log(
+      `  client     ${DEMO.client.id} / ${DEMO.client.secret}  redirect_uri ${DEMO.client.redirectUri}  (client_secret_post)`,
+    );
+    console.log(
+      `  client     ${DEMO.spa.id} (public, no secret)  redirect_uri ${DEMO.spa.redirectUri}  (code + PKCE, or implicit id_token token)`,
+    );
     console.log(`  accounts   ${DEMO.alice.email} / ${DEMO.alice.password}`);
-    console.log(`             ${DEMO.admin.email} / ${DEMO.admin.password}  (role admin: may be granted catalog:admin)`);
+    console.log(
+      `             ${DEMO.admin.email} / ${DEMO.admin.password}  (role admin: may be granted catalog:admin)`,
+    );
     console.log(`  registration initial access token: ${DEMO.initialAccessToken}`);
   }
 }

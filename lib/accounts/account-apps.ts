@@ -49,7 +49,8 @@ export async function connectedApps(deps: ConnectedAppsDeps, accountId: string):
   const grants = await Promise.all(entries.map((e) => deps.provider.Grant.find(e.id)));
   const byClient = new Map<string, { scopes: Set<string>; grantIds: string[] }>();
   for (const consent of consents) {
-    if (!deps.hidden.includes(consent.clientId)) byClient.set(consent.clientId, { scopes: new Set(consent.scopes), grantIds: [] });
+    if (!deps.hidden.includes(consent.clientId))
+      byClient.set(consent.clientId, { scopes: new Set(consent.scopes), grantIds: [] });
   }
   for (const grant of grants) {
     if (!grant || grant.accountId !== accountId || !grant.clientId || deps.hidden.includes(grant.clientId)) continue;
@@ -63,7 +64,13 @@ export async function connectedApps(deps: ConnectedAppsDeps, accountId: string):
     const client = await deps.provider.Client.find(clientId);
     if (!client) continue;
     const scopes = [...entry.scopes].sort((a, b) => Number(b === 'openid') - Number(a === 'openid'));
-    apps.push({ clientId, name: client.clientName ?? clientId, domains: domainsOf(client.redirectUris), scopes, grantIds: entry.grantIds });
+    apps.push({
+      clientId,
+      name: client.clientName ?? clientId,
+      domains: domainsOf(client.redirectUris),
+      scopes,
+      grantIds: entry.grantIds,
+    });
   }
   return apps.sort((a, b) => a.name.localeCompare(b.name));
 }

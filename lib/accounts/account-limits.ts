@@ -24,7 +24,10 @@ export class AccountLimits {
   readonly #mailAddress;
   readonly #mailIp;
 
-  constructor(limits: Pick<Required<AccountLimitsConfig>, 'loginPerAccount' | 'loginPerIp' | 'mailPerAddress' | 'mailPerIp'>, backend: LimiterBackend = memoryLimiterBackend) {
+  constructor(
+    limits: Pick<Required<AccountLimitsConfig>, 'loginPerAccount' | 'loginPerIp' | 'mailPerAddress' | 'mailPerIp'>,
+    backend: LimiterBackend = memoryLimiterBackend,
+  ) {
     this.#loginAccount = createLimiter('login-account', limits.loginPerAccount, backend);
     this.#loginIp = createLimiter('login-ip', limits.loginPerIp, backend);
     this.#mailAddress = createLimiter('mail-address', limits.mailPerAddress, backend);

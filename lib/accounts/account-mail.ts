@@ -3,7 +3,13 @@ import type { Account } from '../core/account-store.js';
 import { parseEmailAddress } from '../core/email-address.js';
 import { Translator, type Locale } from '../ui/i18n.js';
 import type { UiSettings } from '../ui/ui.js';
-import { confirmAddressMail, type LinkMail, type MailContent, type MailTemplate, type MailWords } from './mail-templates.js';
+import {
+  confirmAddressMail,
+  type LinkMail,
+  type MailContent,
+  type MailTemplate,
+  type MailWords,
+} from './mail-templates.js';
 import type { Mailer } from '../core/mailer.js';
 import { ACCOUNT_PATHS } from './paths.js';
 import type { TokenPurpose, TokenRecord, VerificationTokens } from './verification-tokens.js';
@@ -63,8 +69,11 @@ export class AccountMail {
   deliver(to: string, template: MailTemplate, locale?: Locale, link?: string): void {
     const content: MailContent = template(this.words(locale));
     const message = { to: parseEmailAddress(to)?.mailbox ?? to, link, ...content };
-    this.#deps.mailer!.send(message)
-      .catch((err: unknown) => this.#deps.logger.error({ err, to, subject: content.subject }, 'account mail could not be sent'));
+    this.#deps
+      .mailer!.send(message)
+      .catch((err: unknown) =>
+        this.#deps.logger.error({ err, to, subject: content.subject }, 'account mail could not be sent'),
+      );
   }
 
   /**
@@ -72,15 +81,27 @@ export class AccountMail {
    * `template` to `record.email` in `locale`. Reset links open the new-password page; the others the
    * confirmation page.
    */
-  async sendLink(purpose: TokenPurpose, record: Omit<TokenRecord, 'purpose'>, template: (words: MailWords, link: LinkMail) => MailContent, locale?: Locale): Promise<void> {
+  async sendLink(
+    purpose: TokenPurpose,
+    record: Omit<TokenRecord, 'purpose'>,
+    template: (words: MailWords, link: LinkMail) => MailContent,
+    locale?: Locale,
+  ): Promise<void> {
     const ttlSeconds = purpose === 'reset-password' ? this.#deps.resetTtl : this.#deps.verificationTtl;
     const token = await this.#deps.tokens.issue({ ...record, purpose }, ttlSeconds);
-    const url = this.pageUrl(`${purpose === 'reset-password' ? ACCOUNT_PATHS.resetConfirm : ACCOUNT_PATHS.verify}?token=${token}`);
+    const url = this.pageUrl(
+      `${purpose === 'reset-password' ? ACCOUNT_PATHS.resetConfirm : ACCOUNT_PATHS.verify}?token=${token}`,
+    );
     this.deliver(record.email, (w) => template(w, { url, ttlSeconds }), locale, url);
   }
 
   /** Mails `account` a link confirming its address in `locale`; `returnTo` is offered once the link is used. */
   sendVerification(account: Account, returnTo?: string, locale?: Locale): Promise<void> {
-    return this.sendLink('verify-email', { accountId: account.id, email: account.email, returnTo }, confirmAddressMail, locale);
+    return this.sendLink(
+      'verify-email',
+      { accountId: account.id, email: account.email, returnTo },
+      confirmAddressMail,
+      locale,
+    );
   }
 }

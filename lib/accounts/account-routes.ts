@@ -21,7 +21,6 @@ import type { AccountServices } from './use-cases/services.js';
 import type { VerificationTokens } from './verification-tokens.js';
 import { uiOf, type UiSettings } from '../ui/ui.js';
 
-
 /** What {@link accountFlows} needs; built once by `createServer`. */
 export interface AccountFlowDeps {
   config: ResolvedConfig;
@@ -69,9 +68,25 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
   const { config, accounts, tokens, mailer, limits, sessions, logger, ui } = deps;
   const { selfService } = config;
   const mail = new AccountMail({
-    mailer, tokens, issuer: config.issuer, verificationTtl: selfService.verificationTtl, resetTtl: selfService.resetTtl, logger, ui,
+    mailer,
+    tokens,
+    issuer: config.issuer,
+    verificationTtl: selfService.verificationTtl,
+    resetTtl: selfService.resetTtl,
+    logger,
+    ui,
   });
-  const services: AccountServices = { accounts, tokens, mail, limits, sessions, logger, passwordMinLength: selfService.passwordMinLength, secondFactors: deps.secondFactors, signInMethods: deps.signInMethods };
+  const services: AccountServices = {
+    accounts,
+    tokens,
+    mail,
+    limits,
+    sessions,
+    logger,
+    passwordMinLength: selfService.passwordMinLength,
+    secondFactors: deps.secondFactors,
+    signInMethods: deps.signInMethods,
+  };
   const signupOn = Boolean(selfService.signup && mailer);
   const actionDeps: AccountActionDeps = { services, csrf: deps.csrf, signupOn };
 
@@ -95,6 +110,7 @@ export function accountFlows(deps: AccountFlowDeps): AccountFlows {
     signupUrl: (uid) => (signupOn ? withInteraction(ACCOUNT_PATHS.signup, uid) : undefined),
     resetUrl: (uid) => (mailer ? withInteraction(ACCOUNT_PATHS.reset, uid) : undefined),
     mail,
-    resendVerification: (ctx, account, uid) => resendConfirmationAtLogin(services, ctx.ip, account, uid, uiOf(ctx).locale),
+    resendVerification: (ctx, account, uid) =>
+      resendConfirmationAtLogin(services, ctx.ip, account, uid, uiOf(ctx).locale),
   };
 }

@@ -2,9 +2,15 @@ import type Provider from 'oidc-provider';
 import { GRANT_LINKED_MODELS, overriding, type Adapter, type AdapterFactory } from '../core/storage.js';
 import type { Logger } from '../core/logger.js';
 
-
-interface IndexEntry { id: string; exp: number /* epoch seconds */ }
-interface IndexPayload { [key: string]: unknown; sessions: IndexEntry[]; grants: IndexEntry[] }
+interface IndexEntry {
+  id: string;
+  exp: number /* epoch seconds */;
+}
+interface IndexPayload {
+  [key: string]: unknown;
+  sessions: IndexEntry[];
+  grants: IndexEntry[];
+}
 
 /** A storage's one-step write of one index entry (`exp` in epoch seconds), e.g. `RedisStorage.addToAccountIndex`. */
 export type AtomicIndexAdd = (accountId: string, kind: 'sessions' | 'grants', id: string, exp: number) => Promise<void>;
@@ -31,7 +37,11 @@ export class AccountSessions {
    * @param atomicAdd the storage's own one-step index write (Redis: one script, one round trip), used instead of
    *   the adapter's find-then-upsert when given; it must store what {@link AccountSessions} would.
    */
-  constructor(adapter: AdapterFactory, private readonly logger: Logger, atomicAdd?: AtomicIndexAdd) {
+  constructor(
+    adapter: AdapterFactory,
+    private readonly logger: Logger,
+    atomicAdd?: AtomicIndexAdd,
+  ) {
     this.#adapter = adapter;
     this.#index = adapter('AccountIndex');
     this.#atomicAdd = atomicAdd;
@@ -53,14 +63,16 @@ export class AccountSessions {
 
   #add(accountId: string, kind: 'sessions' | 'grants', id: string, exp = defaultExp()): void {
     // Writes are serialised so two events of one request do not overwrite each other's read-modify-write.
-    this.#queue = this.#queue.then(async () => {
-      const now = Math.floor(Date.now() / 1000);
-      const current = (await this.#index.find(accountId)) as IndexPayload | undefined;
-      const payload: IndexPayload = { sessions: [], grants: [], ...current };
-      payload[kind] = [...payload[kind].filter((e) => e.exp > now && e.id !== id), { id, exp }];
-      const maxExp = Math.max(...payload.sessions.map((e) => e.exp), ...payload.grants.map((e) => e.exp));
-      await this.#index.upsert(accountId, payload, Math.max(1, maxExp - now));
-    }).catch((err: unknown) => this.logger.error({ err }, 'account session index: write failed'));
+    this.#queue = this.#queue
+      .then(async () => {
+        const now = Math.floor(Date.now() / 1000);
+        const current = (await this.#index.find(accountId)) as IndexPayload | undefined;
+        const payload: IndexPayload = { sessions: [], grants: [], ...current };
+        payload[kind] = [...payload[kind].filter((e) => e.exp > now && e.id !== id), { id, exp }];
+        const maxExp = Math.max(...payload.sessions.map((e) => e.exp), ...payload.grants.map((e) => e.exp));
+        await this.#index.upsert(accountId, payload, Math.max(1, maxExp - now));
+      })
+      .catch((err: unknown) => this.logger.error({ err }, 'account session index: write failed'));
   }
 
   /**
@@ -126,15 +138,26 @@ export class AccountSessions {
    * made the change stays signed in, every other one is signed out with its tokens).
    * @returns how many sessions and grants were ended.
    */
-  async revokeOthers(accountId: string, keepSessionId: string | undefined): Promise<{ sessions: number; grants: number }> {
+  async revokeOthers(
+    accountId: string,
+    keepSessionId: string | undefined,
+  ): Promise<{ sessions: number; grants: number }> {
     if (!keepSessionId) return this.revokeAll(accountId);
     await this.settled();
     const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
     if (!payload) return { sessions: 0, grants: 0 };
     const sessions = this.#adapter('Session');
     const grants = this.#adapter('Grant');
-    const kept = (await sessions.find(keepSessionId)) as { accountId?: string; authorizations?: Record<string, { grantId?: string }> } | undefined;
-    const keepGrants = new Set(kept?.accountId === accountId ? Object.values(kept.authorizations ?? {}).map((a) => a.grantId).filter(Boolean) : []);
+    const kept = (await sessions.find(keepSessionId)) as
+      | { accountId?: string; authorizations?: Record<string, { grantId?: string }> }
+      | undefined;
+    const keepGrants = new Set(
+      kept?.accountId === accountId
+        ? Object.values(kept.authorizations ?? {})
+            .map((a) => a.grantId)
+            .filter(Boolean)
+        : [],
+    );
     const endSessions = payload.sessions.filter((e) => e.id !== keepSessionId);
     const endGrants = payload.grants.filter((e) => !keepGrants.has(e.id));
     for (const { id } of endSessions) await sessions.destroy(id);
@@ -142,14 +165,20 @@ export class AccountSessions {
       for (const model of GRANT_LINKED_MODELS) await this.#adapter(model).revokeByGrantId(id);
       await grants.destroy(id);
     }
-    const rest: IndexPayload = { ...payload, sessions: payload.sessions.filter((e) => e.id === keepSessionId), grants: payload.grants.filter((e) => keepGrants.has(e.id)) };
+    const rest: IndexPayload = {
+      ...payload,
+      sessions: payload.sessions.filter((e) => e.id === keepSessionId),
+      grants: payload.grants.filter((e) => keepGrants.has(e.id)),
+    };
     const now = Math.floor(Date.now() / 1000);
     const maxExp = Math.max(now + 1, ...rest.sessions.map((e) => e.exp), ...rest.grants.map((e) => e.exp));
     await this.#index.upsert(accountId, rest, maxExp - now);
     return { sessions: endSessions.length, grants: endGrants.length };
   }
 
-  /** The account's live grants as indexed: `{ id, exp }` (exp in epoch seconds), e.g. for the connected applications. */
+  /**
+   * The account's live grants as indexed: `{ id, exp }` (exp in epoch seconds), e.g. for the connected applications.
+   */
   async grants(accountId: string): Promise<Array<{ id: string; exp: number }>> {
     await this.settled();
     const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
@@ -163,7 +192,10 @@ export class AccountSessions {
    * are ignored, so a caller cannot end another account's session or grant through it.
    * @returns how many sessions and grants were ended.
    */
-  async revoke(accountId: string, ids: { sessions?: readonly string[]; grants?: readonly string[] }): Promise<{ sessions: number; grants: number }> {
+  async revoke(
+    accountId: string,
+    ids: { sessions?: readonly string[]; grants?: readonly string[] },
+  ): Promise<{ sessions: number; grants: number }> {
     await this.settled();
     const payload = (await this.#index.find(accountId)) as IndexPayload | undefined;
     if (!payload) return { sessions: 0, grants: 0 };
@@ -175,7 +207,11 @@ export class AccountSessions {
       await this.#adapter('Grant').destroy(id);
     }
     const ended = new Set([...endSessions, ...endGrants].map((e) => e.id));
-    const rest: IndexPayload = { ...payload, sessions: payload.sessions.filter((e) => !ended.has(e.id)), grants: payload.grants.filter((e) => !ended.has(e.id)) };
+    const rest: IndexPayload = {
+      ...payload,
+      sessions: payload.sessions.filter((e) => !ended.has(e.id)),
+      grants: payload.grants.filter((e) => !ended.has(e.id)),
+    };
     const now = Math.floor(Date.now() / 1000);
     const maxExp = Math.max(now + 1, ...rest.sessions.map((e) => e.exp), ...rest.grants.map((e) => e.exp));
     await this.#index.upsert(accountId, rest, maxExp - now);

@@ -20,7 +20,9 @@ export type TakenAddressMail =
 /** Decides the mail for a sign-up whose address is taken by `existing`. The visitor is told the same either way. */
 export function mailForTakenAddress(existing: Account | undefined): TakenAddressMail {
   if (!existing) return { kind: 'none' };
-  return existing.emailVerified ? { kind: 'notify-owner', account: existing } : { kind: 'finish-setup', account: existing };
+  return existing.emailVerified
+    ? { kind: 'notify-owner', account: existing }
+    : { kind: 'finish-setup', account: existing };
 }
 
 /**

@@ -11,6 +11,7 @@ export const MAX_PASSWORD_LENGTH = 256;
  */
 export function passwordProblem(password: string, minLength: number): InputProblem | undefined {
   if ([...password].length < minLength) return { key: 'account.invalid.passwordShort', params: { min: minLength } };
-  if ([...password].length > MAX_PASSWORD_LENGTH) return { key: 'account.invalid.passwordLong', params: { max: MAX_PASSWORD_LENGTH } };
+  if ([...password].length > MAX_PASSWORD_LENGTH)
+    return { key: 'account.invalid.passwordLong', params: { max: MAX_PASSWORD_LENGTH } };
   return undefined;
 }

@@ -30,7 +30,10 @@ export interface LinkMail {
 export type MailTemplate = (words: MailWords) => MailContent;
 
 function letter({ t, product }: MailWords, subject: string, ...paragraphs: string[]): MailContent {
-  return { subject, text: `${t.t('mail.greeting')}\n\n${paragraphs.join('\n\n')}\n\n${t.t('mail.signature', { product })}\n` };
+  return {
+    subject,
+    text: `${t.t('mail.greeting')}\n\n${paragraphs.join('\n\n')}\n\n${t.t('mail.signature', { product })}\n`,
+  };
 }
 
 function expiry(t: Translator, ttlSeconds: number): string {
@@ -40,7 +43,13 @@ function expiry(t: Translator, ttlSeconds: number): string {
 /** After sign-up (and on resend): confirm the address. */
 export function confirmAddressMail(w: MailWords, { url, ttlSeconds }: LinkMail): MailContent {
   const { t } = w;
-  return letter(w, t.t('mail.confirm.subject'), t.t('mail.confirm.body'), url, `${expiry(t, ttlSeconds)} ${t.t('mail.confirm.ignore')}`);
+  return letter(
+    w,
+    t.t('mail.confirm.subject'),
+    t.t('mail.confirm.body'),
+    url,
+    `${expiry(t, ttlSeconds)} ${t.t('mail.confirm.ignore')}`,
+  );
 }
 
 /**
@@ -49,7 +58,13 @@ export function confirmAddressMail(w: MailWords, { url, ttlSeconds }: LinkMail):
  */
 export function finishSetupMail(w: MailWords, { url, ttlSeconds }: LinkMail): MailContent {
   const { t } = w;
-  return letter(w, t.t('mail.finish.subject'), t.t('mail.finish.body'), url, `${expiry(t, ttlSeconds)} ${t.t('mail.finish.ignore')}`);
+  return letter(
+    w,
+    t.t('mail.finish.subject'),
+    t.t('mail.finish.body'),
+    url,
+    `${expiry(t, ttlSeconds)} ${t.t('mail.finish.ignore')}`,
+  );
 }
 
 /** A sign-up for an address with a confirmed account: tell the owner, offer the reset page. */
@@ -61,7 +76,13 @@ export function signupAddressTakenMail(w: MailWords, { resetPageUrl }: { resetPa
 /** The password reset link. */
 export function resetPasswordMail(w: MailWords, { url, ttlSeconds }: LinkMail): MailContent {
   const { t } = w;
-  return letter(w, t.t('mail.reset.subject'), t.t('mail.reset.body'), url, `${expiry(t, ttlSeconds)} ${t.t('mail.reset.ignore')}`);
+  return letter(
+    w,
+    t.t('mail.reset.subject'),
+    t.t('mail.reset.body'),
+    url,
+    `${expiry(t, ttlSeconds)} ${t.t('mail.reset.ignore')}`,
+  );
 }
 
 /** Notice after a password reset. */
@@ -91,7 +112,13 @@ export type FactorName = 'an authenticator app (TOTP)' | 'new recovery codes' | 
 
 /** The factor's name in the reader's words. */
 function factorWords(t: Translator, factor: FactorName): string {
-  return t.t(factor === 'new recovery codes' ? 'mail.factor.recovery' : factor === 'a passkey' ? 'mfa.factor.passkey' : 'mail.factor.totp');
+  return t.t(
+    factor === 'new recovery codes'
+      ? 'mail.factor.recovery'
+      : factor === 'a passkey'
+        ? 'mfa.factor.passkey'
+        : 'mail.factor.totp',
+  );
 }
 
 /** Notice after a second factor was added; other sessions were signed out. */
@@ -103,7 +130,11 @@ export function secondFactorAddedMail(w: MailWords, { factor }: { factor: Factor
 /** Notice after a second factor was removed; other sessions were signed out. */
 export function secondFactorRemovedMail(w: MailWords, { factor }: { factor: FactorName }): MailContent {
   const { t } = w;
-  return letter(w, t.t('mail.factorRemoved.subject'), t.t('mail.factorRemoved.body', { factor: factorWords(t, factor) }));
+  return letter(
+    w,
+    t.t('mail.factorRemoved.subject'),
+    t.t('mail.factorRemoved.body', { factor: factorWords(t, factor) }),
+  );
 }
 
 /** After a password change on the account page (the browser that changed it stays signed in). */

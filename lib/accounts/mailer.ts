@@ -12,7 +12,8 @@ import { ConfigError } from '../core/errors.js';
  * Builds the mailer (nodemailer). With `mail.smtp` set, messages go over SMTP (a `smtp://`/`smtps://` URL or a
  * nodemailer SMTP options object). Without it, in development only, each message is written as an RFC 5322 `.eml`
  * file into the mailbox directory (`mail.mailbox`; `loadConfig` defaults it to `PORTCULLIS_DEV_MAILBOX`, else
- * `./.mailbox`) and the link is logged. Returns `undefined` in production without SMTP: the pages that need mail are then off.
+ * `./.mailbox`) and the link is logged. Returns `undefined` in production without SMTP: the pages that need mail are
+ * then off.
  * A host's own `mail.mailer` is returned as it is, and wins over `mail.smtp`.
  */
 export function createMailer(mail: MailConfig, production: boolean, logger: Logger): Mailer | undefined {
@@ -54,12 +55,23 @@ function smtpTransport(smtp: NonNullable<MailConfig['smtp']>): nodemailer.Transp
   // Checked before nodemailer sees it: its url.parse prints a URL that WHATWG refuses, password and all, in a
   // DEP0170 warning on stderr (and sends nothing to a port above 65535 or a host with a space).
   if (typeof smtp === 'string' && !URL.canParse(smtp)) {
-    throw new ConfigError('mail.smtp', 'is not a URL (a bad host or a port above 65535?); write it as smtp://user:pass@host:587 or smtps://…, percent-encoding special characters (the URL is not repeated here: it may hold a password)');
+    throw new ConfigError(
+      'mail.smtp',
+      'is not a URL (a bad host or a port above 65535?); write it as smtp://user:pass@host:587 or smtps://…, ' +
+        'percent-encoding special characters (the URL is not repeated here: it may hold a password)',
+    );
   }
   try {
     return nodemailer.createTransport(smtp as never);
   } catch (err) {
-    const why = (err as Error).name === 'URIError' ? 'a malformed % escape in its user name or password' : `${(err as Error).name} (a bad host or port?)`;
-    throw new ConfigError('mail.smtp', `nodemailer cannot read it: ${why}; write it as smtp://user:pass@host:587 or smtps://…, percent-encoding special characters (the URL is not repeated here: it may hold a password)`);
+    const why =
+      (err as Error).name === 'URIError'
+        ? 'a malformed % escape in its user name or password'
+        : `${(err as Error).name} (a bad host or port?)`;
+    throw new ConfigError(
+      'mail.smtp',
+      `nodemailer cannot read it: ${why}; write it as smtp://user:pass@host:587 or smtps://…, ` +
+        `percent-encoding special characters (the URL is not repeated here: it may hold a password)`,
+    );
   }
 }

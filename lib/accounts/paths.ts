@@ -1,6 +1,7 @@
 /**
  * The paths under `/account` of the self-service flows ({@link ACCOUNT_PATHS}) and the signed-in account page
- * ({@link HOME_PATHS}); the features' own pages and forms under `/account` are theirs (`lib/features/<id>/paths.ts`). All are under
+ * ({@link HOME_PATHS}); the features' own pages and forms under `/account` are theirs (`lib/features/<id>/paths.ts`).
+ * All are under
  * the issuer's path when it has one (`mountedPath`).
  */
 

@@ -23,13 +23,20 @@ const MAX_USER_AGENT = 512;
 export class SessionDevices {
   readonly #adapter: Adapter;
 
-  constructor(adapter: AdapterFactory, private readonly logger: Logger) {
+  constructor(
+    adapter: AdapterFactory,
+    private readonly logger: Logger,
+  ) {
     this.#adapter = adapter('SessionDevice');
   }
 
   /** Stores the device of session `sessionId` for `expiresIn` seconds (at least 1). */
   async record(sessionId: string, device: SessionDevice, expiresIn: number): Promise<void> {
-    await this.#adapter.upsert(sessionId, { ...device, userAgent: device.userAgent.slice(0, MAX_USER_AGENT) }, Math.max(1, Math.ceil(expiresIn)));
+    await this.#adapter.upsert(
+      sessionId,
+      { ...device, userAgent: device.userAgent.slice(0, MAX_USER_AGENT) },
+      Math.max(1, Math.ceil(expiresIn)),
+    );
   }
 
   /** The device of session `sessionId`, or `undefined` when none was recorded (or it expired). */
@@ -53,7 +60,14 @@ export class SessionDevices {
   middleware() {
     return async (ctx: Context, next: Next): Promise<void> => {
       await next();
-      const oidc = (ctx as Context & { oidc?: { route?: string; session?: { accountId?: string; jti?: string; id?: string; exp?: number; loginTs?: number } } }).oidc;
+      const oidc = (
+        ctx as Context & {
+          oidc?: {
+            route?: string;
+            session?: { accountId?: string; jti?: string; id?: string; exp?: number; loginTs?: number };
+          };
+        }
+      ).oidc;
       // A resume with a login result (oidc-provider merges it into the consent step's result too: the session is
       // saved under a new id at each, and the device goes with the id the browser ends up with).
       const signedInNow = (oidc as { result?: { login?: unknown } } | undefined)?.result?.login !== undefined;
@@ -62,8 +76,9 @@ export class SessionDevices {
       if (!session?.accountId || !id) return;
       const now = Math.floor(Date.now() / 1000);
       const device = { userAgent: ctx.get('user-agent'), ip: ctx.ip, at: session.loginTs ?? now };
-      await this.record(id, device, (session.exp ?? now + 14 * 24 * 3600) - now)
-        .catch((err: unknown) => this.logger.error({ err }, 'session device record: write failed'));
+      await this.record(id, device, (session.exp ?? now + 14 * 24 * 3600) - now).catch((err: unknown) =>
+        this.logger.error({ err }, 'session device record: write failed'),
+      );
     };
   }
 }

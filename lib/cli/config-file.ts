@@ -21,7 +21,12 @@ export async function readConfigFile(path: string): Promise<PortcullisConfig> {
       value = typeof mod.default === 'function' ? await (mod.default as () => unknown)() : mod.default;
     } catch (err) {
       // The class or code only, never the message (it may quote a secret); a module may throw a non-Error.
-      const what = err instanceof Error ? (err as NodeJS.ErrnoException).code ?? err.name : `it threw ${err == null ? String(err) : `${/^[aeiou]/.test(typeof err) ? 'an' : 'a'} ${typeof err}`}, not an Error`;
+      const what =
+        err instanceof Error
+          ? ((err as NodeJS.ErrnoException).code ?? err.name)
+          : `it ` +
+            `threw ${err == null ? String(err) : `${/^[aeiou]/.test(typeof err) ? 'an' : 'a'} ${typeof err}`}, ` +
+            `not an Error`;
       throw new ConfigError('--config', `cannot load ${path}: ${what}`, 'ERR_CONFIG_INVALID', { cause: err });
     }
   } else {
@@ -38,7 +43,10 @@ export async function readConfigFile(path: string): Promise<PortcullisConfig> {
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError('--config', `${path} must ${extname(absolute) === '.json' ? 'hold a JSON object' : 'export default a configuration object'}`);
+    throw new ConfigError(
+      '--config',
+      `${path} must ${extname(absolute) === '.json' ? 'hold a JSON object' : 'export default a configuration object'}`,
+    );
   }
   return value as PortcullisConfig;
 }

@@ -20,7 +20,9 @@ export interface DoctorOptions {
   url?: string;
   /** Environment the configuration runs with (`NODE_ENV`). @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** Largest tolerated difference between this machine's clock and the server's `Date` header, in seconds. @default 30 */
+  /**
+   * Largest tolerated difference between this machine's clock and the server's `Date` header, in seconds. @default 30
+   */
   maxClockSkewSeconds?: number;
   /** Timeout of each HTTP request and of the Redis check, in milliseconds. @default 5000 */
   timeoutMs?: number;
@@ -32,8 +34,17 @@ export interface DoctorOptions {
  */
 export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
   const findings: Finding[] = [];
-  if (options.config) findings.push(...(await checkConfig(options.config, options.env ?? process.env, options.timeoutMs ?? 5000)));
-  if (options.url) findings.push(...(await checkDeployment(options.url, options.config, options.maxClockSkewSeconds ?? 30, options.timeoutMs ?? 5000)));
+  if (options.config)
+    findings.push(...(await checkConfig(options.config, options.env ?? process.env, options.timeoutMs ?? 5000)));
+  if (options.url)
+    findings.push(
+      ...(await checkDeployment(
+        options.url,
+        options.config,
+        options.maxClockSkewSeconds ?? 30,
+        options.timeoutMs ?? 5000,
+      )),
+    );
   return findings;
 }
 

@@ -17,13 +17,20 @@ export class UsageError extends PortcullisError {
 }
 
 /** Splits `--name value` / `--name=value` options of a command; flags (no value) are listed in `flags`. */
-export function parseOptions(args: readonly string[], valued: readonly string[], flags: readonly string[] = []): Record<string, string | true> {
+export function parseOptions(
+  args: readonly string[],
+  valued: readonly string[],
+  flags: readonly string[] = [],
+): Record<string, string | true> {
   const out: Record<string, string | true> = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (flags.includes(name) && eq < 0) { out[name.slice(2)] = true; continue; }
+    if (flags.includes(name) && eq < 0) {
+      out[name.slice(2)] = true;
+      continue;
+    }
     if (!valued.includes(name)) throw new UsageError(`unknown argument ${arg}`);
     const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined || value === '') throw new UsageError(`${name} needs a value`);

@@ -46,16 +46,26 @@ export async function run(argv: string[], io: CommandIo): Promise<number> {
       case 'start':
         return await (await import('./start.js')).startCommand(rest, io);
       case 'doctor': {
-        const [{ readConfigFile }, { diagnose, formatFindings }, { settingsFromEnvironment }] = await Promise.all([import('./config-file.js'), import('./doctor.js'), import('./environment.js')]);
+        const [{ readConfigFile }, { diagnose, formatFindings }, { settingsFromEnvironment }] = await Promise.all([
+          import('./config-file.js'),
+          import('./doctor.js'),
+          import('./environment.js'),
+        ]);
         const opts = parseOptions(rest, ['--config', '--url']);
         if (!opts.config && !opts.url) throw new UsageError('doctor needs --config, --url or both');
         // The configuration `portcullis start` would run: the file with the same environment variables on top.
-        const config = typeof opts.config === 'string' ? settingsFromEnvironment(process.env, { file: await readConfigFile(opts.config) }).config : undefined;
+        const config =
+          typeof opts.config === 'string'
+            ? settingsFromEnvironment(process.env, { file: await readConfigFile(opts.config) }).config
+            : undefined;
         const findings = await diagnose({ config, url: typeof opts.url === 'string' ? opts.url : undefined });
         io.stdout(`${formatFindings(findings)}\n`);
         return findings.some((f) => f.level === 'problem') ? 1 : 0;
       }
-      case undefined: case '--help': case '-h': case 'help':
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
         io.stderr(`${USAGE}\n`);
         return 0;
       default:

@@ -14,11 +14,20 @@ import { parseOptions, UsageError, type CommandIo } from './io.js';
  * @throws {UsageError} (exit status 2) when neither `--config` nor `PORTCULLIS_CONFIG` names a file: without one
  *   the server would have no client and no account. A file holding `{}` starts that empty server on purpose.
  */
-export async function startCommand(args: string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function startCommand(
+  args: string[],
+  io: CommandIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const opts = parseOptions(args, ['--config']);
   const path = typeof opts.config === 'string' ? opts.config : env.PORTCULLIS_CONFIG;
   if (!path) {
-    throw new UsageError('start needs a configuration file, with your clients and accounts: portcullis start --config portcullis.config.json (or PORTCULLIS_CONFIG=portcullis.config.json); see docs/guides/production.md "Running from a configuration file". A file holding {} starts a server configured by the environment variables alone');
+    throw new UsageError(
+      'start needs a configuration file, with your clients and accounts: portcullis start --config ' +
+        'portcullis.config.json (or PORTCULLIS_CONFIG=portcullis.config.json); see docs/guides/production.md ' +
+        '"Running from a configuration file". A file holding {} starts a server configured by the environment ' +
+        'variables alone',
+    );
   }
   let port: number | undefined;
   try {
@@ -39,7 +48,8 @@ export async function startCommand(args: string[], io: CommandIo, env: NodeJS.Pr
 function listenHint(port: number, env: NodeJS.ProcessEnv): string {
   return env.PORT
     ? `port ${port} comes from PORT: choose another with PORT`
-    : `port ${port} comes from the issuer (without PORT a local issuer's port is listened on): set PORT, or put a free port (above 1023 unless you run as root) in the issuer`;
+    : `port ${port} comes from the issuer (without PORT a local issuer's port is listened on): set PORT, or ` +
+        `put a free port (above 1023 unless you run as root) in the issuer`;
 }
 
 /**
@@ -50,7 +60,11 @@ function listenHint(port: number, env: NodeJS.ProcessEnv): string {
  *
  * @throws what {@link createServer} or `listen` throws (a refused configuration, a port in use).
  */
-export async function serve(settings: ServerSettings, write: (line: string) => void, configPath?: string): Promise<PortcullisServer> {
+export async function serve(
+  settings: ServerSettings,
+  write: (line: string) => void,
+  configPath?: string,
+): Promise<PortcullisServer> {
   const { port, host, config } = settings;
   const server = await createServer(config);
   await server.listen(port, host);
@@ -61,10 +75,23 @@ export async function serve(settings: ServerSettings, write: (line: string) => v
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const issuer = server.config.issuer;
-  write(`Portcullis listening on http://${host.includes(':') ? `[${host}]` : host}:${port} (issuer ${issuer}${configPath ? `, configuration ${configPath}` : ''})`);
+  write(
+    `Portcullis listening on ` +
+      `http://${host.includes(':') ? `[${host}]` : host}:${port} (issuer ${issuer}${
+        configPath ? `, configuration ${configPath}` : ''
+      })`,
+  );
   const issuerPort = loopbackIssuerPort(issuer);
-  if (issuerPort !== undefined && issuerPort !== port) write(`  note       the issuer names port ${issuerPort}, PORT=${port}: the URLs below answer only through a proxy from ${issuerPort} to ${port} (unset PORT to listen on ${issuerPort})`);
+  if (issuerPort !== undefined && issuerPort !== port)
+    write(
+      `  note       the issuer names port ${issuerPort}, PORT=${port}: the URLs below answer only through a ` +
+        `proxy from ${issuerPort} to ${port} (unset PORT to listen on ${issuerPort})`,
+    );
   write(`  discovery  ${issuer}/.well-known/openid-configuration`);
-  write(server.config.graphql ? `  GraphQL    POST ${issuer}${server.config.graphql.path}` : '  GraphQL    off (no schema configured)');
+  write(
+    server.config.graphql
+      ? `  GraphQL    POST ${issuer}${server.config.graphql.path}`
+      : '  GraphQL    off (no schema configured)',
+  );
   return server;
 }

@@ -22,7 +22,10 @@ const SECRET_METHODS = new Set(['client_secret_basic', 'client_secret_post', 'cl
 
 /** Whether some key of `keys` can verify an assertion signed with one of `algs` (and is not an encryption key). */
 function verifiesOneOf(keys: ReadonlyArray<Record<string, unknown>>, algs: readonly string[]): boolean {
-  return keys.some((jwk) => jwk.use !== 'enc' && algs.some((alg) => (jwk.alg === undefined || jwk.alg === alg) && KEY_OF_ALG[alg]!(jwk)));
+  return keys.some(
+    (jwk) =>
+      jwk.use !== 'enc' && algs.some((alg) => (jwk.alg === undefined || jwk.alg === alg) && KEY_OF_ALG[alg]!(jwk)),
+  );
 }
 
 /**
@@ -37,30 +40,66 @@ function verifiesOneOf(keys: ReadonlyArray<Record<string, unknown>>, algs: reado
 export function checkClientAuthentication(client: ClientConfig, i: number): void {
   const at = (member: string) => `clients[${i}].${member}`;
   const method = client.token_endpoint_auth_method ?? 'client_secret_basic';
-  if (method === 'none' && client.client_secret) throw new ConfigError(at('client_secret'), 'a public client (token_endpoint_auth_method "none") has no secret');
+  if (method === 'none' && client.client_secret)
+    throw new ConfigError(at('client_secret'), 'a public client (token_endpoint_auth_method "none") has no secret');
   if (method === 'private_key_jwt' && client.client_secret !== undefined) {
-    throw new ConfigError(at('client_secret'), 'a private_key_jwt client authenticates with its key pair, not a secret: remove client_secret');
+    throw new ConfigError(
+      at('client_secret'),
+      'a private_key_jwt client authenticates with its key pair, not a secret: remove client_secret',
+    );
   }
-  if (SECRET_METHODS.has(method) && !client.client_secret) throw new ConfigError(at('client_secret'), 'is required for a confidential client (or set token_endpoint_auth_method to "none")');
+  if (SECRET_METHODS.has(method) && !client.client_secret)
+    throw new ConfigError(
+      at('client_secret'),
+      'is required for a confidential client (or set token_endpoint_auth_method to "none")',
+    );
   if (method === 'client_secret_jwt' && Buffer.byteLength(client.client_secret!, 'utf8') < MIN_HS256_SECRET_BYTES) {
-    throw new ConfigError(at('client_secret'), `client_secret_jwt uses the secret as an HS256 key, which must be at least ${MIN_HS256_SECRET_BYTES} bytes (256 bits, RFC 7518 §3.2): configure a longer random secret`);
+    throw new ConfigError(
+      at('client_secret'),
+      `client_secret_jwt uses the secret as an HS256 key, which must be at ` +
+        `least ${MIN_HS256_SECRET_BYTES} bytes (256 bits, RFC 7518 §3.2): configure a longer random secret`,
+    );
   }
   if (client.jwks !== undefined && client.jwks_uri !== undefined) {
-    throw new ConfigError(at('jwks_uri'), 'give the client\'s public keys either inline (jwks) or by URL (jwks_uri), not both');
+    throw new ConfigError(
+      at('jwks_uri'),
+      "give the client's public keys either inline (jwks) or by URL (jwks_uri), not both",
+    );
   }
   if (method === 'private_key_jwt' && client.jwks === undefined && client.jwks_uri === undefined) {
-    throw new ConfigError(at('jwks'), 'token_endpoint_auth_method "private_key_jwt" needs the client\'s public keys: set jwks (a JWK Set of public keys) or jwks_uri');
+    throw new ConfigError(
+      at('jwks'),
+      'token_endpoint_auth_method "private_key_jwt" needs the client\'s public keys: set jwks (a JWK Set of ' +
+        'public keys) or jwks_uri',
+    );
   }
   const alg = client.token_endpoint_auth_signing_alg;
-  const algs: readonly string[] | undefined = method === 'private_key_jwt' || method === 'client_secret_jwt' ? CLIENT_AUTH_SIGNING_ALGS[method] : undefined;
+  const algs: readonly string[] | undefined =
+    method === 'private_key_jwt' || method === 'client_secret_jwt' ? CLIENT_AUTH_SIGNING_ALGS[method] : undefined;
   if (alg !== undefined && !algs) {
-    throw new ConfigError(at('token_endpoint_auth_signing_alg'), `is only read with token_endpoint_auth_method "private_key_jwt" or "client_secret_jwt" (this client uses "${method}"): remove it`);
+    throw new ConfigError(
+      at('token_endpoint_auth_signing_alg'),
+      `is only read with token_endpoint_auth_method "private_key_jwt" or "client_secret_jwt" (this client ` +
+        `uses "${method}"): remove it`,
+    );
   }
   if (alg !== undefined && !algs!.includes(alg)) {
-    throw new ConfigError(at('token_endpoint_auth_signing_alg'), `${alg} cannot be used with ${method}: use ${algs!.join(', ')}`);
+    throw new ConfigError(
+      at('token_endpoint_auth_signing_alg'),
+      `${alg} cannot be used with ${method}: use ${algs!.join(', ')}`,
+    );
   }
   const keys = client.jwks?.keys;
-  if (method === 'private_key_jwt' && keys && !unusableClientKey(client.jwks) && !verifiesOneOf(keys, alg ? [alg] : algs!)) {
-    throw new ConfigError(at('jwks'), `has no public key that verifies ${alg ?? algs!.join(', ')} assertions (RSA for RS256 and PS256, EC P-256 for ES256, OKP Ed25519 for Ed25519 and EdDSA; without "use": "enc" and with no other "alg")`);
+  if (
+    method === 'private_key_jwt' &&
+    keys &&
+    !unusableClientKey(client.jwks) &&
+    !verifiesOneOf(keys, alg ? [alg] : algs!)
+  ) {
+    throw new ConfigError(
+      at('jwks'),
+      `has no public key that verifies ${alg ?? algs!.join(', ')} assertions (RSA for RS256 and PS256, EC ` +
+        `P-256 for ES256, OKP Ed25519 for Ed25519 and EdDSA; without "use": "enc" and with no other "alg")`,
+    );
   }
 }

@@ -24,10 +24,20 @@ import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js';
 // `allErrors` reports every problem in one run; `verbose` gives schemaProblems the alternatives of an anyOf.
 // `code.optimize: false` skips ajv's passes over the generated code: they made the option schema's compile take
 // ~210 ms of CPU against ~135 (Node 22), for a validator that runs once per loadConfig (same checks, same errors).
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, useDefaults: true, code: { optimize: false } });
+const ajv = new Ajv({
+  allErrors: true,
+  verbose: true,
+  strict: true,
+  allowUnionTypes: true,
+  useDefaults: true,
+  code: { optimize: false },
+});
 ajv.addVocabulary([...OPTION_KEYWORDS]);
 addFormats.default(ajv);
-/** The option schema's validator, compiled on the first loadConfig rather than on import (the CLI's commands and a process that only imports Portcullis never pay for it). */
+/**
+ * The option schema's validator, compiled on the first loadConfig rather than on import (the CLI's commands and a
+ * process that only imports Portcullis never pay for it).
+ */
 let coreValidate: ValidateFunction<ValidatedOptions> | undefined;
 /** The option schema with the options of a host's own features (`options` of the contract), per feature list. */
 const validators = new WeakMap<readonly Feature[], ValidateFunction<ValidatedOptions>>();
@@ -45,25 +55,37 @@ function validatorFor(features: readonly Feature[]): ValidateFunction<ValidatedO
   const owners = new Map<string, string>();
   for (const { id, options = {} } of features) {
     for (const [key, schema] of Object.entries(options)) {
-      // A slice of the server's own features (in the schema already), or a feature listed twice (orderFeatures says so).
-      if (ConfigSchema.properties[key as keyof typeof ConfigSchema.properties] === schema || added[key] === schema) continue;
+      // A slice of the server's own features (in the schema already), or a feature listed twice (orderFeatures says
+      // so).
+      if (ConfigSchema.properties[key as keyof typeof ConfigSchema.properties] === schema || added[key] === schema)
+        continue;
       if (key in ConfigSchema.properties || owners.has(key)) {
         const owner = owners.has(key) ? `feature ${JSON.stringify(owners.get(key))}` : 'the server';
-        throw new ConfigError('features', `feature ${JSON.stringify(id)} declares the option ${JSON.stringify(key)}, which ${owner} declares already`);
+        throw new ConfigError(
+          'features',
+          `feature ${JSON.stringify(id)} declares the option ${JSON.stringify(key)}, which ${owner} declares already`,
+        );
       }
       added[key] = schema;
       owners.set(key, id);
     }
   }
   const compiled = owners.size
-    ? ajv.compile<ValidatedOptions>(Type.Object({ ...ConfigSchema.properties, ...added }, { additionalProperties: false }))
+    ? ajv.compile<ValidatedOptions>(
+        Type.Object({ ...ConfigSchema.properties, ...added }, { additionalProperties: false }),
+      )
     : (coreValidate ??= ajv.compile<ValidatedOptions>(ConfigSchema));
   validators.set(features, compiled);
   return compiled;
 }
 
 /** Values shipped with the demo fixtures; seeing one in production means the demo leaked into a deployment. */
-const DEMO_VALUES = new Set(['demo-web-secret', 'alice-demo-password', 'admin-demo-password', 'demo-initial-access-token']);
+const DEMO_VALUES = new Set([
+  'demo-web-secret',
+  'alice-demo-password',
+  'admin-demo-password',
+  'demo-initial-access-token',
+]);
 
 function deepFreeze<T>(value: T): T {
   if (Array.isArray(value) || isPlainObject(value)) {
@@ -82,11 +104,15 @@ function uniqueBy<T>(items: T[], key: (item: T) => string, path: string): void {
   });
 }
 
-/** Objects a host passes in (`accountStore`, `storage.instance`, `mail.mailer`, `logger`) have the methods their contracts name. */
+/**
+ * Objects a host passes in (`accountStore`, `storage.instance`, `mail.mailer`, `logger`) have the methods their
+ * contracts name.
+ */
 function checkInstances(config: ResolvedConfig): void {
   const needMethods = (value: object | undefined, methods: readonly string[], path: string, contract: string) => {
     for (const method of methods) {
-      if (value && typeof (value as Record<string, unknown>)[method] !== 'function') throw new ConfigError(`${path}.${method}`, `must be a function (see the ${contract} interface)`);
+      if (value && typeof (value as Record<string, unknown>)[method] !== 'function')
+        throw new ConfigError(`${path}.${method}`, `must be a function (see the ${contract} interface)`);
     }
   };
   needMethods(config.accountStore, ACCOUNT_STORE_METHODS, 'accountStore', 'AccountStore');
@@ -95,13 +121,23 @@ function checkInstances(config: ResolvedConfig): void {
   const logger = config.logger as Record<string, unknown> | undefined;
   const missing = LOGGER_METHODS.filter((m) => logger && typeof logger[m] !== 'function');
   if (missing.length) {
-    throw new ConfigError('logger', `lacks the method${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: pass a pino logger, or an object with pino's info, warn, error and child(bindings, options) (console is not one)`);
+    throw new ConfigError(
+      'logger',
+      `lacks the method${missing.length > 1 ? 's' : ''} ${missing.join(', ')}: pass a pino logger, or an ` +
+        `object with pino's info, warn, error and child(bindings, options) (console is not one)`,
+    );
   }
   if ((config.storage.type === 'custom') !== (config.storage.instance !== undefined)) {
-    throw new ConfigError('storage.instance', config.storage.instance ? 'is only read with storage.type "custom"' : 'is required with storage.type "custom"');
+    throw new ConfigError(
+      'storage.instance',
+      config.storage.instance ? 'is only read with storage.type "custom"' : 'is required with storage.type "custom"',
+    );
   }
   if (config.storage.type === 'custom' && (config.storage.url || config.storage.client)) {
-    throw new ConfigError('storage.type', 'storage.url/client given but type is "custom": set type to "redis", or drop them');
+    throw new ConfigError(
+      'storage.type',
+      'storage.url/client given but type is "custom": set type to "redis", or drop them',
+    );
   }
 }
 
@@ -112,10 +148,21 @@ function checkInstances(config: ResolvedConfig): void {
 function insecureProductionSettings(config: ResolvedConfig, features: readonly Feature[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (!config.keys.signing) {
-    problems.push({ path: 'keys.signing', message: 'NODE_ENV=production needs configured signing keys: set keys.signing to a private JWKS or the path of one (PORTCULLIS_SIGNING_KEYS for the standalone server; `npx portcullis keys` makes one)' });
+    problems.push({
+      path: 'keys.signing',
+      message:
+        'NODE_ENV=production needs configured signing keys: set keys.signing to a private JWKS or the path ' +
+        'of one (PORTCULLIS_SIGNING_KEYS for the standalone server; `npx portcullis keys` makes one)',
+    });
   }
   if (!config.keys.cookies) {
-    problems.push({ path: 'keys.cookies', message: 'NODE_ENV=production needs cookie keys: set keys.cookies to one or more random secrets of at least 32 characters (PORTCULLIS_COOKIE_KEYS for the standalone server; `npx portcullis cookie-key` makes one)' });
+    problems.push({
+      path: 'keys.cookies',
+      message:
+        'NODE_ENV=production needs cookie keys: set keys.cookies to one or more random secrets of at least ' +
+        '32 characters (PORTCULLIS_COOKIE_KEYS for the standalone server; `npx portcullis cookie-key` ' +
+        'makes one)',
+    });
   }
   const demoValue = [
     ...config.clients.map((c, i) => [`clients[${i}].client_secret`, c.client_secret] as const),
@@ -123,15 +170,31 @@ function insecureProductionSettings(config: ResolvedConfig, features: readonly F
     ['registration.initialAccessToken', config.registration?.initialAccessToken] as const,
   ].find(([, v]) => v !== undefined && DEMO_VALUES.has(v));
   if (config.demo || demoValue) {
-    problems.push({ path: demoValue?.[0] ?? 'demo', message: 'demo fixtures are not allowed with NODE_ENV=production: remove the demo clients, accounts and tokens and configure your own' });
+    problems.push({
+      path: demoValue?.[0] ?? 'demo',
+      message:
+        'demo fixtures are not allowed with NODE_ENV=production: remove the demo clients, accounts and ' +
+        'tokens and configure your own',
+    });
   }
   if (!config.storage.explicitType) {
-    problems.push({ path: 'storage.type', message: 'NODE_ENV=production needs an explicit storage: set storage.type to "redis" (REDIS_URL for the standalone server) to share state between instances, or to "memory" for a single instance whose state may be lost on restart (PORTCULLIS_STORAGE=memory)' });
+    problems.push({
+      path: 'storage.type',
+      message:
+        'NODE_ENV=production needs an explicit storage: set storage.type to "redis" (REDIS_URL for the ' +
+        'standalone server) to share state between instances, or to "memory" for a single instance whose ' +
+        'state may be lost on restart (PORTCULLIS_STORAGE=memory)',
+    });
   }
   if (!config.issuer.startsWith('https://')) {
-    problems.push({ path: 'issuer', message: 'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)' });
+    problems.push({
+      path: 'issuer',
+      message:
+        'NODE_ENV=production needs an https issuer (PORTCULLIS_ISSUER for the standalone server); behind a ' +
+        'TLS-terminating proxy also set proxy: true (PORTCULLIS_PROXY=true)',
+    });
   }
-  for (const feature of features) problems.push(...feature.insecure?.(config) ?? []);
+  for (const feature of features) problems.push(...(feature.insecure?.(config) ?? []));
   return problems;
 }
 
@@ -141,7 +204,10 @@ function insecureProductionSettings(config: ResolvedConfig, features: readonly F
  * `POST /registration` refuses. RFC 7591 §2, RFC 9700 §2.1.
  */
 function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
-  const policy = registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins });
+  const policy = registrationPolicy({
+    production: config.production,
+    allowedFetchOrigins: config.outboundFetch.allowedOrigins,
+  });
   const problems: ConfigProblem[] = [];
   config.clients.forEach(({ pkce_optional: _omit, ...client }, i) => {
     const metadata = cloneData(client) as Record<string, unknown>;
@@ -154,7 +220,10 @@ function clientPolicyViolations(config: ResolvedConfig): ConfigProblem[] {
         // Descriptions start with the member they are about (which may not be the member being checked).
         const member = /^([a-z_]+)\b/.exec(description)?.[1];
         const at = member && member in metadata ? member : key;
-        problems.push({ path: `clients[${i}].${at}`, message: `client ${JSON.stringify(client.client_id)}: ${description}` });
+        problems.push({
+          path: `clients[${i}].${at}`,
+          message: `client ${JSON.stringify(client.client_id)}: ${description}`,
+        });
       }
     }
   });
@@ -173,7 +242,11 @@ function checkIssuerPath(issuer: string): void {
     url = new URL(issuer);
   } catch {
     // ajv's "uri" format does not check what the WHATWG parser does (a port over 65535, a malformed host).
-    throw new ConfigError('issuer', `is not a URL Node can parse (check the host and that the port is 1–65535): ${JSON.stringify(issuer.slice(0, 120))}`);
+    throw new ConfigError(
+      'issuer',
+      `is not a URL Node can parse (check the host and that the port is ` +
+        `1–65535): ${JSON.stringify(issuer.slice(0, 120))}`,
+    );
   }
   // The URL parser resolves dot segments and percent-encodes: compare with what was written.
   const written = /^[a-z]+:\/\/[^/]*(\/.*)?$/i.exec(issuer)?.[1] ?? '';
@@ -181,14 +254,32 @@ function checkIssuerPath(issuer: string): void {
   if (written === '') return;
   // Tokens carry the issuer exactly as written and relying parties compare it exactly (OIDC Core §3.1.3.7, Discovery
   // §4.3): a slash most of them do not expect is refused rather than dropped, which would change every `iss` silently.
-  if (written === '/') throw new ConfigError('issuer', `must not end with "/" (every token's iss carries it as written, and relying parties compare it exactly): write it as ${url.origin}`);
+  if (written === '/')
+    throw new ConfigError(
+      'issuer',
+      `must not end with "/" (every token's iss carries it as written, and relying parties compare it ` +
+        `exactly): write it as ${url.origin}`,
+    );
   const fix = `write it as ${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/{2,}/g, '/') || ''}`;
-  if (written.endsWith('/')) throw new ConfigError('issuer', `a path issuer must not end with "/" (clients append "/.well-known/…" to it): ${fix}`);
-  if (written !== url.pathname) throw new ConfigError('issuer', `its path ${JSON.stringify(written)} is not in normal form (dot segments or characters that need encoding): ${fix}`);
+  if (written.endsWith('/'))
+    throw new ConfigError(
+      'issuer',
+      `a path issuer must not end with "/" (clients append "/.well-known/…" to it): ${fix}`,
+    );
+  if (written !== url.pathname)
+    throw new ConfigError(
+      'issuer',
+      `its path ${JSON.stringify(written)} is not in normal form (dot segments or characters that need ` +
+        `encoding): ${fix}`,
+    );
   if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(written) || written.split('/').some((s) => s === '.' || s === '..')) {
-    throw new ConfigError('issuer', `its path ${JSON.stringify(written)} may only hold segments of letters, digits, ".", "_", "~" and "-"`);
+    throw new ConfigError(
+      'issuer',
+      `its path ${JSON.stringify(written)} may only hold segments of letters, digits, ".", "_", "~" and "-"`,
+    );
   }
-  if (written.startsWith('/.well-known')) throw new ConfigError('issuer', 'its path must not start with /.well-known (reserved for metadata, RFC 8615)');
+  if (written.startsWith('/.well-known'))
+    throw new ConfigError('issuer', 'its path must not start with /.well-known (reserved for metadata, RFC 8615)');
 }
 
 /**
@@ -207,7 +298,11 @@ function checkIssuerPath(issuer: string): void {
  *   the option schema finds in one error: `problems`, `path` of the first), or `ERR_CONFIG_INSECURE` when
  *   `NODE_ENV=production` meets an insecure setting; `ERR_CONFIG_INVALID` at `features` when two declare one option.
  */
-export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = process.env, features: readonly Feature[] = defaultFeatures): ResolvedConfig {
+export function loadConfig(
+  input: PortcullisConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  features: readonly Feature[] = defaultFeatures,
+): ResolvedConfig {
   if (!isPlainObject(input)) throw new ConfigError('(root)', 'configuration must be an object');
   const production = env.NODE_ENV === 'production';
   const candidate: Record<string, unknown> = cloneData(input);
@@ -224,12 +319,21 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   const { graphql, keys, registration, selfService } = candidate;
   const config: ResolvedConfig = {
     ...candidate,
-    keys: { ...keys, signing: typeof keys.signing === 'string' ? readSigningKeys(keys.signing) : keys.signing && checkSigningKeys(keys.signing) },
+    keys: {
+      ...keys,
+      signing:
+        typeof keys.signing === 'string'
+          ? readSigningKeys(keys.signing)
+          : keys.signing && checkSigningKeys(keys.signing),
+    },
     storage: { ...candidate.storage, explicitType },
     registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
     selfService: { ...selfService, signup: selfService.signup ?? !production },
     passkeys: passkeysDefaults(candidate),
-    graphql: graphql && { ...graphql, resource: graphql.resource ?? `${new URL(candidate.issuer).origin}${graphql.path}` },
+    graphql: graphql && {
+      ...graphql,
+      resource: graphql.resource ?? `${new URL(candidate.issuer).origin}${graphql.path}`,
+    },
     production,
   };
 
@@ -245,17 +349,32 @@ export function loadConfig(input: PortcullisConfig, env: NodeJS.ProcessEnv = pro
   }
   uniqueBy(config.clients, (c) => c.client_id, 'clients');
   config.accounts.forEach((a, i) => {
-    if (canonicalEmail(a.email) === undefined) throw new ConfigError(`accounts[${i}].email`, 'is not an accepted e-mail address (see parseEmailAddress: a host name of two or more labels, a valid IDN, no address literal)');
+    if (canonicalEmail(a.email) === undefined)
+      throw new ConfigError(
+        `accounts[${i}].email`,
+        'is not an accepted e-mail address (see parseEmailAddress: a host name of two or more labels, a ' +
+          'valid IDN, no address literal)',
+      );
   });
   uniqueBy(config.accounts, (a) => canonicalEmail(a.email)!, 'accounts');
   config.clients.forEach((client, i) => {
     if (client.client_id === ACCOUNT_CLIENT_ID) {
-      throw new ConfigError(`clients[${i}].client_id`, `"${ACCOUNT_CLIENT_ID}" is reserved for the account page's own client (oidc-provider: client_id must be unique amongst statically configured clients): choose another client_id`);
+      throw new ConfigError(
+        `clients[${i}].client_id`,
+        `"${ACCOUNT_CLIENT_ID}" is reserved for the account page's own client (oidc-provider: client_id must ` +
+          `be unique amongst statically configured clients): choose another client_id`,
+      );
     }
     checkClientAuthentication(client, i);
   });
   config.allowedHosts.forEach((host, i) => {
-    if (!isHostAndPort(host)) throw new ConfigError(`allowedHosts[${i}]`, `must be a host name or address with an optional port, as a Host header carries it (e.g. "id.example.com" or "id.example.com:8443"; no scheme, path or wildcard), got ${JSON.stringify(host.slice(0, 80))}`);
+    if (!isHostAndPort(host))
+      throw new ConfigError(
+        `allowedHosts[${i}]`,
+        `must be a host name or address with an optional port, as a Host header carries it (e.g. ` +
+          `"id.example.com" or "id.example.com:8443"; no scheme, path or wildcard), ` +
+          `got ${JSON.stringify(host.slice(0, 80))}`,
+      );
   });
   const insecure = config.production ? insecureProductionSettings(config, enabled) : [];
   const problems = [...insecure, ...clientPolicyViolations(config)];

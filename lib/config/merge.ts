@@ -18,7 +18,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * // → { issuer, graphql: { typeDefs, corsOrigins: ['http://localhost:8080'], introspection: { enabled: true } } }
  * ```
  */
-export function mergeConfig<T extends object>(base: T, ...layers: ReadonlyArray<Record<string, unknown> | Partial<T>>): T {
+export function mergeConfig<T extends object>(
+  base: T,
+  ...layers: ReadonlyArray<Record<string, unknown> | Partial<T>>
+): T {
   let out: unknown = cloneData(base);
   for (const layer of layers) out = mergeValue(out, layer);
   return out as T;
@@ -39,7 +42,8 @@ function mergeValue(base: unknown, over: unknown): unknown {
     // A "__proto__" member of JSON.parse output stays an own member (assigning it would set the prototype instead,
     // hiding it from the check that reports unknown options).
     const merged = mergeValue(Object.hasOwn(base, key) ? base[key] : undefined, value);
-    if (value !== undefined) Object.defineProperty(out, key, { value: merged, enumerable: true, writable: true, configurable: true });
+    if (value !== undefined)
+      Object.defineProperty(out, key, { value: merged, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

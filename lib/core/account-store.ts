@@ -140,7 +140,10 @@ export interface AccountStore {
    * @throws `StorageUnavailableError` (503) when the value kept changing under it (the Redis store reads again up
    *   to 50 times) or the storage is unavailable.
    */
-  updateSecondFactor?(id: string, change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<StoredSecondFactor | undefined>;
+  updateSecondFactor?(
+    id: string,
+    change: (current: StoredSecondFactor | undefined) => StoredSecondFactor | undefined,
+  ): Promise<StoredSecondFactor | undefined>;
 
   // Passkeys (WebAuthn Level 3 §4 "credential record"). Optional in the type so a host store written before them
   // keeps compiling; both shipped stores implement them, and `passkeys.enabled` refuses a store without them
@@ -191,13 +194,21 @@ export interface StoredPasskey {
 export const SECOND_FACTOR_METHODS = ['getSecondFactor', 'setSecondFactor'] as const;
 
 /** The names of the {@link AccountStore} methods, checked when the server is built. */
-export const ACCOUNT_STORE_METHODS = ['findById', 'findByEmail', 'verifyPassword', 'create', 'setPassword', 'setEmail', 'markEmailVerified'] as const;
+export const ACCOUNT_STORE_METHODS = [
+  'findById',
+  'findByEmail',
+  'verifyPassword',
+  'create',
+  'setPassword',
+  'setEmail',
+  'markEmailVerified',
+] as const;
 
 /** The {@link AccountStore} methods passkeys need, checked when `passkeys.enabled` is on. */
 export const PASSKEY_STORE_METHODS = ['listPasskeys', 'savePasskey', 'deletePasskey', 'findAccountByPasskey'] as const;
 
 /** An {@link AccountStore} with the passkey methods. */
-export type PasskeyAccountStore = AccountStore & Required<Pick<AccountStore, typeof PASSKEY_STORE_METHODS[number]>>;
+export type PasskeyAccountStore = AccountStore & Required<Pick<AccountStore, (typeof PASSKEY_STORE_METHODS)[number]>>;
 
 /** Whether `store` implements every method of {@link PASSKEY_STORE_METHODS}. */
 export function hasPasskeyMethods(store: AccountStore): store is PasskeyAccountStore {

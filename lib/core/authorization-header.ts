@@ -33,7 +33,10 @@ export function readAuthorizationHeader(header: string): AuthorizationHeader {
   const lower = written.toLowerCase();
   if (lower !== 'bearer' && lower !== 'dpop') {
     const named = SCHEME.test(written) ? `the scheme '${written}'` : 'an unknown scheme';
-    return { kind: 'other-scheme', description: `the Authorization header uses ${named}, which this endpoint does not take: ${SEND}` };
+    return {
+      kind: 'other-scheme',
+      description: `the Authorization header uses ${named}, which this endpoint does not take: ${SEND}`,
+    };
   }
   const scheme = lower === 'dpop' ? 'DPoP' : 'Bearer';
   const rest = value.slice(written.length);
@@ -41,9 +44,15 @@ export function readAuthorizationHeader(header: string): AuthorizationHeader {
   if (rest === '') return malformed(`has the scheme '${written}' but no token: ${SEND}`);
   if (!rest.startsWith(' ')) return malformed(`must separate the scheme '${written}' from the token with a space`);
   const token = rest.replace(/^ +/, '');
-  if (/[\s,]/.test(token)) return malformed(`has more than one value after the scheme '${written}': send one access token, without spaces or commas`);
+  if (/[\s,]/.test(token))
+    return malformed(
+      `has more than one value after the scheme '${written}': send one access token, without spaces or commas`,
+    );
   if (!TOKEN68.test(token)) {
-    return malformed('has a token with a character no access token has: RFC 6750 section 2.1 allows letters, digits, - . _ ~ + / and trailing =');
+    return malformed(
+      'has a token with a character no access token has: RFC 6750 section 2.1 allows letters, digits, - . _ ' +
+        '~ + / and trailing =',
+    );
   }
   return { kind: 'token', scheme, token };
 }

@@ -13,7 +13,8 @@ export const MAX_EMAIL_LENGTH = 254;
  * decimal digit (RFC 8264 §9.1 LetterDigits: Ll Lu Lo Lm Mn Mc Nd) that is not default-ignorable (RFC 8264 §9.13;
  * joiners and variation selectors are invisible, so they would give one mailbox look-alike spellings).
  */
-const LOCAL_CHAR = /^(?:[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.]|(?!\p{Default_Ignorable_Code_Point})[\p{Ll}\p{Lu}\p{Lo}\p{Lm}\p{Mn}\p{Mc}\p{Nd}])+$/u;
+const LOCAL_CHAR =
+  /^(?:[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.]|(?!\p{Default_Ignorable_Code_Point})[\p{Ll}\p{Lu}\p{Lo}\p{Lm}\p{Mn}\p{Mc}\p{Nd}])+$/u;
 
 /** Characters a typed domain may hold besides non-ASCII ones (which UTS #46 maps or refuses). */
 const DOMAIN_ASCII = /^[A-Za-z0-9.\-\u0080-\u{10FFFF}]+$/u;
@@ -21,7 +22,9 @@ const DOMAIN_ASCII = /^[A-Za-z0-9.\-\u0080-\u{10FFFF}]+$/u;
 /** The label separators UTS #46 maps to a dot (RFC 3490 §3.1): one at the end of the typed domain is dropped. */
 const TRAILING_DOT = /[.\u3002\uFF0E\uFF61]$/u;
 
-/** A host name (RFC 5321 §4.1.2 `Domain`, RFC 1035 labels) with at least two labels and a top label that is not numeric. */
+/**
+ * A host name (RFC 5321 §4.1.2 `Domain`, RFC 1035 labels) with at least two labels and a top label that is not numeric.
+ */
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const HOST_NAME = new RegExp(`^(?:${LABEL}\\.)+(?=[a-z0-9-]*[a-z])${LABEL}$`);
 
@@ -84,7 +87,9 @@ export function parseEmailAddress(input: string): EmailAddress | undefined {
  */
 function punycodeDecodes(host: string): boolean {
   if (!host.includes('xn--')) return true;
-  return domainToUnicode(host).split('.').every((label) => !label.startsWith('xn--'));
+  return domainToUnicode(host)
+    .split('.')
+    .every((label) => !label.startsWith('xn--'));
 }
 
 /**

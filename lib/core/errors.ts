@@ -117,7 +117,12 @@ export class ConfigError extends PortcullisError {
   readonly path: string;
   readonly problems: readonly ConfigProblem[];
 
-  constructor(path: string, message: string, code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE' = 'ERR_CONFIG_INVALID', options?: ErrorOptions) {
+  constructor(
+    path: string,
+    message: string,
+    code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE' = 'ERR_CONFIG_INVALID',
+    options?: ErrorOptions,
+  ) {
     super(code, `Invalid configuration at "${path}": ${message}`, { ...options, status: 500 });
     this.path = path;
     this.problems = Object.freeze([{ path, message }]);
@@ -130,13 +135,17 @@ export class ConfigError extends PortcullisError {
   static of(problems: readonly ConfigProblem[], code: 'ERR_CONFIG_INVALID' | 'ERR_CONFIG_INSECURE'): ConfigError {
     if (problems.length === 1) return new ConfigError(problems[0]!.path, problems[0]!.message, code);
     const err = new ConfigError(problems[0]!.path, problems[0]!.message, code);
-    err.message = `Invalid configuration (${problems.length} problems):\n${problems.map((p) => `  - "${p.path}": ${p.message}`).join('\n')}`;
+    err.message =
+      `Invalid configuration ` +
+      `(${problems.length} problems):\n${problems.map((p) => `  - "${p.path}": ${p.message}`).join('\n')}`;
     (err as { problems: readonly ConfigProblem[] }).problems = Object.freeze([...problems]);
     return err;
   }
 }
 
-/** `Retry-After` of a storage outage's 503, seconds: every 503 of ours (OAuth endpoints, pages, GraphQL) sends this one. */
+/**
+ * `Retry-After` of a storage outage's 503, seconds: every 503 of ours (OAuth endpoints, pages, GraphQL) sends this one.
+ */
 export const STORAGE_RETRY_AFTER_SECONDS = '5';
 
 /**
@@ -151,7 +160,12 @@ export class StorageUnavailableError extends PortcullisError {
   declare readonly code: 'ERR_STORAGE_FULL' | 'ERR_STORAGE_UNAVAILABLE';
 
   constructor(code: 'ERR_STORAGE_FULL' | 'ERR_STORAGE_UNAVAILABLE', message: string, options?: ErrorOptions) {
-    super(code, message, { ...options, status: 503, expose: true, headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS } });
+    super(code, message, {
+      ...options,
+      status: 503,
+      expose: true,
+      headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS },
+    });
   }
 }
 
@@ -170,7 +184,10 @@ export class StorageConnectError extends PortcullisError {
   readonly reason: string;
 
   constructor(url: string, reason: string, cause?: unknown) {
-    super(StorageConnectError.code, `Redis storage at ${url} is unavailable: ${reason}`, { status: 503, ...(cause === undefined ? {} : { cause }) });
+    super(StorageConnectError.code, `Redis storage at ${url} is unavailable: ${reason}`, {
+      status: 503,
+      ...(cause === undefined ? {} : { cause }),
+    });
     this.url = url;
     this.reason = reason;
   }

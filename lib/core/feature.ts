@@ -23,8 +23,16 @@ import type { AdapterFactory } from './storage.js';
 
 /** The oidc-provider endpoints a feature may put pre-middleware before; `resume` is `/authorization/:uid`. */
 export type ProviderEndpoint =
-  | 'authorization' | 'resume' | 'token' | 'userinfo' | 'registration' | 'introspection' | 'revocation'
-  | 'pushed_authorization_request' | 'end_session' | 'jwks';
+  | 'authorization'
+  | 'resume'
+  | 'token'
+  | 'userinfo'
+  | 'registration'
+  | 'introspection'
+  | 'revocation'
+  | 'pushed_authorization_request'
+  | 'end_session'
+  | 'jwks';
 
 /**
  * Where a route answers. Paths of the first two kinds are under the issuer's path (`/auth/account/…` for an issuer

@@ -1,4 +1,7 @@
-/* The contract of `graphql.onReject` (config/options.ts): what a host's hook is told of a refusal (lib/graphql/rejections.ts). */
+/*
+ * The contract of `graphql.onReject` (config/options.ts): what a host's hook is told of a refusal
+ * (lib/graphql/rejections.ts).
+ */
 
 /**
  * One refusal of the GraphQL endpoint, as a host's `graphql.onReject` sees it: what the client was answered (status,

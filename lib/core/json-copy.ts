@@ -17,7 +17,10 @@ export function jsonCopy<T>(value: T): T {
   return copy(value, '', [], true) as T;
 }
 
-/** `path`: the objects being copied around this one (a cycle check, as JSON's stack); `toJSON`: whether to call it (once per value). */
+/**
+ * `path`: the objects being copied around this one (a cycle check, as JSON's stack); `toJSON`: whether to call it (once
+ * per value).
+ */
 function copy(value: unknown, key: string | number, path: object[], toJSON: boolean): unknown {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? (value === 0 ? 0 : value) : null; // -0 is written "0"
@@ -28,7 +31,8 @@ function copy(value: unknown, key: string | number, path: object[], toJSON: bool
   const method = toJSON ? (value as { toJSON?: unknown }).toJSON : undefined;
   if (typeof method === 'function') return copy(method.call(value, String(key)), key, path, false);
   const proto = Object.getPrototypeOf(value) as unknown;
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return JSON.parse(JSON.stringify(value, null, 0) ?? 'null') as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null)
+    return JSON.parse(JSON.stringify(value, null, 0) ?? 'null') as unknown;
   if (path.includes(value)) throw new TypeError('Converting circular structure to JSON');
   path.push(value);
   let out: unknown;
@@ -41,7 +45,8 @@ function copy(value: unknown, key: string | number, path: object[], toJSON: bool
     for (const name of Object.keys(value)) {
       const member = copy((value as Record<string, unknown>)[name], name, path, true);
       if (member === undefined) continue;
-      if (name === '__proto__') Object.defineProperty(object, name, { value: member, enumerable: true, writable: true, configurable: true });
+      if (name === '__proto__')
+        Object.defineProperty(object, name, { value: member, enumerable: true, writable: true, configurable: true });
       else object[name] = member;
     }
     out = object;

@@ -45,14 +45,22 @@ export function createLimiter(name: string, spec: LimitSpec, backend: LimiterBac
         if (err instanceof RateLimiterRes) {
           return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
         }
-        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'rate-limit storage is unavailable; try again later', { cause: err });
+        throw new StorageUnavailableError(
+          'ERR_STORAGE_UNAVAILABLE',
+          'rate-limit storage is unavailable; try again later',
+          { cause: err },
+        );
       }
     },
     async reset(key) {
       try {
         await limiter.delete(key);
       } catch (err) {
-        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'rate-limit storage is unavailable; try again later', { cause: err });
+        throw new StorageUnavailableError(
+          'ERR_STORAGE_UNAVAILABLE',
+          'rate-limit storage is unavailable; try again later',
+          { cause: err },
+        );
       }
     },
   };

@@ -12,9 +12,25 @@ export const LOGGER_METHODS = ['info', 'warn', 'error', 'child'] as const;
 
 /** Keys whose values are never written to logs. */
 export const REDACTED_PATHS = [
-  'password', '*.password', 'client_secret', '*.client_secret', 'token', '*.token', 'access_token', '*.access_token',
-  'refresh_token', '*.refresh_token', 'id_token', '*.id_token', 'code', '*.code', 'code_verifier', '*.code_verifier',
-  'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]',
+  'password',
+  '*.password',
+  'client_secret',
+  '*.client_secret',
+  'token',
+  '*.token',
+  'access_token',
+  '*.access_token',
+  'refresh_token',
+  '*.refresh_token',
+  'id_token',
+  '*.id_token',
+  'code',
+  '*.code',
+  'code_verifier',
+  '*.code_verifier',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
 ];
 
 /** Characters of log lines collected before they are handed to the writer in one piece (fewer writes under load). */
@@ -76,9 +92,17 @@ class BatchedDestination implements DestinationStream {
    */
   flushSync(): void {
     const text = this.#take();
-    try { this.#out.flushSync(); } catch { /* not open yet, or closed by a broken pipe */ }
+    try {
+      this.#out.flushSync();
+    } catch {
+      /* not open yet, or closed by a broken pipe */
+    }
     if (!text) return;
-    try { pino.destination({ dest: this.fd, sync: true }).write(text); } catch { /* closed by a broken pipe */ }
+    try {
+      pino.destination({ dest: this.fd, sync: true }).write(text);
+    } catch {
+      /* closed by a broken pipe */
+    }
   }
 
   /** The collected lines as one string ('' when none), and an empty collection. */
@@ -116,6 +140,13 @@ function stdoutDestination(): BatchedDestination {
 export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {
   const level = env.LOG_LEVEL || (env.JEST_WORKER_ID ? 'silent' : 'info');
   const levels = [...Object.keys(pino.levels.values), 'silent'];
-  if (!levels.includes(level)) throw new ConfigError('LOG_LEVEL', `must be one of ${levels.join(', ')}, got ${JSON.stringify(level.slice(0, 40))}`);
-  return pino({ name: 'portcullis', level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, level === 'silent' ? undefined : stdoutDestination());
+  if (!levels.includes(level))
+    throw new ConfigError(
+      'LOG_LEVEL',
+      `must be one of ${levels.join(', ')}, got ${JSON.stringify(level.slice(0, 40))}`,
+    );
+  return pino(
+    { name: 'portcullis', level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    level === 'silent' ? undefined : stdoutDestination(),
+  );
 }

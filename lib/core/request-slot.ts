@@ -11,6 +11,8 @@ export function requestSlot<T>(description: string) {
   type Holder = Record<symbol, T | undefined>;
   return {
     get: (req: object): T | undefined => (req as Holder)[key],
-    set: (req: object, value: T): void => { (req as Holder)[key] = value; },
+    set: (req: object, value: T): void => {
+      (req as Holder)[key] = value;
+    },
   };
 }

@@ -5,7 +5,8 @@ import type { Logger } from './logger.js';
 /**
  * The storage contract of oidc-provider (its `adapter` option), shared by every Portcullis adapter.
  * `expiresIn` is in seconds: undefined means no expiry, 0 or less an entry already expired (upsert removes it, as
- * oidc-provider saves `exp - now` at the end of a lifetime), any larger number is kept. `revokeByGrantId` removes the entries of {@link GRANT_LINKED_MODELS} that carry the
+ * oidc-provider saves `exp - now` at the end of a lifetime), any larger number is kept. `revokeByGrantId` removes the
+ * entries of {@link GRANT_LINKED_MODELS} that carry the
  * `grantId`, and nothing else: an Interaction or a Session may carry a `grantId` too, and must survive.
  * Portcullis' own models use the same contract, so every adapter serves them too: `VerificationToken` (e-mail
  * links, id = SHA-256 of the token; relies on the atomic `consume`), `AccountIndex` (id = account id; the
@@ -88,7 +89,10 @@ export function overriding(adapter: Adapter, overrides: Partial<Adapter>): Adapt
  * `seen` rejects the read with that error.
  */
 export function watchReads(adapter: Adapter, seen: (entry: AdapterPayload | undefined, key: string) => void): Adapter {
-  const after = (key: string) => (entry: AdapterPayload | undefined) => { seen(entry, key); return entry; };
+  const after = (key: string) => (entry: AdapterPayload | undefined) => {
+    seen(entry, key);
+    return entry;
+  };
   return overriding(adapter, {
     find: (id) => adapter.find(id).then(after(id)),
     findByUid: (uid) => adapter.findByUid(uid).then(after(uid)),

@@ -15,7 +15,15 @@ import { signIn } from './sign-in/index.js';
  * the configuration (`enabled`), so leaving one out of the list is for features that are always on.
  */
 export const defaultFeatures: readonly Feature[] = Object.freeze([
-  health, branding, passkeys, mfa, selfService, signIn, account, registration, graphql,
+  health,
+  branding,
+  passkeys,
+  mfa,
+  selfService,
+  signIn,
+  account,
+  registration,
+  graphql,
 ]);
 
 export { account, branding, graphql, health, mfa, passkeys, registration, selfService, signIn };

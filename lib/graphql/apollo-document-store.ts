@@ -2,10 +2,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ApolloServerPlugin, DocumentStore, GraphQLRequestListener } from '@apollo/server';
 import type { DocumentNode } from 'graphql';
 
-interface Stored { document: DocumentNode; chars: number }
+interface Stored {
+  document: DocumentNode;
+  chars: number;
+}
 
 /** The document the gate checked for this request, offered to Apollo's first store read once armed. */
-interface HandOff { text: string; document: DocumentNode | undefined; armed: boolean }
+interface HandOff {
+  text: string;
+  document: DocumentNode | undefined;
+  armed: boolean;
+}
 const handOff = new AsyncLocalStorage<HandOff>();
 
 /**
@@ -46,7 +53,10 @@ export class ApolloDocumentStore implements DocumentStore {
    * @param maxEntries documents kept (default 1000).
    * @param maxChars characters of source text kept in all (default 2 MiB), so large documents evict sooner.
    */
-  constructor(private readonly maxEntries = 1000, private readonly maxChars = 2 * 1024 * 1024) {}
+  constructor(
+    private readonly maxEntries = 1000,
+    private readonly maxChars = 2 * 1024 * 1024,
+  ) {}
 
   async get(key: string): Promise<DocumentNode | undefined> {
     const offer = handOff.getStore();
@@ -75,7 +85,8 @@ export class ApolloDocumentStore implements DocumentStore {
     this.byKey.set(key, { document, chars });
     this.newest = key;
     this.chars += chars;
-    while (this.byKey.size > this.maxEntries || this.chars > this.maxChars) this.forget(this.byKey.keys().next().value!);
+    while (this.byKey.size > this.maxEntries || this.chars > this.maxChars)
+      this.forget(this.byKey.keys().next().value!);
   }
 
   async delete(key: string): Promise<boolean> {

@@ -1,5 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
@@ -9,7 +12,12 @@ import type { Logger } from '../core/logger.js';
 import { createLimiter, type Limiter, type LimiterBackend } from '../core/limiter.js';
 import { noteStorageOutage } from '../core/outage-note.js';
 import type { GraphqlContext } from './auth-context.js';
-import { applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, findPrivateLookingFields, findUnknownScopeMarks } from './authorization.js';
+import {
+  applyScopeDirectives,
+  AUTHORIZATION_TYPE_DEFS,
+  findPrivateLookingFields,
+  findUnknownScopeMarks,
+} from './authorization.js';
 import { ApolloDocumentStore, handOffPlugin } from './apollo-document-store.js';
 import { DocumentCache } from './document-cache.js';
 import { documentGate } from './document-gate.js';
@@ -37,7 +45,8 @@ export function formatGraphqlError(formatted: GraphQLFormattedError): GraphQLFor
  * operation of a batch), which keeps the reference.
  */
 const KOA_CONTEXT = Symbol('portcullis.koaContext');
-const koaOf = (context: GraphqlContext) => (context as unknown as Record<symbol, { state: Record<string, unknown>; req: object } | undefined>)[KOA_CONTEXT];
+const koaOf = (context: GraphqlContext) =>
+  (context as unknown as Record<symbol, { state: Record<string, unknown>; req: object } | undefined>)[KOA_CONTEXT];
 
 /** An error's extensions as the client gets them: Apollo answers `extensions.http` with the status and headers. */
 const withoutHttp = ({ http: _http, ...extensions }: Record<string, unknown>) => extensions;
@@ -49,7 +58,9 @@ function schemaStep(path: 'graphql.typeDefs' | 'graphql.resolvers', build: () =>
   } catch (err) {
     const { message, locations } = err as Partial<GraphQLError>;
     const at = locations?.[0] ? ` (line ${locations[0].line}, column ${locations[0].column})` : '';
-    throw new ConfigError(path, `${String(message).replace(/\.?\s*\n+\s*/g, '; ')}${at}`, 'ERR_CONFIG_INVALID', { cause: err });
+    throw new ConfigError(path, `${String(message).replace(/\.?\s*\n+\s*/g, '; ')}${at}`, 'ERR_CONFIG_INVALID', {
+      cause: err,
+    });
   }
 }
 
@@ -64,12 +75,17 @@ function schemaStep(path: 'graphql.typeDefs' | 'graphql.resolvers', build: () =>
 export function buildSchema(config: Pick<ResolvedGraphqlOptions, 'typeDefs' | 'resolvers'>): GraphQLSchema {
   const typeDefs = [AUTHORIZATION_TYPE_DEFS, ...(Array.isArray(config.typeDefs) ? config.typeDefs : [config.typeDefs])];
   const sdl = schemaStep('graphql.typeDefs', () => makeExecutableSchema({ typeDefs: typeDefs as never }));
-  return applyScopeDirectives(schemaStep('graphql.resolvers', () => makeExecutableSchema({ typeDefs: sdl, resolvers: config.resolvers as never })));
+  return applyScopeDirectives(
+    schemaStep('graphql.resolvers', () =>
+      makeExecutableSchema({ typeDefs: sdl, resolvers: config.resolvers as never }),
+    ),
+  );
 }
 
 /**
  * One start-up warning naming each `@requiresScopes` mark (`Type.field` or `Type`) whose scope the server does not
- * know, and one for an `introspection.requiredScope` (introspection on) the server does not know. A warning, not a `ConfigError`: the field fails closed (nothing leaks), one schema may serve deployments that
+ * know, and one for an `introspection.requiredScope` (introspection on) the server does not know. A warning, not a
+ * `ConfigError`: the field fails closed (nothing leaks), one schema may serve deployments that
  * configure different scopes (one without the admin scope locks those fields on purpose), and an existing
  * deployment with such a mark keeps starting after an upgrade.
  */
@@ -77,12 +93,20 @@ function warnUnknownScopeMarks(schema: GraphQLSchema, options: ResolvedGraphqlOp
   if (!deps.knownScopes) return;
   const introspectionScope = options.introspection.enabled ? options.introspection.requiredScope : undefined;
   if (introspectionScope !== undefined && !deps.knownScopes.includes(introspectionScope)) {
-    deps.logger?.warn({ scope: introspectionScope }, `graphql: introspection.requiredScope "${introspectionScope}" is a scope this server does not have (add it to config \`scopes\`), so no token can introspect`);
+    deps.logger?.warn(
+      { scope: introspectionScope },
+      `graphql: introspection.requiredScope "${introspectionScope}" is a scope this server does not have ` +
+        `(add it to config \`scopes\`), so no token can introspect`,
+    );
   }
   const unknown = findUnknownScopeMarks(schema, deps.knownScopes);
   if (!unknown.length) return;
   const list = unknown.map((m) => `${m.at} needs "${m.scope}"`).join(', ');
-  deps.logger?.warn({ marks: unknown }, `graphql: @requiresScopes names scopes this server does not have (add them to config \`scopes\`), so no token can read these fields: ${list}`);
+  deps.logger?.warn(
+    { marks: unknown },
+    `graphql: @requiresScopes names scopes this server does not have (add them to config \`scopes\`), so no ` +
+      `token can read these fields: ${list}`,
+  );
 }
 
 /**
@@ -117,7 +141,13 @@ export interface ApolloDeps {
  * The Apollo plugins of {@link startApollo}, in order: no landing page, no inline traces, the gate's document
  * hand-off, the cost and rate limits per operation, the resolver error log, then the host's own.
  */
-function apolloPlugins(schema: GraphQLSchema, options: ResolvedGraphqlOptions, deps: ApolloDeps, limiter: Limiter | undefined, documents: DocumentCache): ApolloServerPlugin<GraphqlContext>[] {
+function apolloPlugins(
+  schema: GraphQLSchema,
+  options: ResolvedGraphqlOptions,
+  deps: ApolloDeps,
+  limiter: Limiter | undefined,
+  documents: DocumentCache,
+): ApolloServerPlugin<GraphqlContext>[] {
   return [
     ApolloServerPluginLandingPageDisabled(),
     // No `extensions.ftv1` trace in responses, even if the host sets up Apollo federation or a graph key.
@@ -125,13 +155,24 @@ function apolloPlugins(schema: GraphQLSchema, options: ResolvedGraphqlOptions, d
     // Offers Apollo the gate's document for the request's own text (lib/graphql/apollo-document-store.ts).
     handOffPlugin as ApolloServerPlugin<GraphqlContext>,
     operationLimitsPlugin({
-      schema, maxCost: options.limits.maxCost, cost: options.limits, limiter, documents, gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
+      schema,
+      maxCost: options.limits.maxCost,
+      cost: options.limits,
+      limiter,
+      documents,
+      gate: (context) => koaOf(context)?.state.graphqlGate as GateOutcome | undefined,
       prepaid: (context) => (koaOf(context)?.state.graphqlPrepaid as number | undefined) ?? 0,
-      onStorageOutage: (context, err) => { const koa = koaOf(context); if (koa) noteStorageOutage(koa.req, err); },
+      onStorageOutage: (context, err) => {
+        const koa = koaOf(context);
+        if (koa) noteStorageOutage(koa.req, err);
+      },
       // Refused inside Apollo (rate limit, outage): `graphql.onReject` is told what the client gets.
       onRefusal: (context, status, error) => {
         const koa = koaOf(context);
-        if (koa) reportRejection(koa as unknown as Context, status, [formatGraphqlError({ message: error.message, extensions: withoutHttp(error.extensions) })]);
+        if (koa)
+          reportRejection(koa as unknown as Context, status, [
+            formatGraphqlError({ message: error.message, extensions: withoutHttp(error.extensions) }),
+          ]);
       },
     }),
     resolverErrorLog(deps.logger, (context) => koaOf(context)?.state.requestId as string | undefined),
@@ -150,8 +191,15 @@ function apolloPlugins(schema: GraphQLSchema, options: ResolvedGraphqlOptions, d
  * @throws {ConfigError} `graphql.typeDefs` when `privateFieldCheck: 'refuse'` finds private-looking fields, and
  *   what {@link buildSchema} throws.
  */
-export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDeps = { issuer: 'http://localhost' }): Promise<{
-  apollo: ApolloServer<GraphqlContext>; middleware: Middleware; gate: Middleware; schema: GraphQLSchema; options: ResolvedGraphqlOptions;
+export async function startApollo(
+  config: ResolvedGraphqlOptions,
+  deps: ApolloDeps = { issuer: 'http://localhost' },
+): Promise<{
+  apollo: ApolloServer<GraphqlContext>;
+  middleware: Middleware;
+  gate: Middleware;
+  schema: GraphQLSchema;
+  options: ResolvedGraphqlOptions;
 }> {
   const options = config;
   const schema = buildSchema(config);
@@ -179,7 +227,8 @@ export async function startApollo(config: ResolvedGraphqlOptions, deps: ApolloDe
     allowBatchedHttpRequests: options.maxBatchSize > 0,
     parseOptions: { maxTokens: options.limits.maxTokens },
     documentStore: new ApolloDocumentStore(),
-    formatError: (formatted, error) => maskUnexpectedError(formatGraphqlError(formatted), error, options.exposeResolverErrors),
+    formatError: (formatted, error) =>
+      maskUnexpectedError(formatGraphqlError(formatted), error, options.exposeResolverErrors),
     plugins,
   });
   await apollo.start();

@@ -37,8 +37,15 @@ export interface GraphqlContext {
 export class InvalidTokenError extends PortcullisError {
   declare readonly code: 'ERR_ACCESS_TOKEN_INVALID' | 'ERR_DPOP_PROOF_INVALID';
 
-  constructor(message: string, readonly error: 'invalid_token' | 'invalid_dpop_proof' | 'invalid_request' | null = 'invalid_token', options?: ErrorOptions) {
-    super(error === 'invalid_dpop_proof' ? 'ERR_DPOP_PROOF_INVALID' : 'ERR_ACCESS_TOKEN_INVALID', message, { ...options, status: error === 'invalid_request' ? 400 : 401 });
+  constructor(
+    message: string,
+    readonly error: 'invalid_token' | 'invalid_dpop_proof' | 'invalid_request' | null = 'invalid_token',
+    options?: ErrorOptions,
+  ) {
+    super(error === 'invalid_dpop_proof' ? 'ERR_DPOP_PROOF_INVALID' : 'ERR_ACCESS_TOKEN_INVALID', message, {
+      ...options,
+      status: error === 'invalid_request' ? 400 : 401,
+    });
   }
 }
 
@@ -87,17 +94,32 @@ export interface PresentationContext {
 
 const keySets = new WeakMap<JSONWebKeySet, ReturnType<typeof createLocalJWKSet>>();
 
-async function checkBinding(v: TokenVerification, token: string, jkt: string | undefined, how: PresentationContext | undefined) {
+async function checkBinding(
+  v: TokenVerification,
+  token: string,
+  jkt: string | undefined,
+  how: PresentationContext | undefined,
+) {
   if (!jkt) {
-    if (how?.scheme === 'DPoP') throw new InvalidTokenError('the access token is not DPoP-bound: use the Bearer scheme');
+    if (how?.scheme === 'DPoP')
+      throw new InvalidTokenError('the access token is not DPoP-bound: use the Bearer scheme');
     return;
   }
   // RFC 9449 §7.1: a bound token is usable only with the DPoP scheme and a proof of its key.
-  if (how?.scheme !== 'DPoP') throw new InvalidTokenError('the access token is DPoP-bound: use the DPoP scheme with a proof');
+  if (how?.scheme !== 'DPoP')
+    throw new InvalidTokenError('the access token is DPoP-bound: use the DPoP scheme with a proof');
   try {
-    await verifyDpopProof({ proof: how.proof, method: how.method, url: how.url, accessToken: token, jkt, replay: v.replay });
+    await verifyDpopProof({
+      proof: how.proof,
+      method: how.method,
+      url: how.url,
+      accessToken: token,
+      jkt,
+      replay: v.replay,
+    });
   } catch (err) {
-    if (err instanceof InvalidDpopProofError) throw new InvalidTokenError(err.message, 'invalid_dpop_proof', { cause: err });
+    if (err instanceof InvalidDpopProofError)
+      throw new InvalidTokenError(err.message, 'invalid_dpop_proof', { cause: err });
     throw err;
   }
 }
@@ -108,21 +130,42 @@ function freeze(sub: string, clientId: string, scope: string | undefined): AuthI
 }
 
 /** RFC 9068 JWT access token for this API: signature, `typ: at+jwt`, issuer, audience, lifetime, binding. */
-async function authenticateJwt(v: TokenVerification, token: string, how: PresentationContext | undefined): Promise<AuthInfo> {
+async function authenticateJwt(
+  v: TokenVerification,
+  token: string,
+  how: PresentationContext | undefined,
+): Promise<AuthInfo> {
   let keys = keySets.get(v.jwks);
-  if (!keys) { keys = createLocalJWKSet(v.jwks); keySets.set(v.jwks, keys); }
+  if (!keys) {
+    keys = createLocalJWKSet(v.jwks);
+    keySets.set(v.jwks, keys);
+  }
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await jwtVerify(token, keys, { issuer: v.issuer, audience: v.resource, typ: 'at+jwt', requiredClaims: ['exp', 'iat', 'sub', 'client_id'] }));
+    ({ payload } = await jwtVerify(token, keys, {
+      issuer: v.issuer,
+      audience: v.resource,
+      typ: 'at+jwt',
+      requiredClaims: ['exp', 'iat', 'sub', 'client_id'],
+    }));
   } catch (err) {
-    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') throw new InvalidTokenError('the access token is meant for another resource server', 'invalid_token', { cause: err });
-    if (err instanceof joseErrors.JOSEError) throw new InvalidTokenError('the access token is invalid or expired', 'invalid_token', { cause: err });
+    if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud')
+      throw new InvalidTokenError('the access token is meant for another resource server', 'invalid_token', {
+        cause: err,
+      });
+    if (err instanceof joseErrors.JOSEError)
+      throw new InvalidTokenError('the access token is invalid or expired', 'invalid_token', { cause: err });
     throw err;
   }
   const cnf = payload.cnf as { jkt?: unknown; 'x5t#S256'?: unknown } | undefined;
-  if (cnf?.['x5t#S256']) throw new InvalidTokenError('certificate-bound access tokens are not accepted at this endpoint');
+  if (cnf?.['x5t#S256'])
+    throw new InvalidTokenError('certificate-bound access tokens are not accepted at this endpoint');
   await checkBinding(v, token, typeof cnf?.jkt === 'string' ? cnf.jkt : undefined, how);
-  return freeze(String(payload.sub), String(payload.client_id), typeof payload.scope === 'string' ? payload.scope : undefined);
+  return freeze(
+    String(payload.sub),
+    String(payload.client_id),
+    typeof payload.scope === 'string' ? payload.scope : undefined,
+  );
 }
 
 /**
@@ -133,13 +176,18 @@ async function authenticateJwt(v: TokenVerification, token: string, how: Present
  *
  * @throws {InvalidTokenError} when the token (or its proof) is not acceptable.
  */
-export async function authenticate(verification: TokenVerification | Provider, token: string, how?: PresentationContext): Promise<AuthInfo> {
+export async function authenticate(
+  verification: TokenVerification | Provider,
+  token: string,
+  how?: PresentationContext,
+): Promise<AuthInfo> {
   const v = 'provider' in verification ? verification : undefined;
-  const provider = v ? v.provider : verification as Provider;
+  const provider = v ? v.provider : (verification as Provider);
   if (v && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) return authenticateJwt(v, token, how);
   const accessToken = await provider.AccessToken.find(token);
   if (!accessToken || accessToken.isExpired) throw new InvalidTokenError('the access token is invalid or expired');
-  if (accessToken['x5t#S256']) throw new InvalidTokenError('certificate-bound access tokens are not accepted at this endpoint');
+  if (accessToken['x5t#S256'])
+    throw new InvalidTokenError('certificate-bound access tokens are not accepted at this endpoint');
   const aud = accessToken.aud as string | string[] | undefined;
   if (aud !== undefined && !(v && (aud === v.resource || (Array.isArray(aud) && aud.includes(v.resource))))) {
     throw new InvalidTokenError('the access token is meant for another resource server');
@@ -156,7 +204,8 @@ export async function authenticate(verification: TokenVerification | Provider, t
   }
   if (accessToken.expiresWithSession && accessToken.sessionUid) {
     const session = await provider.Session.findByUid(accessToken.sessionUid);
-    if (!session || session.accountId !== accessToken.accountId) throw new InvalidTokenError('the session of this access token has ended');
+    if (!session || session.accountId !== accessToken.accountId)
+      throw new InvalidTokenError('the session of this access token has ended');
   }
   return freeze(accessToken.accountId, clientId, accessToken.scope);
 }

@@ -1,7 +1,12 @@
 import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
 import {
-  defaultFieldResolver, GraphQLError, isInterfaceType, isObjectType,
-  type GraphQLInterfaceType, type GraphQLObjectType, type GraphQLSchema,
+  defaultFieldResolver,
+  GraphQLError,
+  isInterfaceType,
+  isObjectType,
+  type GraphQLInterfaceType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
 } from 'graphql';
 import type { GraphqlContext } from './auth-context.js';
 import { GraphqlErrorCode } from './errors.js';
@@ -55,7 +60,11 @@ function allInterfaces(type: GraphQLObjectType | GraphQLInterfaceType): GraphQLI
  * For an object field this is exactly what {@link applyScopeDirectives} enforces; for an interface field it is
  * what every implementation enforces at least. Sorted, without duplicates; empty when nothing guards the field.
  */
-function requiredScopes(schema: GraphQLSchema, type: GraphQLObjectType | GraphQLInterfaceType, fieldName: string): string[] {
+function requiredScopes(
+  schema: GraphQLSchema,
+  type: GraphQLObjectType | GraphQLInterfaceType,
+  fieldName: string,
+): string[] {
   const required = new Set<string>();
   for (const owner of [type, ...allInterfaces(type)]) {
     for (const s of marked(schema, owner)) required.add(s);
@@ -98,13 +107,18 @@ export function applyScopeDirectives(schema: GraphQLSchema): GraphQLSchema {
  *
  * @example `visibleTo(products.find(...), ctx.auth, (p, auth) => p.listed || hasScope(auth, 'catalog:admin'))`
  */
-export function visibleTo<T>(object: T | null | undefined, auth: GraphqlContext['auth'], allowed: (object: T, auth: GraphqlContext['auth']) => boolean): T | null {
+export function visibleTo<T>(
+  object: T | null | undefined,
+  auth: GraphqlContext['auth'],
+  allowed: (object: T, auth: GraphqlContext['auth']) => boolean,
+): T | null {
   if (object === null || object === undefined) return null;
   return allowed(object, auth) ? object : null;
 }
 
 /** Field names that usually hold private data (SPEC area B rule 5: no e-mail addresses or user ids). */
-export const PRIVATE_LOOKING_FIELD = /^(e_?mail(s|_?address(es)?)?|password(_?hash)?|passwd|pass_?hash|secret|.*_?secret|.*tokens?|api_?key|ssn|phone(_?number)?|user_?id|account_?id|owner_?id|sub|birth_?date)$/i;
+export const PRIVATE_LOOKING_FIELD =
+  /^(e_?mail(s|_?address(es)?)?|password(_?hash)?|passwd|pass_?hash|secret|.*_?secret|.*tokens?|api_?key|ssn|phone(_?number)?|user_?id|account_?id|owner_?id|sub|birth_?date)$/i;
 
 /**
  * Lists fields of the schema (`Type.field`) whose names look private, that {@link requiredScopes} finds unguarded

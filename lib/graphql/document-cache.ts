@@ -55,7 +55,10 @@ export class DocumentCache {
    * @param maxEntries documents kept (default 1000).
    * @param maxChars characters of query text kept in all (default 2 MiB), so large documents evict sooner.
    */
-  constructor(private readonly maxEntries = 1000, private readonly maxChars = 2 * 1024 * 1024) {}
+  constructor(
+    private readonly maxEntries = 1000,
+    private readonly maxChars = 2 * 1024 * 1024,
+  ) {}
 
   /** The checked document of this exact query text, marked as recently used; `undefined` when not known. */
   lookup(text: string): CheckedDocument | undefined {
@@ -98,7 +101,8 @@ export class DocumentCache {
   private forget(entry: CheckedDocument): void {
     if (this.newest === entry) this.newest = undefined;
     this.byText.delete(entry.text);
-    if (entry.rewritten !== undefined && this.byRewritten.get(entry.rewritten) === entry) this.byRewritten.delete(entry.rewritten);
+    if (entry.rewritten !== undefined && this.byRewritten.get(entry.rewritten) === entry)
+      this.byRewritten.delete(entry.rewritten);
     this.chars -= entry.text.length;
   }
 }

@@ -49,7 +49,12 @@ export { mayIntrospect } from './gate/introspection-refusal.js';
  * document cached spends {@link REFUSAL_POINTS} before it is sent (over budget: 429 instead). A request whose
  * documents are all cached stays synchronous, charged once by the plugin or {@link chargeBatch}. Storage down: 503.
  */
-export function documentGate(schema: GraphQLSchema, options: ResolvedGraphqlOptions, documents: DocumentCache = new DocumentCache(), limiter?: Limiter): Middleware {
+export function documentGate(
+  schema: GraphQLSchema,
+  options: ResolvedGraphqlOptions,
+  documents: DocumentCache = new DocumentCache(),
+  limiter?: Limiter,
+): Middleware {
   const s = gateSettings(schema, options, documents, limiter);
   const { parseBytesPerPoint } = options;
   // Not async for documents in the cache: every check is synchronous (a cached request costs no extra promise).

@@ -61,31 +61,44 @@ export interface DpopExpectation {
  * @throws {InvalidDpopProofError} naming the check that failed.
  */
 export async function verifyDpopProof(expect: DpopExpectation): Promise<void> {
-  const fail = (why: string, cause?: unknown): never => { throw new InvalidDpopProofError(why, cause === undefined ? undefined : { cause }); };
+  const fail = (why: string, cause?: unknown): never => {
+    throw new InvalidDpopProofError(why, cause === undefined ? undefined : { cause });
+  };
   if (expect.proof === undefined) fail('a DPoP-bound access token needs a DPoP proof header');
-  if (Array.isArray(expect.proof) || typeof expect.proof !== 'string' || expect.proof.includes(',')) fail('send exactly one DPoP proof');
+  if (Array.isArray(expect.proof) || typeof expect.proof !== 'string' || expect.proof.includes(','))
+    fail('send exactly one DPoP proof');
   const maxAge = expect.maxAgeSeconds ?? 300;
   let payload: Record<string, unknown>;
   let jwk: JWK;
   try {
-    const verified = await jwtVerify(expect.proof as string, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGORITHMS] });
+    const verified = await jwtVerify(expect.proof as string, EmbeddedJWK, {
+      typ: 'dpop+jwt',
+      algorithms: [...DPOP_ALGORITHMS],
+    });
     payload = verified.payload as Record<string, unknown>;
     jwk = verified.protectedHeader.jwk!;
   } catch (err) {
-    if (err instanceof joseErrors.JOSEError) return fail('the DPoP proof is not a valid signed dpop+jwt with a public jwk', err);
+    if (err instanceof joseErrors.JOSEError)
+      return fail('the DPoP proof is not a valid signed dpop+jwt with a public jwk', err);
     throw err;
   }
   if (typeof payload.jti !== 'string' || payload.jti.length < 8) fail('the DPoP proof has no jti');
   if (payload.htm !== expect.method) fail('the DPoP proof htm does not match the request method');
   let htu: URL | undefined;
-  try { htu = new URL(String(payload.htu)); } catch { fail('the DPoP proof htu is not a URL'); }
+  try {
+    htu = new URL(String(payload.htu));
+  } catch {
+    fail('the DPoP proof htu is not a URL');
+  }
   htu!.search = '';
   htu!.hash = '';
   if (htu!.href !== new URL(expect.url).href) fail('the DPoP proof htu does not match the request URL');
   const now = Math.floor(Date.now() / 1000);
-  if (typeof payload.iat !== 'number' || payload.iat > now + 60 || payload.iat < now - maxAge) fail('the DPoP proof iat is not recent');
+  if (typeof payload.iat !== 'number' || payload.iat > now + 60 || payload.iat < now - maxAge)
+    fail('the DPoP proof iat is not recent');
   const ath = createHash('sha256').update(expect.accessToken).digest('base64url');
   if (payload.ath !== ath) fail('the DPoP proof ath does not match the access token');
-  if (await calculateJwkThumbprint(jwk!, 'sha256') !== expect.jkt) fail('the DPoP proof key is not the key the token is bound to');
+  if ((await calculateJwkThumbprint(jwk!, 'sha256')) !== expect.jkt)
+    fail('the DPoP proof key is not the key the token is bound to');
   if (!(await expect.replay.add(`${payload.jti}|${ath}`))) fail('the DPoP proof was already used');
 }

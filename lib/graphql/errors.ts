@@ -13,7 +13,8 @@ import { reportRejection } from './rejections.js';
  * - the limits of `rules/` (400, with `extensions.limit`): `MAX_DEPTH_EXCEEDED` … `QUERY_TOO_LARGE`;
  * - `RATE_LIMITED` (429 with `Retry-After`): the operation rate limit is spent; an operation is refused once it is
  *   resolved, before it executes, and a batch as a whole by the document gate, before any of it runs;
- * - during execution: `FORBIDDEN` (a field beyond the token's scopes, its value `null`), and Apollo's own `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (message
+ * - during execution: `FORBIDDEN` (a field beyond the token's scopes, its value `null`), and Apollo's own
+ *   `INTERNAL_SERVER_ERROR` for a resolver that failed unexpectedly (message
  *   `Unexpected error.` unless `graphql.exposeResolverErrors`, lib/graphql/resolver-errors.ts; no stack trace).
  */
 export const GraphqlErrorCode = {
@@ -62,7 +63,13 @@ export const SUGGESTION = /\s*Did you mean[^]*$/;
 export const MAX_REPORTED_ERRORS = 10;
 
 /** Writes a GraphQL-over-HTTP style error body: `{ errors: [{ message, extensions: { code } }] }`. */
-export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTransportErrorCode, message: string, extra: Record<string, unknown> = {}): void {
+export function sendGraphqlError(
+  ctx: Context,
+  status: number,
+  code: GraphqlTransportErrorCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
   writeErrors(ctx, status, [{ message, extensions: { code, ...extra } }]);
 }
 
@@ -71,7 +78,11 @@ export function sendGraphqlError(ctx: Context, status: number, code: GraphqlTran
  * negotiates ({@link labelGraphqlResponse}): every refusal of the transport guard, bearer auth and document gate,
  * reported to the host's `graphql.onReject` once written ({@link reportRejection}).
  */
-function writeErrors(ctx: Context, status: number, errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>): void {
+function writeErrors(
+  ctx: Context,
+  status: number,
+  errors: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>,
+): void {
   ctx.status = status;
   labelGraphqlResponse(ctx);
   ctx.set('Cache-Control', 'no-store');
@@ -85,7 +96,12 @@ function writeErrors(ctx: Context, status: number, errors: ReadonlyArray<{ messa
  * {@link MAX_REPORTED_ERRORS} are sent. Each error's `extensions.code` is its own (the limit rules' codes) or
  * `code`; `extensions.limit` is kept; suggestions ("Did you mean …") are removed from messages.
  */
-export function sendGraphqlErrors(ctx: Context, status: number, code: GraphqlTransportErrorCode, errors: readonly GraphQLError[]): void {
+export function sendGraphqlErrors(
+  ctx: Context,
+  status: number,
+  code: GraphqlTransportErrorCode,
+  errors: readonly GraphQLError[],
+): void {
   const seen = new Set<string>();
   const out: Array<{ message: string; locations?: unknown; extensions: Record<string, unknown> }> = [];
   for (const error of errors) {

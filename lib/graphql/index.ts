@@ -6,11 +6,27 @@
  * its enforcement ({@link applyScopeDirectives}: without it the directive is only a mark) and the visibility helpers.
  * @packageDocumentation
  */
-export { applyScopeDirectives, visibleTo, forbidden, findPrivateLookingFields, AUTHORIZATION_TYPE_DEFS } from './authorization.js';
+export {
+  applyScopeDirectives,
+  visibleTo,
+  forbidden,
+  findPrivateLookingFields,
+  AUTHORIZATION_TYPE_DEFS,
+} from './authorization.js';
 export { costLimitPlugin } from './plugins/operation-limits.js';
 export {
-  createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
-  createMaxRootFieldsRule, createMaxUniqueFieldsRule, coerceVariables, KnownOperationTypesRule, operationCost, type CostOptions, type LimitErrorCode,
+  createMaxAliasesRule,
+  createMaxCostRule,
+  createMaxDepthRule,
+  createMaxDirectivesRule,
+  createMaxRecursiveSelectionsRule,
+  createMaxRootFieldsRule,
+  createMaxUniqueFieldsRule,
+  coerceVariables,
+  KnownOperationTypesRule,
+  operationCost,
+  type CostOptions,
+  type LimitErrorCode,
 } from './rules/index.js';
 export { hasScope, type AuthInfo, type GraphqlContext } from './auth-context.js';
 export { GraphqlErrorCode } from './errors.js';

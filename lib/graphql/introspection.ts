@@ -27,7 +27,11 @@ export function stripLegacyIntrospection(document: DocumentNode): DocumentNode {
   const out = visit(document, {
     Field(node, _key, _parent, _path, ancestors) {
       if (!LEGACY_DIRECTIVE_MEMBERS.has(node.name.value)) return undefined;
-      const enclosing = [...ancestors].reverse().find((a): a is ASTNode => !Array.isArray(a) && (a as ASTNode).kind === Kind.FIELD) as { name: { value: string } } | undefined;
+      const enclosing = [...ancestors]
+        .reverse()
+        .find((a): a is ASTNode => !Array.isArray(a) && (a as ASTNode).kind === Kind.FIELD) as
+        | { name: { value: string } }
+        | undefined;
       if (enclosing?.name.value !== 'directives') return undefined;
       changed = true;
       return null;

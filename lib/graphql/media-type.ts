@@ -60,7 +60,8 @@ export function labelGraphqlResponse(ctx: Context): void {
 /** Whether a response's `Content-Type` is one of the two GraphQL response types (any parameters). */
 export function isGraphqlResponseType(contentType: string): boolean {
   // Apollo Server writes exactly one of these two on every answer: no split, trim or lower-casing for them
-  if (contentType === GRAPHQL_RESPONSE_TYPES.json || contentType === GRAPHQL_RESPONSE_TYPES.graphqlResponse) return true;
+  if (contentType === GRAPHQL_RESPONSE_TYPES.json || contentType === GRAPHQL_RESPONSE_TYPES.graphqlResponse)
+    return true;
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return type === 'application/json' || type === 'application/graphql-response+json';
 }

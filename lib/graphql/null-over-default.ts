@@ -1,4 +1,13 @@
-import { GraphQLError, isNonNullType, Kind, TypeInfo, ValidationContext, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  GraphQLError,
+  isNonNullType,
+  Kind,
+  TypeInfo,
+  ValidationContext,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 
 /**
  * The variables of `operation` that are declared nullable with a default but used where a non-null value is
@@ -9,8 +18,16 @@ import { GraphQLError, isNonNullType, Kind, TypeInfo, ValidationContext, type Do
  * once per document operation; {@link nullOverDefaultErrors} checks each request's values.
  * @returns the variable names, each once, in the order of their definitions; `[]` for most operations.
  */
-export function variablesNeedingValues(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): string[] {
-  const nullable = new Set((operation.variableDefinitions ?? []).filter((d) => d.type.kind !== Kind.NON_NULL_TYPE).map((d) => d.variable.name.value));
+export function variablesNeedingValues(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): string[] {
+  const nullable = new Set(
+    (operation.variableDefinitions ?? [])
+      .filter((d) => d.type.kind !== Kind.NON_NULL_TYPE)
+      .map((d) => d.variable.name.value),
+  );
   if (nullable.size === 0) return [];
   const context = new ValidationContext(schema, document, new TypeInfo(schema), () => undefined);
   const needing = new Set<string>();
@@ -26,8 +43,17 @@ export function variablesNeedingValues(schema: GraphQLSchema, document: Document
  * `null` (sent as null: an omitted variable takes its default), so the request is refused before execution as a
  * variable `$x: Int!` sent as null is.
  */
-export function nullOverDefaultErrors(needing: readonly string[], coerced: Readonly<Record<string, unknown>>): GraphQLError[] {
-  return needing.filter((name) => coerced[name] === null).map((name) => new GraphQLError(
-    `Variable "$${name}" is used where a value is required: null was sent, which replaces its default. Omit it to use the default, or send a value.`,
-  ));
+export function nullOverDefaultErrors(
+  needing: readonly string[],
+  coerced: Readonly<Record<string, unknown>>,
+): GraphQLError[] {
+  return needing
+    .filter((name) => coerced[name] === null)
+    .map(
+      (name) =>
+        new GraphQLError(
+          `Variable "$${name}" is used where a value is required: null was sent, which replaces its default. ` +
+            `Omit it to use the default, or send a value.`,
+        ),
+    );
 }

@@ -13,7 +13,10 @@ import { sendStorageOutage } from './storage-outage.js';
  * (the operation-limits plugin per operation, the document gate per batch), so a batch and a single request of one
  * caller draw on the same budget.
  */
-export function operationLimitKey(auth: Pick<AuthInfo, 'sub' | 'client_id'> | null | undefined, ip: string | undefined): string {
+export function operationLimitKey(
+  auth: Pick<AuthInfo, 'sub' | 'client_id'> | null | undefined,
+  ip: string | undefined,
+): string {
   return auth ? `sub:${auth.sub}|client:${auth.client_id}` : `ip:${ip === undefined ? 'unknown' : ipLimitKey(ip)}`;
 }
 
@@ -32,7 +35,10 @@ export function limiterOutage(err: unknown): StorageUnavailableError {
 export function rateLimitedMessage(points: number, retryAfterSeconds: number, operations = 1): string {
   const what = operations === 1 ? 'this operation' : `this batch of ${operations} operations`;
   const batch = operations === 1 ? '' : '; none of them was run';
-  return `Rate limit exceeded: ${what} would spend ${points} point(s) (one per root field and per alias, weighted by field cost)${batch}; retry in ${retryAfterSeconds} s.`;
+  return (
+    `Rate limit exceeded: ${what} would spend ${points} point(s) (one per root field and per alias, weighted ` +
+    `by field cost)${batch}; retry in ${retryAfterSeconds} s.`
+  );
 }
 
 /**
@@ -47,8 +53,10 @@ export function parsePrice(bytes: number, bytesPerPoint: number): number {
 
 /** The `RATE_LIMITED` message of the charge taken before parsing ({@link parsePrice}). */
 export function parseRateLimitedMessage(points: number, bytesPerPoint: number, retryAfterSeconds: number): string {
-  return `Rate limit exceeded: checking the new document(s) of this request would spend ${points} point(s) `
-    + `(one per started ${bytesPerPoint} bytes of query text not checked before); retry in ${retryAfterSeconds} s.`;
+  return (
+    `Rate limit exceeded: checking the new document(s) of this request would spend ${points} point(s) ` +
+    `(one per started ${bytesPerPoint} bytes of query text not checked before); retry in ${retryAfterSeconds} s.`
+  );
 }
 
 /** Points a refused request spends when every document of it was in the document cache (no parsing was done). */
@@ -56,8 +64,10 @@ export const REFUSAL_POINTS = 1;
 
 /** The `RATE_LIMITED` message of a refusal charged {@link REFUSAL_POINTS}. */
 export function refusalRateLimitedMessage(retryAfterSeconds: number): string {
-  return `Rate limit exceeded: a refused request spends ${REFUSAL_POINTS} point(s) too; `
-    + `retry in ${retryAfterSeconds} s.`;
+  return (
+    `Rate limit exceeded: a refused request spends ${REFUSAL_POINTS} point(s) too; ` +
+    `retry in ${retryAfterSeconds} s.`
+  );
 }
 
 /**
@@ -66,8 +76,13 @@ export function refusalRateLimitedMessage(retryAfterSeconds: number): string {
  * down, the 503 of every other outage at this endpoint (noted for the request log line). One consume, one round
  * trip to the limiter's storage.
  */
-export async function spendFirst(ctx: Context, limiter: Limiter, points: number,
-  message: (retryAfterSeconds: number) => string, then: () => void | Promise<void>): Promise<void> {
+export async function spendFirst(
+  ctx: Context,
+  limiter: Limiter,
+  points: number,
+  message: (retryAfterSeconds: number) => string,
+  then: () => void | Promise<void>,
+): Promise<void> {
   let result: LimitResult;
   try {
     result = await limiter.consume(operationLimitKey(ctx.state.auth as AuthInfo | null | undefined, ctx.ip), points);
@@ -92,8 +107,14 @@ export async function spendFirst(ctx: Context, limiter: Limiter, points: number,
  * nothing run; storage down: 503 (see {@link spendFirst}). Allowed: `ctx.state.graphqlGate` is `charged`, so the
  * operation-limits plugin spends nothing more for these operations.
  */
-export function chargeBatch(ctx: Context, next: Next, limiter: Limiter, points: number, operations: number,
-  prepaid = 0): Promise<void> {
+export function chargeBatch(
+  ctx: Context,
+  next: Next,
+  limiter: Limiter,
+  points: number,
+  operations: number,
+  prepaid = 0,
+): Promise<void> {
   const run = () => {
     ctx.state.graphqlGate = 'charged';
     return next();

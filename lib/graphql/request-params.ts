@@ -1,4 +1,5 @@
-export const MISSING_QUERY_MESSAGE = 'The GraphQL query is missing: send a JSON object with a non-empty "query" string, e.g. {"query":"{ __typename }"}.';
+export const MISSING_QUERY_MESSAGE =
+  'The GraphQL query is missing: send a JSON object with a non-empty "query" string, e.g. {"query":"{ __typename }"}.';
 
 /** One GraphQL request as every transport delivers it, after the transport guard. */
 export interface GraphqlRequestItem {
@@ -8,7 +9,11 @@ export interface GraphqlRequestItem {
 }
 
 /** Why one request is refused: its error code and message. */
-export interface ItemError { status: 400; code: 'QUERY_MISSING' | 'BAD_REQUEST' | 'PERSISTED_QUERY_NOT_SUPPORTED'; message: string }
+export interface ItemError {
+  status: 400;
+  code: 'QUERY_MISSING' | 'BAD_REQUEST' | 'PERSISTED_QUERY_NOT_SUPPORTED';
+  message: string;
+}
 
 export const refused = (item: GraphqlRequestItem | ItemError): item is ItemError => 'code' in item;
 
@@ -32,7 +37,11 @@ export function requestItem(value: unknown): GraphqlRequestItem | ItemError {
   // before the query: an APQ client's first request carries the hash alone, and only this code makes it fall back
   // to sending the full text (Apollo Client's PersistedQueryLink retries on PERSISTED_QUERY_NOT_SUPPORTED only).
   if (isObject(extensions) && 'persistedQuery' in extensions) {
-    return { status: 400, code: 'PERSISTED_QUERY_NOT_SUPPORTED', message: 'Automatic persisted queries are not supported here: send the full query text.' };
+    return {
+      status: 400,
+      code: 'PERSISTED_QUERY_NOT_SUPPORTED',
+      message: 'Automatic persisted queries are not supported here: send the full query text.',
+    };
   }
   // A query that is absent, empty or not a string (a number, a list, a parsed document) is the same mistake.
   if (typeof query !== 'string' || query.trim() === '') return missing;
@@ -53,7 +62,7 @@ export function requestItem(value: unknown): GraphqlRequestItem | ItemError {
 }
 
 const emptyName = (o: unknown): boolean => isObject(o) && o.operationName === '';
-const named = (o: unknown): unknown => (emptyName(o) ? { ...o as object, operationName: null } : o);
+const named = (o: unknown): unknown => (emptyName(o) ? { ...(o as object), operationName: null } : o);
 
 /**
  * A JSON body (one request object or a batch) as Apollo is to read it after {@link requestItem} accepted it: an
@@ -73,7 +82,10 @@ function jsonValue(text: string, what: string): { value: unknown } | ItemError {
   let proto = false;
   let value: unknown;
   try {
-    value = JSON.parse(text, (key, v: unknown) => { if (key === '__proto__') proto = true; return v; });
+    value = JSON.parse(text, (key, v: unknown) => {
+      if (key === '__proto__') proto = true;
+      return v;
+    });
   } catch {
     return badRequest(`The ${what} is not valid JSON.`);
   }
@@ -97,7 +109,10 @@ export function urlRequest(params: URLSearchParams): GraphqlRequestItem | ItemEr
     return badRequest('Each of query, variables, operationName and extensions may appear once.');
   }
   if (params.get('operationName') === '') params.delete('operationName');
-  const raw: Record<string, unknown> = { query: params.get('query'), operationName: params.get('operationName') ?? undefined };
+  const raw: Record<string, unknown> = {
+    query: params.get('query'),
+    operationName: params.get('operationName') ?? undefined,
+  };
   for (const name of ['variables', 'extensions']) {
     const text = params.get(name);
     if (text === null) continue;
@@ -117,8 +132,13 @@ export function formRequest(fields: ReadonlyArray<[string, unknown]>): GraphqlRe
   // A field we do not read (`extensions`, `constructor`), a repeated one or a bracketed one (`variables[id]=1`)
   // would be dropped in silence and the request run without it: refuse it instead.
   const names = new Set(fields.map(([name]) => name));
-  if (names.size !== fields.length || fields.some(([name, value]) => !FORM_FIELDS.has(name) || typeof value !== 'string')) {
-    return badRequest('A form may hold only the fields query, variables (JSON), operationName and csrf_token, each once.');
+  if (
+    names.size !== fields.length ||
+    fields.some(([name, value]) => !FORM_FIELDS.has(name) || typeof value !== 'string')
+  ) {
+    return badRequest(
+      'A form may hold only the fields query, variables (JSON), operationName and csrf_token, each once.',
+    );
   }
   const form = Object.fromEntries(fields) as Record<string, string | undefined>;
   let variables: unknown;

@@ -26,7 +26,11 @@ export function isUnexpectedError(error: unknown): boolean {
  *
  * @param expose `graphql.exposeResolverErrors`: when `true`, nothing is masked.
  */
-export function maskUnexpectedError(formatted: GraphQLFormattedError, error: unknown, expose: boolean): GraphQLFormattedError {
+export function maskUnexpectedError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  expose: boolean,
+): GraphQLFormattedError {
   if (expose || !isUnexpectedError(error)) return formatted;
   const { message: _hidden, extensions: _own, ...kept } = formatted;
   return { ...kept, message: UNEXPECTED_ERROR_MESSAGE, extensions: { code: GraphqlErrorCode.INTERNAL_SERVER_ERROR } };
@@ -40,12 +44,27 @@ export function maskUnexpectedError(formatted: GraphQLFormattedError, error: unk
  *
  * @param requestIdOf the request id of an operation's context (`undefined` outside a Koa request).
  */
-export function resolverErrorLog(logger: Logger | undefined, requestIdOf: (context: GraphqlContext) => string | undefined): ApolloServerPlugin<GraphqlContext> {
+export function resolverErrorLog(
+  logger: Logger | undefined,
+  requestIdOf: (context: GraphqlContext) => string | undefined,
+): ApolloServerPlugin<GraphqlContext> {
   const listener = {
-    async didEncounterErrors(rc: { contextValue: GraphqlContext; errors: readonly GraphQLError[]; operationName?: string | null }) {
+    async didEncounterErrors(rc: {
+      contextValue: GraphqlContext;
+      errors: readonly GraphQLError[];
+      operationName?: string | null;
+    }) {
       for (const error of rc.errors) {
         if (!isUnexpectedError(error)) continue;
-        logger?.error({ reqId: requestIdOf(rc.contextValue), operationName: rc.operationName ?? undefined, path: error.path, err: unwrapResolverError(error) }, 'graphql: a resolver failed');
+        logger?.error(
+          {
+            reqId: requestIdOf(rc.contextValue),
+            operationName: rc.operationName ?? undefined,
+            path: error.path,
+            err: unwrapResolverError(error),
+          },
+          'graphql: a resolver failed',
+        );
       }
     },
   };

@@ -11,7 +11,6 @@ import { GraphqlErrorCode, sendGraphqlError } from './errors.js';
  */
 export const STORAGE_OUTAGE_MESSAGE = 'storage is unavailable; try again later';
 
-
 /**
  * The outage as Apollo's answer, thrown from a plugin hook: a `GraphQLError` with `extensions.code`
  * `TEMPORARILY_UNAVAILABLE` and `extensions.http` 503 with `Retry-After` (Apollo Server takes the status and

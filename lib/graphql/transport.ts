@@ -67,16 +67,18 @@ export function graphqlTransportGuard(options: TransportOptions = { path: DEFAUL
   // (csrf-token.ts), method, content type and Accept (method-and-type.ts), the body (body.ts), the request members
   // (requests.ts). Run from one middleware: a single async layer in the request's Koa chain, the content type
   // matched once (the GraphQL hot path).
-  return [async function guardTransport(ctx: Context, next: Next) {
-    if (settings.onReject) observeRejections(ctx, settings.onReject);
-    if (answerCors(settings, ctx)) return;
-    if (ctx.path === settings.csrfTokenPath) return csrfTokenEndpoint(settings, ctx);
-    const transport = transportOf(settings, ctx);
-    if (transport === undefined) return;
-    if (transport !== 'get' && !await parseBody(settings.parse, ctx, transport)) return;
-    const items = requireQuery(settings, ctx, transport);
-    if (!items) return;
-    ctx.state.graphqlRequests = items;
-    return next();
-  }];
+  return [
+    async function guardTransport(ctx: Context, next: Next) {
+      if (settings.onReject) observeRejections(ctx, settings.onReject);
+      if (answerCors(settings, ctx)) return;
+      if (ctx.path === settings.csrfTokenPath) return csrfTokenEndpoint(settings, ctx);
+      const transport = transportOf(settings, ctx);
+      if (transport === undefined) return;
+      if (transport !== 'get' && !(await parseBody(settings.parse, ctx, transport))) return;
+      const items = requireQuery(settings, ctx, transport);
+      if (!items) return;
+      ctx.state.graphqlRequests = items;
+      return next();
+    },
+  ];
 }

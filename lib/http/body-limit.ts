@@ -12,11 +12,17 @@ export const BODY_LIMITS = Object.freeze({ provider: 56 * 1024, pages: 16 * 1024
 
 /**
  * `413 invalid_request` (RFC 9110 §15.5.14) as JSON for a body over `limitBytes`, the limit in KiB as the limits
- * are documented (docs/guides/hosts.md, "Body parsers"): the same answer whoever noticed it (a `Content-Length` over the limit, a
+ * are documented (docs/guides/hosts.md, "Body parsers"): the same answer whoever noticed it (a `Content-Length` over
+ * the limit, a
  * chunked body that grew past it, or a host parser's raw body, lib/http/host-body.ts).
  */
 export function refuseLargeBody(ctx: Context, limitBytes: number): void {
-  writeJsonError(ctx, 413, 'invalid_request', `The request body is larger than this endpoint accepts (${Math.floor(limitBytes / 1024)} KiB).`);
+  writeJsonError(
+    ctx,
+    413,
+    'invalid_request',
+    `The request body is larger than this endpoint accepts (${Math.floor(limitBytes / 1024)} KiB).`,
+  );
 }
 
 /** A request as oidc-provider's body reader consumes it: `req.readable`, then `req.iterator()`. */
@@ -25,10 +31,14 @@ export type ReadableRequest = IncomingMessage & { iterator(options?: object): As
 /** The bytes {@link replayBody} hands to the next reader of `req.iterator()`, and whether one has taken them. */
 const replayed = requestSlot<{ bytes: Buffer; taken: boolean }>('portcullis.replayedBody');
 
-/** `req.readable` of a replayed request: true until a reader has taken the bytes (the same getter for every request). */
+/**
+ * `req.readable` of a replayed request: true until a reader has taken the bytes (the same getter for every request).
+ */
 const REPLAYED_READABLE: PropertyDescriptor = {
   configurable: true,
-  get(this: IncomingMessage) { return replayed.get(this)?.taken === false; },
+  get(this: IncomingMessage) {
+    return replayed.get(this)?.taken === false;
+  },
 };
 
 /** One chunk, then done: what `for await` of oidc-provider's reader needs, without an async generator's promises. */
@@ -39,7 +49,9 @@ function replayIterator(this: IncomingMessage): AsyncIterableIterator<Buffer> {
     next: () => {
       if (!replay || replay.taken) return Promise.resolve({ value: undefined, done: true });
       replay.taken = true;
-      return Promise.resolve(replay.bytes.length ? { value: replay.bytes, done: false } : { value: undefined, done: true });
+      return Promise.resolve(
+        replay.bytes.length ? { value: replay.bytes, done: false } : { value: undefined, done: true },
+      );
     },
     return: () => Promise.resolve({ value: undefined, done: true }),
   };
@@ -64,7 +76,10 @@ export function replayBody(req: IncomingMessage, bytes: Buffer): void {
   Object.defineProperty(req, 'iterator', REPLAYED_ITERATOR);
 }
 
-/** The bytes {@link replayBody} replays, while no reader has taken them; `undefined` for a request that was not replayed. */
+/**
+ * The bytes {@link replayBody} replays, while no reader has taken them; `undefined` for a request that was not
+ * replayed.
+ */
 export function replayedBody(req: IncomingMessage): Buffer | undefined {
   const replay = replayed.get(req);
   return replay && !replay.taken ? replay.bytes : undefined;
@@ -82,7 +97,10 @@ export function readWholeBody(req: IncomingMessage, limitBytes: number): Promise
     const chunks: Buffer[] = [];
     let received = 0;
     const stop = () => {
-      req.off('data', onData); req.off('end', onEnd); req.off('error', onError); req.off('close', onClose);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
     };
     function onData(chunk: Buffer) {
       received += chunk.length;
@@ -94,9 +112,18 @@ export function readWholeBody(req: IncomingMessage, limitBytes: number): Promise
       }
       chunks.push(chunk);
     }
-    function onEnd() { stop(); resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)); }
-    function onError(err: Error) { stop(); reject(err); }
-    function onClose() { stop(); resolve('closed'); }
+    function onEnd() {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    }
+    function onError(err: Error) {
+      stop();
+      reject(err);
+    }
+    function onClose() {
+      stop();
+      resolve('closed');
+    }
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
@@ -142,7 +169,8 @@ export function limitProviderBody(limitBytes: number): Middleware {
 }
 
 /**
- * Marks a request whose body a host parser read before us and `adoptHostBody` (lib/http/host-body.ts) handed on: that parser has
+ * Marks a request whose body a host parser read before us and `adoptHostBody` (lib/http/host-body.ts) handed on: that
+ * parser has
  * already undone any Content-Encoding (as `@koa/bodyparser` does), so the coding check of the provider endpoints
  * ({@link encodedBody}) does not apply to it.
  */
@@ -156,10 +184,23 @@ export const hostBodyAdopted = requestSlot<true>('portcullis.hostBodyAdopted');
  */
 export function encodedBody(ctx: Context): boolean {
   const coding = ctx.get('content-encoding');
-  return coding !== '' && coding.split(',').some((c) => !['', 'identity'].includes(c.trim().toLowerCase())) && !hostBodyAdopted.get(ctx.req);
+  return (
+    coding !== '' &&
+    coding.split(',').some((c) => !['', 'identity'].includes(c.trim().toLowerCase())) &&
+    !hostBodyAdopted.get(ctx.req)
+  );
 }
 
-/** RFC 9110 §15.5.16: 415 for a content coding the endpoint does not accept, with `Accept-Encoding` naming what it does. */
+/**
+ * RFC 9110 §15.5.16: 415 for a content coding the endpoint does not accept, with `Accept-Encoding` naming what it does.
+ */
 export function refuseEncodedBody(ctx: Context): void {
-  writeJsonError(ctx, 415, 'invalid_request', `This endpoint does not accept a Content-Encoding (the request has ${JSON.stringify(ctx.get('content-encoding'))}): send the body uncompressed.`, { 'Accept-Encoding': 'identity' });
+  writeJsonError(
+    ctx,
+    415,
+    'invalid_request',
+    `This endpoint does not accept a Content-Encoding (the request ` +
+      `has ${JSON.stringify(ctx.get('content-encoding'))}): send the body uncompressed.`,
+    { 'Accept-Encoding': 'identity' },
+  );
 }

@@ -25,8 +25,15 @@ export interface WriteErrorOptions {
  * is 429 `temporarily_unavailable` with `Retry-After`, an unknown document 404 `invalid_request`).
  * @param description human-readable `error_description`; never a stack trace or a secret.
  */
-export function writeError(ctx: Context, status: number, error: OAuthErrorCode, description: string, options: WriteErrorOptions = {}): void {
-  if (options.page === false || ctx.accepts('json', 'html') !== 'html') return writeJsonError(ctx, status, error, description, options.headers);
+export function writeError(
+  ctx: Context,
+  status: number,
+  error: OAuthErrorCode,
+  description: string,
+  options: WriteErrorOptions = {},
+): void {
+  if (options.page === false || ctx.accepts('json', 'html') !== 'html')
+    return writeJsonError(ctx, status, error, description, options.headers);
   ctx.status = status;
   for (const [name, value] of Object.entries(options.headers ?? {})) ctx.set(name, value);
   ctx.type = 'html';
@@ -44,7 +51,9 @@ export function notFound(ctx: Context): void {
 /** `405 invalid_request` with `Allow` (RFC 9110 §15.5.6) for a method our page at `ctx.path` does not answer. */
 function methodNotAllowed(ctx: Context, allowed: readonly string[]): void {
   const list = allowHeader(allowed);
-  writeError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this path: use ${list}.`, { headers: { Allow: list } });
+  writeError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this path: use ${list}.`, {
+    headers: { Allow: list },
+  });
 }
 
 /**
@@ -87,12 +96,23 @@ export async function handleErrors(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
   } catch (err) {
-    const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; error_description?: string };
+    const e = err as {
+      status?: number;
+      statusCode?: number;
+      expose?: boolean;
+      message?: string;
+      error_description?: string;
+    };
     const status = e.status ?? e.statusCode ?? 500;
     const expose = status < 500 || e.expose === true;
-    const headers = status === 503 ? { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS, ...(err instanceof PortcullisError ? err.headers : {}) } : undefined;
+    const headers =
+      status === 503
+        ? { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS, ...(err instanceof PortcullisError ? err.headers : {}) }
+        : undefined;
     const error = status === 503 ? 'temporarily_unavailable' : status < 500 ? 'invalid_request' : 'server_error';
-    const description = expose ? (e.error_description ?? e.message ?? 'request refused') : 'The server could not complete the request.';
+    const description = expose
+      ? (e.error_description ?? e.message ?? 'request refused')
+      : 'The server could not complete the request.';
     const outage = storageOutageOf(err);
     if (outage) noteStorageOutage(ctx.req, outage);
     writeError(ctx, status, error, description, { headers });

@@ -29,7 +29,11 @@ export interface GuardedFetchOptions {
 }
 
 /** Why an outbound URL or address was refused. */
-export type OutboundRefusal = 'ERR_OUTBOUND_SCHEME' | 'ERR_OUTBOUND_ADDRESS' | 'ERR_OUTBOUND_URL' | 'ERR_OUTBOUND_RESPONSE';
+export type OutboundRefusal =
+  | 'ERR_OUTBOUND_SCHEME'
+  | 'ERR_OUTBOUND_ADDRESS'
+  | 'ERR_OUTBOUND_URL'
+  | 'ERR_OUTBOUND_RESPONSE';
 
 /**
  * Thrown (or used as a fetch rejection cause) when the guarded fetcher refuses a URL, an address or a response;
@@ -43,7 +47,9 @@ export class OutboundFetchError extends PortcullisError {
   }
 }
 
-/** IANA's global unicast space (RFC 4291 §2.4, IANA IPv6 Address Space registry): every public IPv6 address is in it. */
+/**
+ * IANA's global unicast space (RFC 4291 §2.4, IANA IPv6 Address Space registry): every public IPv6 address is in it.
+ */
 const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
 
 /**
@@ -91,7 +97,8 @@ function normalizedOrigins(origins: readonly string[]): Set<string> {
 }
 
 /**
- * Checks a URL before any connection: absolute, no credentials, not port 0, https (unless its origin is allow-listed), and
+ * Checks a URL before any connection: absolute, no credentials, not port 0, https (unless its origin is allow-listed),
+ * and
  * a host that is neither a non-public IP literal (in any spelling: the WHATWG URL parser turns `2130706433`,
  * `0x7f.1` and `0177.0.0.1` into `127.0.0.1`) nor a `localhost` name. Host names are judged again, by their
  * resolved addresses, when connecting.
@@ -108,9 +115,14 @@ export function checkOutboundUrl(input: string | URL, allowedOrigins: readonly s
   }
   if (url.username || url.password) throw new OutboundFetchError('ERR_OUTBOUND_URL', 'must not contain credentials');
   // Port 0 (RFC 6335 §6: reserved) is never a destination; connecting to it only fails later, with a less clear error.
-  if (url.port === '0') throw new OutboundFetchError('ERR_OUTBOUND_URL', 'names port 0, which is not a destination: no server listens on it (RFC 6335 §6 reserves it)');
+  if (url.port === '0')
+    throw new OutboundFetchError(
+      'ERR_OUTBOUND_URL',
+      'names port 0, which is not a destination: no server listens on it (RFC 6335 §6 reserves it)',
+    );
   if (normalizedOrigins(allowedOrigins).has(url.origin)) return url;
-  if (url.protocol !== 'https:') throw new OutboundFetchError('ERR_OUTBOUND_SCHEME', `must use https (got ${url.protocol.replace(':', '')})`);
+  if (url.protocol !== 'https:')
+    throw new OutboundFetchError('ERR_OUTBOUND_SCHEME', `must use https (got ${url.protocol.replace(':', '')})`);
   const host = url.hostname.toLowerCase();
   const ip = hostIsIpLiteral(host);
   if (ip !== undefined && !isPublicAddress(ip)) {
@@ -130,10 +142,14 @@ function publicOnlyLookup(resolve: LookupFunction): LookupFunction {
       const list = addresses as unknown as LookupAddress[];
       const refused = list.find((a) => !isPublicAddress(a.address));
       if (refused || list.length === 0) {
-        const error = new OutboundFetchError('ERR_OUTBOUND_ADDRESS', `${hostname} resolves to a non-public address${refused ? ` (${refused.address})` : ''}`);
+        const error = new OutboundFetchError(
+          'ERR_OUTBOUND_ADDRESS',
+          `${hostname} resolves to a non-public address${refused ? ` (${refused.address})` : ''}`,
+        );
         return callback(error as unknown as NodeJS.ErrnoException, '', 0);
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       return callback(null, list[0]!.address, list[0]!.family);
     });
   } as LookupFunction;
@@ -143,7 +159,11 @@ function publicOnlyLookup(resolve: LookupFunction): LookupFunction {
  * An undici connector that resolves through {@link publicOnlyLookup} and then checks the socket's actual remote
  * address before any byte is sent (IP-literal hosts skip DNS; the remote address check covers them too).
  */
-function guardedConnector(build: Undici['buildConnector'], resolve: LookupFunction, timeoutMs: number): buildConnector.connector {
+function guardedConnector(
+  build: Undici['buildConnector'],
+  resolve: LookupFunction,
+  timeoutMs: number,
+): buildConnector.connector {
   const connect = build({ lookup: publicOnlyLookup(resolve), timeout: timeoutMs } as buildConnector.BuildOptions);
   return function connectPublicOnly(options, callback) {
     const ip = hostIsIpLiteral(options.hostname);
@@ -156,7 +176,10 @@ function guardedConnector(build: Undici['buildConnector'], resolve: LookupFuncti
       const remote = (socket as Socket).remoteAddress;
       if (!remote || !isPublicAddress(remote)) {
         socket!.destroy();
-        return callback(new OutboundFetchError('ERR_OUTBOUND_ADDRESS', `connected to a non-public address (${remote ?? 'unknown'})`), null);
+        return callback(
+          new OutboundFetchError('ERR_OUTBOUND_ADDRESS', `connected to a non-public address (${remote ?? 'unknown'})`),
+          null,
+        );
       }
       return callback(null, socket!);
     });
@@ -184,7 +207,10 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
   return Buffer.concat(chunks);
 }
 
-/** undici's module: imported on a guarded fetcher's first request, not on import (~0.1 s of CPU that every process paid, most never fetching anything). */
+/**
+ * undici's module: imported on a guarded fetcher's first request, not on import (~0.1 s of CPU that every process paid,
+ * most never fetching anything).
+ */
 type Undici = typeof import('undici');
 let undiciModule: Promise<Undici> | undefined;
 const loadUndici = (): Promise<Undici> => (undiciModule ??= import('undici'));
@@ -213,15 +239,20 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
   const timeoutMs = options.timeoutMs ?? DEFAULTS.outboundFetch.timeoutMs;
   const maxBytes = options.maxResponseBytes ?? DEFAULTS.outboundFetch.maxResponseBytes;
   let client: Promise<{ fetch: Undici['fetch']; guarded: Dispatcher; trusted: Dispatcher }> | undefined;
-  const ready = () => (client ??= loadUndici().then((undici) => ({
-    fetch: undici.fetch,
-    guarded: new undici.Agent({ connect: guardedConnector(undici.buildConnector, options.lookup ?? (dnsLookup as LookupFunction), timeoutMs) }),
-    trusted: new undici.Agent({ connect: { timeout: timeoutMs } }),
-  })));
+  const ready = () =>
+    (client ??= loadUndici().then((undici) => ({
+      fetch: undici.fetch,
+      guarded: new undici.Agent({
+        connect: guardedConnector(undici.buildConnector, options.lookup ?? (dnsLookup as LookupFunction), timeoutMs),
+      }),
+      trusted: new undici.Agent({ connect: { timeout: timeoutMs } }),
+    })));
 
   return async function guardedFetch(input, init = {}) {
     const url = checkOutboundUrl(input, allowedOrigins);
-    const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    const signal = init.signal
+      ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)])
+      : AbortSignal.timeout(timeoutMs);
     const { fetch: undiciFetch, guarded, trusted } = await ready();
     const response = await undiciFetch(url, {
       method: init.method,

@@ -8,10 +8,11 @@ import { PortcullisError } from '../core/errors.js';
 type ParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown };
 
 /** What the answer names when a host parser read the body and kept nothing we can use. */
-export const HOST_BODY_PARSER_DESCRIPTION = 'A body parser of the host application read this request body before Portcullis, '
-  + 'and left neither the raw body (ctx.request.rawBody, req.rawBody) nor a parsed one (ctx.request.body, req.body). '
-  + 'Mount server.middleware() before the host\'s body parser (Koa), or server.handler() before it (Express, Fastify, '
-  + 'node:http), or use a parser that keeps the raw body (@koa/bodyparser does).';
+export const HOST_BODY_PARSER_DESCRIPTION =
+  'A body parser of the host application read this request body before Portcullis, ' +
+  'and left neither the raw body (ctx.request.rawBody, req.rawBody) nor a parsed one (ctx.request.body, req.body). ' +
+  "Mount server.middleware() before the host's body parser (Koa), or server.handler() before it (Express, Fastify, " +
+  'node:http), or use a parser that keeps the raw body (@koa/bodyparser does).';
 
 /**
  * Middleware on Portcullis' routes that makes a host app's body parser in front of them harmless. Our parsers
@@ -35,7 +36,8 @@ export function adoptHostBody(limitBytes: number, replayStream = false): Middlew
     const req = ctx.req as ParsedRequest;
     if (req.readable || !ctx.get('content-type')) return next();
     const request = ctx.request as Context['request'] & { body?: unknown; rawBody?: unknown };
-    const raw = typeof request.rawBody === 'string' ? request.rawBody : typeof req.rawBody === 'string' ? req.rawBody : undefined;
+    const raw =
+      typeof request.rawBody === 'string' ? request.rawBody : typeof req.rawBody === 'string' ? req.rawBody : undefined;
     if (raw !== undefined && Buffer.byteLength(raw) > limitBytes) {
       return refuseLargeBody(ctx, limitBytes);
     }
@@ -45,7 +47,12 @@ export function adoptHostBody(limitBytes: number, replayStream = false): Middlew
       return writeError(ctx, 500, 'server_error', HOST_BODY_PARSER_DESCRIPTION, { page: false });
     }
     hostBodyAdopted.set(req, true);
-    if (replayStream && raw !== undefined && (ctx.request.length === undefined || Buffer.byteLength(raw) === ctx.request.length)) replayBody(req, Buffer.from(raw));
+    if (
+      replayStream &&
+      raw !== undefined &&
+      (ctx.request.length === undefined || Buffer.byteLength(raw) === ctx.request.length)
+    )
+      replayBody(req, Buffer.from(raw));
     if (req.body === undefined) req.body = raw ?? parsed;
     if (request.body === undefined && parsed !== undefined) request.body = parsed;
     return next();

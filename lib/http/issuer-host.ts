@@ -6,7 +6,6 @@ import { writeError as refuse } from './error-handler.js';
 /** `Strict-Transport-Security` sent with every response when the issuer is https (RFC 6797 §6.1): one year. */
 export const HSTS_VALUE = 'max-age=31536000';
 
-
 /** How requests are tied to the configured issuer (see {@link issuerHostGuard}). */
 export interface IssuerHostOptions {
   /** The configured issuer URL; every URL the server emits or compares derives from it. */
@@ -92,8 +91,18 @@ export function pinRequestToIssuer(request: object, issuer: URL, base = issuer.o
     host: { value: issuer.host, configurable: true },
     hostname: { value: issuer.hostname, configurable: true },
     origin: { value: issuer.origin, configurable: true },
-    href: { get(this: { originalUrl: string }) { return base + this.originalUrl; }, configurable: true },
-    URL: { get(this: { originalUrl: string }) { return new URL(base + this.originalUrl); }, configurable: true },
+    href: {
+      get(this: { originalUrl: string }) {
+        return base + this.originalUrl;
+      },
+      configurable: true,
+    },
+    URL: {
+      get(this: { originalUrl: string }) {
+        return new URL(base + this.originalUrl);
+      },
+      configurable: true,
+    },
   });
 }
 
@@ -121,9 +130,11 @@ function arrivalProtocol(req: IncomingMessage, proxy: boolean, hops: number): st
 }
 
 /** The fix named when an https issuer sees plain http (docs/guides/production.md, "TLS and proxy"). */
-export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https issuer but this request arrived over plain http. '
-  + 'If a TLS-terminating proxy or load balancer is in front of it, set the option `proxy: true` '
-  + '(PORTCULLIS_PROXY=true for the standalone server) so that X-Forwarded-Proto is trusted; otherwise connect over https.';
+export const PLAIN_HTTP_DESCRIPTION =
+  'This server is configured with an https issuer but this request arrived over plain http. ' +
+  'If a TLS-terminating proxy or load balancer is in front of it, set the option `proxy: true` ' +
+  '(PORTCULLIS_PROXY=true for the standalone server) so that X-Forwarded-Proto is trusted; otherwise connect ' +
+  'over https.';
 
 /**
  * Ties every request Portcullis serves to its configured issuer (RFC 9110 §7.4, RFC 9449 §11.1):
@@ -142,7 +153,10 @@ export const PLAIN_HTTP_DESCRIPTION = 'This server is configured with an https i
 export function issuerHostGuard(options: IssuerHostOptions) {
   const issuer = new URL(options.issuer);
   const https = issuer.protocol === 'https:';
-  const allowed = new Set([issuer.host, ...options.allowedHosts.map((h) => normalizeHost(h, issuer.protocol) ?? h.toLowerCase())]);
+  const allowed = new Set([
+    issuer.host,
+    ...options.allowedHosts.map((h) => normalizeHost(h, issuer.protocol) ?? h.toLowerCase()),
+  ]);
   // Almost every request spells its Host exactly like this; only other spellings are parsed.
   const exact = new Set([issuer.host, ...options.allowedHosts]);
   const hops = options.proxyHops ?? 1;
@@ -154,7 +168,8 @@ export function issuerHostGuard(options: IssuerHostOptions) {
       // Absolute-form request-target (RFC 9112 §3.2.2): Koa and oidc-provider would build URLs from it.
       const absolute = URL.canParse(target) ? new URL(target) : undefined;
       // RFC 9110 §4.2.4: user information in an http(s) URI is an error (it disguises the authority), as in Host.
-      if (absolute && (absolute.username || absolute.password)) return refuse(ctx, 400, 'invalid_request', 'The request-target is malformed: it names user information.');
+      if (absolute && (absolute.username || absolute.password))
+        return refuse(ctx, 400, 'invalid_request', 'The request-target is malformed: it names user information.');
       if (!absolute || absolute.origin !== issuer.origin) {
         return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.origin}.`);
       }
@@ -164,21 +179,31 @@ export function issuerHostGuard(options: IssuerHostOptions) {
       ctx.originalUrl = `${original.pathname}${original.search}`;
       ctx.request.originalUrl = ctx.originalUrl;
     }
-    if (repeatsHost(ctx.req.rawHeaders)) return refuse(ctx, 400, 'invalid_request', 'The request has more than one Host header.');
+    if (repeatsHost(ctx.req.rawHeaders))
+      return refuse(ctx, 400, 'invalid_request', 'The request has more than one Host header.');
     // An http(s) authority is never empty (RFC 9110 §4.2.1), so an empty Host is invalid: 400 (RFC 9112 §3.2), not
     // the 421 of a Host that names another server. Without any Host (HTTP/1.0) no host was named: 421 below.
-    if (ctx.req.headers.host === '') return refuse(ctx, 400, 'invalid_request', 'The Host header is empty: it must name this server.');
+    if (ctx.req.headers.host === '')
+      return refuse(ctx, 400, 'invalid_request', 'The Host header is empty: it must name this server.');
     const raw = requestedHost(ctx.req, options.proxy, hops);
     if (raw === undefined || !exact.has(raw)) {
       const host = raw === undefined ? undefined : normalizeHost(raw, issuer.protocol);
-      if (raw !== undefined && host === undefined) return refuse(ctx, 400, 'invalid_request', 'The Host header is malformed.');
+      if (raw !== undefined && host === undefined)
+        return refuse(ctx, 400, 'invalid_request', 'The Host header is malformed.');
       if (host === undefined || !allowed.has(host)) {
-        return refuse(ctx, 421, 'invalid_request', `This server only answers for ${issuer.host}; the request named another host. Operators: add the name to \`allowedHosts\` if it is yours.`);
+        return refuse(
+          ctx,
+          421,
+          'invalid_request',
+          `This server only answers for ${issuer.host}; the request named another host. Operators: add the ` +
+            `name to \`allowedHosts\` if it is yours.`,
+        );
       }
     }
     if (https) {
       ctx.set('Strict-Transport-Security', HSTS_VALUE);
-      if (options.production && arrivalProtocol(ctx.req, options.proxy, hops) !== 'https') return refuse(ctx, 400, 'invalid_request', PLAIN_HTTP_DESCRIPTION);
+      if (options.production && arrivalProtocol(ctx.req, options.proxy, hops) !== 'https')
+        return refuse(ctx, 400, 'invalid_request', PLAIN_HTTP_DESCRIPTION);
     }
     // Mounted in a host app: pin this request; our own app's requests are pinned through its prototype.
     if (!pinnedApps.has(ctx.app)) pinRequestToIssuer(ctx.request, issuer);

@@ -8,7 +8,13 @@ import type { OAuthErrorCode } from '../core/errors.js';
  * `writeError` (lib/http/error-handler.ts) is the writer that also serves browsers; it uses this one for JSON.
  * @param description human-readable `error_description`; never a stack trace or a secret.
  */
-export function writeJsonError(ctx: Context, status: number, error: OAuthErrorCode, description: string, headers?: Readonly<Record<string, string>>): void {
+export function writeJsonError(
+  ctx: Context,
+  status: number,
+  error: OAuthErrorCode,
+  description: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
   ctx.status = status;
   if (headers) for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
   ctx.set('Cache-Control', 'no-store');

@@ -26,9 +26,14 @@ export function layout(nonce: string, title: string, body: SafeHtml, ui: PageUi 
   const style = html`<style nonce="${nonce}">${raw(ui.settings.styleSheet)}</style>`;
   const fullTitle = title === ui.settings.productName ? title : `${title} – ${ui.settings.productName}`;
   const custom = ui.settings.templates.layout;
-  if (custom) return templateOutput(custom({ lang: ui.locale, title: fullTitle, nonce, style, header, body, footer }, templateKit(ui))).value;
+  if (custom)
+    return templateOutput(
+      custom({ lang: ui.locale, title: fullTitle, nonce, style, header, body, footer }, templateKit(ui)),
+    ).value;
   return html`<!DOCTYPE html>
-<html lang="${ui.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${
+    ui.locale
+  }"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${fullTitle}</title>${style}</head>
 <body>${header}<main>${body}</main>${footer}</body></html>`.value;
 }
@@ -38,11 +43,19 @@ const DEFAULT_UI = () => uiOf({ req: { headers: {} } as IncomingMessage });
 /** The OAuth `error` code's situation, for its words on the error page (see {@link ErrorSituation}). */
 export function situationOf(error: string): ErrorSituation {
   switch (error) {
-    case 'access_denied': return 'denied';
-    case 'login_required': case 'consent_required': case 'interaction_required': case 'account_selection_required': return 'login';
-    case 'server_error': return 'server';
-    case 'temporarily_unavailable': return 'busy';
-    default: return 'client';
+    case 'access_denied':
+      return 'denied';
+    case 'login_required':
+    case 'consent_required':
+    case 'interaction_required':
+    case 'account_selection_required':
+      return 'login';
+    case 'server_error':
+      return 'server';
+    case 'temporarily_unavailable':
+      return 'busy';
+    default:
+      return 'client';
   }
 }
 
@@ -51,18 +64,31 @@ export function situationOf(error: string): ErrorSituation {
  * the request's language (`opts.ui`, else English), the OAuth `error` code (`#error`) and description
  * (`#error_description`) in small print. `ui.templates.error` replaces its body.
  */
-export function errorPage(nonce: string, error: string, description?: string, opts: { ui?: PageUi; situation?: ErrorSituation } = {}): string {
+export function errorPage(
+  nonce: string,
+  error: string,
+  description?: string,
+  opts: { ui?: PageUi; situation?: ErrorSituation } = {},
+): string {
   const ui = opts.ui ?? DEFAULT_UI();
   const { t } = ui;
   const situation = opts.situation ?? situationOf(error);
   const key = (part: 'title' | 'what' | 'todo') => `error.${situation}.${part}` as MessageKey;
   const product = { product: ui.settings.productName };
-  const say = (part: 'title' | 'what' | 'todo') => (t.t as (k: MessageKey, p: Record<string, string>) => string)(key(part), product);
+  const say = (part: 'title' | 'what' | 'todo') =>
+    (t.t as (k: MessageKey, p: Record<string, string>) => string)(key(part), product);
   const view: ErrorView = { nonce, ui, error, description, situation };
-  const body = pageBody(ui, 'error', view, () => html`<h1>${say('title')}</h1>
+  const body = pageBody(
+    ui,
+    'error',
+    view,
+    () => html`<h1>${say('title')}</h1>
 <p id="what">${say('what')}</p>
 <p id="todo">${say('todo')}</p>
-<p class="small">${t.t('error.code')} <code id="error">${error}</code>${description ? html` <span id="error_description">${description}</span>` : ''}</p>`);
+<p class="small">${t.t('error.code')} <code id="error">${error}</code>${
+      description ? html` <span id="error_description">${description}</span>` : ''
+    }</p>`,
+  );
   return layout(nonce, say('title'), body, ui);
 }
 
@@ -97,7 +123,11 @@ const readForm: Middleware = bodyParser({
   onError(err, ctx) {
     const status = (err as { status?: number }).status;
     if (status === 413) ctx.throw(413, 'The form is larger than this page accepts.');
-    if (status === 415) ctx.throw(415, 'This Content-Encoding is not supported: send the form as is, or compressed once with gzip, deflate or br.');
+    if (status === 415)
+      ctx.throw(
+        415,
+        'This Content-Encoding is not supported: send the form as is, or compressed once with gzip, deflate or br.',
+      );
     ctx.throw(400, 'The form could not be read.');
   },
 });
@@ -133,7 +163,11 @@ export function formField(body: Record<string, unknown>, name: string, max: numb
  * families). Runs after {@link parseForm}, and after whatever puts the binding on the request (the interaction,
  * the signed-in session).
  */
-export function csrfCheck(guard: CsrfGuard, formOf: (ctx: Context) => CsrfForm, refuse: (ctx: Context) => void): Middleware {
+export function csrfCheck(
+  guard: CsrfGuard,
+  formOf: (ctx: Context) => CsrfForm,
+  refuse: (ctx: Context) => void,
+): Middleware {
   return async function checkCsrf(ctx: Context, next: Next) {
     if (guard.verify(ctx, formOf(ctx), formBody(ctx).csrf)) return next();
     refuse(ctx);

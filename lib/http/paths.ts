@@ -21,10 +21,16 @@ export const PROVIDER_ROUTES = Object.freeze({
   credential: '/credential',
 });
 
-/** Endpoints of oidc-provider features Portcullis does not turn on (device flow, CIBA, attestation challenge, OpenID4VCI). */
+/**
+ * Endpoints of oidc-provider features Portcullis does not turn on (device flow, CIBA, attestation challenge,
+ * OpenID4VCI).
+ */
 export const UNSERVED_ENDPOINTS = Object.freeze([
-  PROVIDER_ROUTES.device_authorization, PROVIDER_ROUTES.code_verification, PROVIDER_ROUTES.backchannel_authentication,
-  PROVIDER_ROUTES.challenge, PROVIDER_ROUTES.credential,
+  PROVIDER_ROUTES.device_authorization,
+  PROVIDER_ROUTES.code_verification,
+  PROVIDER_ROUTES.backchannel_authentication,
+  PROVIDER_ROUTES.challenge,
+  PROVIDER_ROUTES.credential,
 ]);
 
 /**
@@ -33,18 +39,26 @@ export const UNSERVED_ENDPOINTS = Object.freeze([
  * authentications at any of them count against one per-IP budget (`rateLimits.clientAuthFailures`).
  */
 export const CLIENT_AUTH_ENDPOINTS = Object.freeze([
-  PROVIDER_ROUTES.token, PROVIDER_ROUTES.introspection, PROVIDER_ROUTES.revocation, PROVIDER_ROUTES.pushed_authorization_request,
+  PROVIDER_ROUTES.token,
+  PROVIDER_ROUTES.introspection,
+  PROVIDER_ROUTES.revocation,
+  PROVIDER_ROUTES.pushed_authorization_request,
 ]);
 
 /** Discovery documents (OIDC Discovery §4, RFC 8414 §3), served by oidc-provider. */
-export const DISCOVERY_PATHS = Object.freeze(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
+export const DISCOVERY_PATHS = Object.freeze([
+  '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
+]);
 
 /** Paths of the health endpoints. */
 export const HEALTH_PATHS = Object.freeze({ live: '/healthz', ready: '/readyz' });
 
 /** The paths oidc-provider answers by exact match: its endpoints and the discovery documents (health excluded). */
 export const PROVIDER_EXACT_PATHS: ReadonlySet<string> = new Set(
-  [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS].filter((p) => !(Object.values(HEALTH_PATHS) as string[]).includes(p)),
+  [...Object.values(PROVIDER_ROUTES), ...DISCOVERY_PATHS].filter(
+    (p) => !(Object.values(HEALTH_PATHS) as string[]).includes(p),
+  ),
 );
 
 /**
@@ -56,22 +70,26 @@ export const PROVIDER_EXACT_PATHS: ReadonlySet<string> = new Set(
  * (lib/oidc/authorization-post.ts). Another method gets `405 invalid_request` with `Allow` (RFC 9110 §15.5.6)
  * instead of Koa's plain-text 404.
  */
-export const ENDPOINT_METHODS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  [PROVIDER_ROUTES.authorization, ['GET', 'HEAD', 'POST']],
-  [PROVIDER_ROUTES.token, ['POST', 'OPTIONS']],
-  [PROVIDER_ROUTES.userinfo, ['GET', 'HEAD', 'POST', 'OPTIONS']],
-  [PROVIDER_ROUTES.registration, ['POST']],
-  [PROVIDER_ROUTES.jwks, ['GET', 'HEAD', 'OPTIONS']],
-  [PROVIDER_ROUTES.end_session, ['GET', 'HEAD']],
-  [`${PROVIDER_ROUTES.end_session}/confirm`, ['POST']],
-  [`${PROVIDER_ROUTES.end_session}/success`, ['GET', 'HEAD']],
-  [PROVIDER_ROUTES.revocation, ['POST', 'OPTIONS']],
-  [PROVIDER_ROUTES.introspection, ['POST', 'OPTIONS']],
-  [PROVIDER_ROUTES.pushed_authorization_request, ['POST', 'OPTIONS']],
-  ...DISCOVERY_PATHS.map((path): [string, string[]] => [path, ['GET', 'HEAD', 'OPTIONS']]),
-].map(([path, methods]) => [path as string, new Set(methods as string[])]));
+export const ENDPOINT_METHODS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  [
+    [PROVIDER_ROUTES.authorization, ['GET', 'HEAD', 'POST']],
+    [PROVIDER_ROUTES.token, ['POST', 'OPTIONS']],
+    [PROVIDER_ROUTES.userinfo, ['GET', 'HEAD', 'POST', 'OPTIONS']],
+    [PROVIDER_ROUTES.registration, ['POST']],
+    [PROVIDER_ROUTES.jwks, ['GET', 'HEAD', 'OPTIONS']],
+    [PROVIDER_ROUTES.end_session, ['GET', 'HEAD']],
+    [`${PROVIDER_ROUTES.end_session}/confirm`, ['POST']],
+    [`${PROVIDER_ROUTES.end_session}/success`, ['GET', 'HEAD']],
+    [PROVIDER_ROUTES.revocation, ['POST', 'OPTIONS']],
+    [PROVIDER_ROUTES.introspection, ['POST', 'OPTIONS']],
+    [PROVIDER_ROUTES.pushed_authorization_request, ['POST', 'OPTIONS']],
+    ...DISCOVERY_PATHS.map((path): [string, string[]] => [path, ['GET', 'HEAD', 'OPTIONS']]),
+  ].map(([path, methods]) => [path as string, new Set(methods as string[])]),
+);
 
-/** The methods of the authorization endpoint's resume path (`/authorization/<uid>`, after the login and consent pages). */
+/**
+ * The methods of the authorization endpoint's resume path (`/authorization/<uid>`, after the login and consent pages).
+ */
 export const RESUME_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
 /**

@@ -2,7 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import { answeredMethod } from './allowed-methods.js';
 import {
-  encodedBody, limitProviderBody, readWholeBody, refuseEncodedBody, refuseLargeBody, replayBody, replayedBody,
+  encodedBody,
+  limitProviderBody,
+  readWholeBody,
+  refuseEncodedBody,
+  refuseLargeBody,
+  replayBody,
+  replayedBody,
 } from './body-limit.js';
 import { encodingDefect, FORM_TYPE, strictUtf8 } from './form-encoding.js';
 import { writeJsonError } from './json-error.js';
@@ -61,7 +67,7 @@ async function readForm(ctx: Context, next: Next, limitBytes: number, refuse: Re
   let text: string | undefined;
   const replayed = replayedBody(req);
   if (replayed || req.readable) {
-    const bytes = replayed ?? await readWholeBody(req, limitBytes);
+    const bytes = replayed ?? (await readWholeBody(req, limitBytes));
     if (bytes === 'closed') return undefined;
     if (bytes === 'too large' || bytes.length > limitBytes) return refuseLargeBody(ctx, limitBytes);
     text = strictUtf8(bytes);
@@ -94,7 +100,9 @@ async function readForm(ctx: Context, next: Next, limitBytes: number, refuse: Re
  * @param refuse writes the 400 answers (see {@link RefuseInput}). Default: JSON.
  */
 export function providerInput(
-  methods: (ctx: Context) => ReadonlySet<string> | undefined, limitBytes: number, refuse: RefuseInput = refuseAsJson,
+  methods: (ctx: Context) => ReadonlySet<string> | undefined,
+  limitBytes: number,
+  refuse: RefuseInput = refuseAsJson,
 ) {
   const limitBody = limitProviderBody(limitBytes);
   return function checkProviderInput(ctx: Context, next: Next): unknown {

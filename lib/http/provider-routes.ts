@@ -4,7 +4,12 @@ import { BODY_LIMITS } from './body-limit.js';
 import { providerInput, type RefuseInput } from './provider-input.js';
 import type { ProviderBefore } from '../core/feature.js';
 import {
-  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, ENDPOINT_METHODS, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES, RESUME_METHODS,
+  CLIENT_AUTH_ENDPOINTS,
+  DISCOVERY_PATHS,
+  ENDPOINT_METHODS,
+  PROVIDER_EXACT_PATHS,
+  PROVIDER_ROUTES,
+  RESUME_METHODS,
   UNSERVED_ENDPOINTS,
 } from './paths.js';
 
@@ -63,39 +68,55 @@ export interface ProviderPreMiddleware {
  */
 export function providerPreMiddleware(mw: ProviderPreMiddleware, features: readonly ProviderBefore[] = []): Middleware {
   const table = new Map<string, Middleware[]>([
-    ...CLIENT_AUTH_ENDPOINTS.map((path): [string, Middleware[]] => [path, [mw.answerStorageOutages, mw.endpointRateLimits]]),
+    ...CLIENT_AUTH_ENDPOINTS.map((path): [string, Middleware[]] => [
+      path,
+      [mw.answerStorageOutages, mw.endpointRateLimits],
+    ]),
     [PROVIDER_ROUTES.token, [mw.answerStorageOutages, mw.endpointRateLimits, mw.revokeOnCodeReplay]],
     [PROVIDER_ROUTES.registration, [mw.answerStorageOutages, mw.endpointRateLimits]],
-    [PROVIDER_ROUTES.authorization, [
-      mw.postedAuthorization, mw.pageHeaders, mw.offlineAccessPrompt, mw.explainPlainTokenResponseType,
-    ].filter((m) => m !== undefined)],
+    [
+      PROVIDER_ROUTES.authorization,
+      [mw.postedAuthorization, mw.pageHeaders, mw.offlineAccessPrompt, mw.explainPlainTokenResponseType].filter(
+        (m) => m !== undefined,
+      ),
+    ],
   ]);
-  if (mw.describeErrors) for (const path of [PROVIDER_ROUTES.authorization, PROVIDER_ROUTES.pushed_authorization_request]) table.get(path)!.push(mw.describeErrors);
+  if (mw.describeErrors)
+    for (const path of [PROVIDER_ROUTES.authorization, PROVIDER_ROUTES.pushed_authorization_request])
+      table.get(path)!.push(mw.describeErrors);
   if (mw.inactiveStructuredTokens) table.get(PROVIDER_ROUTES.introspection)!.push(mw.inactiveStructuredTokens);
   if (mw.pageHeaders) table.set(PROVIDER_ROUTES.end_session, [mw.pageHeaders]);
-  table.set(`${PROVIDER_ROUTES.end_session}/confirm`, [mw.pageHeaders, mw.nameClientAfterLogout].filter((m): m is Middleware => m !== undefined));
+  table.set(
+    `${PROVIDER_ROUTES.end_session}/confirm`,
+    [mw.pageHeaders, mw.nameClientAfterLogout].filter((m): m is Middleware => m !== undefined),
+  );
   if (mw.oauthOnlyDiscovery) for (const path of DISCOVERY_PATHS) table.set(path, [mw.oauthOnlyDiscovery]);
   else if (mw.explainAuthorizationHeader) table.set(PROVIDER_ROUTES.userinfo, [mw.explainAuthorizationHeader]);
   if (mw.answerUnservedEndpoint) {
-    for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])]) table.set(path, [mw.answerUnservedEndpoint]);
+    for (const path of [...UNSERVED_ENDPOINTS, ...(mw.oauthOnlyDiscovery ? [PROVIDER_ROUTES.userinfo] : [])])
+      table.set(path, [mw.answerUnservedEndpoint]);
   }
   const resumeChain = [mw.pageHeaders].filter((m): m is Middleware => m !== undefined);
   for (const { endpoints, middleware } of features) {
     for (const endpoint of endpoints) {
       if (endpoint === 'resume') resumeChain.push(middleware);
-      else table.set(PROVIDER_ROUTES[endpoint], [...table.get(PROVIDER_ROUTES[endpoint]) ?? [], middleware]);
+      else table.set(PROVIDER_ROUTES[endpoint], [...(table.get(PROVIDER_ROUTES[endpoint]) ?? []), middleware]);
     }
   }
   // Registration may be off (`registration.enabled`): then oidc-provider has no route there.
   if (mw.answerUnservedEndpoint) table.get(PROVIDER_ROUTES.registration)!.push(mw.answerUnservedEndpoint);
   const composed = new Map([...table].map(([path, chain]) => [path, compose(chain)]));
   const resumePrefix = `${PROVIDER_ROUTES.authorization}/`;
-  // oidc-provider's resume route `/authorization/:uid` (one segment, one optional trailing slash); a deeper path has no route.
-  const isResume = (path: string) => path.startsWith(resumePrefix) && /^[^/]+\/?$/.test(path.slice(resumePrefix.length));
+  // oidc-provider's resume route `/authorization/:uid` (one segment, one optional trailing slash); a deeper path has no
+  // route.
+  const isResume = (path: string) =>
+    path.startsWith(resumePrefix) && /^[^/]+\/?$/.test(path.slice(resumePrefix.length));
   const { answerUnservedEndpoint } = mw;
   const onResume = resumeChain.length ? compose(resumeChain) : undefined;
   // Userinfo is unserved in OAuth-only mode: its 404, not a 405, whatever the method.
-  const methods = new Map([...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)));
+  const methods = new Map(
+    [...ENDPOINT_METHODS].filter(([path]) => !(mw.oauthOnlyDiscovery && path === PROVIDER_ROUTES.userinfo)),
+  );
   // Every lane to oidc-provider passes here (standalone, host app, behind a host parser): one set of input checks.
   const methodsOf = (ctx: Context) => methods.get(ctx.path) ?? (isResume(ctx.path) ? RESUME_METHODS : undefined);
   const checkInput = providerInput(methodsOf, BODY_LIMITS.provider, mw.refuseInput);
@@ -106,7 +127,8 @@ export function providerPreMiddleware(mw: ProviderPreMiddleware, features: reado
     const chain = composed.get(ctx.path);
     if (chain) return chain(ctx, next);
     if (onResume && isResume(ctx.path)) return onResume(ctx, next);
-    // A sub-path (`/token/x`, `/.well-known/x`, `/authorization/:uid/x`, RFC 7592's `/registration/:id`): oidc-provider may have no route.
+    // A sub-path (`/token/x`, `/.well-known/x`, `/authorization/:uid/x`, RFC 7592's `/registration/:id`): oidc-provider
+    // may have no route.
     if (answerUnservedEndpoint && !PROVIDER_EXACT_PATHS.has(ctx.path)) return answerUnservedEndpoint(ctx, next);
     return next();
   }

@@ -15,12 +15,20 @@ import type { FeatureRoute } from '../core/feature.js';
  * lib/features/<id>/index.ts); this table adds the guards, so their order is written here only:
  * | route | middleware |
  * |---|---|
- * | unguarded exact paths: health (`/healthz`, `/readyz`, feature `health`) | requestLog → the route's chain (any Host: load balancers probe by address) |
- * | provider endpoints, discovery, JWKS | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
- * | an endpoint's path in another case or with a trailing slash ({@link isEndpointVariant}) | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → 404 (`notFound`) |
- * | pages, by first segment: `/interaction/…` (`sign-in`), `/account/…` (`self-service`, `passkeys`, `account`), `/ui/logo` (`branding`) | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → refuseMalformedQuery → refuseUnroutedMethods(the segment's chains, in the features' order) → in the standalone app `notFound` |
- * | absolute paths: GraphQL (`graphql.path`, `<path>/csrf-token`, feature `graphql`) | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody → transport guard → bearer auth → document gate → Apollo |
- * | any other path | in a host app: none of ours (`next()`); in the standalone app (`server.app`, `listen`): requestLog → uiContext → 404 (`unmatched`, {@link unmatchedPaths}) |
+ * | unguarded exact paths: health (`/healthz`, `/readyz`, feature `health`) | requestLog → the route's chain (any Host:
+ * load balancers probe by address) |
+ * | provider endpoints, discovery, JWKS | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody →
+ * oidcProvider (→ provider pre-middleware, {@link providerPreMiddleware}) |
+ * | an endpoint's path in another case or with a trailing slash ({@link isEndpointVariant}) | requestLog → uiContext →
+ * handleErrors → requireIssuerHost → adoptHostBody → 404 (`notFound`) |
+ * | pages, by first segment: `/interaction/…` (`sign-in`), `/account/…` (`self-service`, `passkeys`, `account`),
+ * `/ui/logo` (`branding`) | requestLog → uiContext → handleErrors → requireIssuerHost → adoptHostBody →
+ * refuseMalformedQuery → refuseUnroutedMethods(the segment's chains, in the features' order) → in the standalone app
+ * `notFound` |
+ * | absolute paths: GraphQL (`graphql.path`, `<path>/csrf-token`, feature `graphql`) | requestLog → uiContext →
+ * handleErrors → requireIssuerHost → adoptHostBody → transport guard → bearer auth → document gate → Apollo |
+ * | any other path | in a host app: none of ours (`next()`); in the standalone app (`server.app`, `listen`): requestLog
+ * → uiContext → 404 (`unmatched`, {@link unmatchedPaths}) |
  *
  * `uiContext` is the request's language and branding (lib/ui/ui.ts); `adoptHostBody` runs in a host app only (the
  * host's parsed body, under the route's `bodyLimit`).
@@ -31,15 +39,28 @@ import type { FeatureRoute } from '../core/feature.js';
  */
 
 import {
-  firstSegment, isEndpointVariant, issuerPath, PATH_INSERTED_METADATA,
-  PROVIDER_EXACT_PATHS, PROVIDER_SEGMENTS,
+  firstSegment,
+  isEndpointVariant,
+  issuerPath,
+  PATH_INSERTED_METADATA,
+  PROVIDER_EXACT_PATHS,
+  PROVIDER_SEGMENTS,
 } from './paths.js';
 
 export { BODY_LIMITS } from './body-limit.js';
 export { providerPreMiddleware, type ProviderPreMiddleware } from './provider-routes.js';
 
 export {
-  CLIENT_AUTH_ENDPOINTS, DISCOVERY_PATHS, HEALTH_PATHS, isEndpointVariant, isReservedPath, issuerPath, PAGE_PREFIXES, PATH_INSERTED_METADATA, PROVIDER_EXACT_PATHS, PROVIDER_ROUTES,
+  CLIENT_AUTH_ENDPOINTS,
+  DISCOVERY_PATHS,
+  HEALTH_PATHS,
+  isEndpointVariant,
+  isReservedPath,
+  issuerPath,
+  PAGE_PREFIXES,
+  PATH_INSERTED_METADATA,
+  PROVIDER_EXACT_PATHS,
+  PROVIDER_ROUTES,
 } from './paths.js';
 
 /** The named middleware {@link routeTable} places; built by the kernel (lib/kernel/portcullis-server.ts). */
@@ -82,7 +103,9 @@ export interface RouteParts {
  * request (with its request id) and answered by `notFound`. In a host app the host answers such paths, so only
  * `server.app` has it. No Host check: the path is not the authorization server's, whatever the Host.
  */
-export function unmatchedPaths(parts: Pick<RouteParts, 'requestLog' | 'uiContext'> & { notFound: Middleware }): Middleware {
+export function unmatchedPaths(
+  parts: Pick<RouteParts, 'requestLog' | 'uiContext'> & { notFound: Middleware },
+): Middleware {
   return compose([parts.requestLog, parts.uiContext, parts.notFound]);
 }
 
@@ -107,12 +130,19 @@ type Mounted = Context & { mountPath?: string };
  */
 async function runAt(route: Middleware, ctx: Mounted, next: Next, path: string, mountPath: string): Promise<void> {
   const saved = { path: ctx.path, mountPath: ctx.mountPath };
-  const set = (p: string, m: string | undefined) => { if (ctx.path !== p) ctx.path = p; ctx.mountPath = m; };
+  const set = (p: string, m: string | undefined) => {
+    if (ctx.path !== p) ctx.path = p;
+    ctx.mountPath = m;
+  };
   set(path, mountPath);
   try {
     await route(ctx, async () => {
       set(saved.path, saved.mountPath);
-      try { await next(); } finally { set(path, mountPath); }
+      try {
+        await next();
+      } finally {
+        set(path, mountPath);
+      }
     });
   } finally {
     set(saved.path, saved.mountPath);
@@ -136,21 +166,29 @@ export function routeTable(parts: RouteParts): Middleware {
   const passOn: Middleware = (_ctx, next) => next();
   const otherwise = parts.unmatched ?? passOn;
   // `replayStream`: oidc-provider reads the request stream itself (our pages and GraphQL take the parsed body).
-  const guarded = (body: { limit: number; replayStream?: boolean }, ...handlers: Middleware[]) => compose([
-    parts.requestLog, parts.uiContext, parts.handleErrors, parts.requireIssuerHost,
-    ...(parts.adoptHostBody ? [parts.adoptHostBody(body.limit, body.replayStream)] : []), ...handlers,
-  ]);
+  const guarded = (body: { limit: number; replayStream?: boolean }, ...handlers: Middleware[]) =>
+    compose([
+      parts.requestLog,
+      parts.uiContext,
+      parts.handleErrors,
+      parts.requireIssuerHost,
+      ...(parts.adoptHostBody ? [parts.adoptHostBody(body.limit, body.replayStream)] : []),
+      ...handlers,
+    ]);
   const provider = guarded({ limit: BODY_LIMITS.provider, replayStream: true }, parts.oidcProvider);
   const { exact, segments, absolute } = featureRoutes(parts.routes);
-  const chainOf = (route: FeatureRoute) => route.guarded === false
-    ? compose([parts.requestLog, ...route.chain]) : guarded({ limit: route.bodyLimit }, ...route.chain);
+  const chainOf = (route: FeatureRoute) =>
+    route.guarded === false
+      ? compose([parts.requestLog, ...route.chain])
+      : guarded({ limit: route.bodyLimit }, ...route.chain);
 
   // Paths under the prefix (as oidc-provider's router and our page routers see them).
   const byPath = new Map<string, Middleware>();
   for (const [path, route] of exact) byPath.set(path, chainOf(route));
   for (const path of PROVIDER_EXACT_PATHS) byPath.set(path, provider);
 
-  // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation; pages (`pageEnd`: the standalone 404).
+  // Sub-paths: resume (`/authorization/:uid`), RFC 7592 (`/registration/:id`), logout confirmation; pages (`pageEnd`:
+  // the standalone 404).
   const bySegment = new Map<string, Middleware>();
   for (const segment of PROVIDER_SEGMENTS) bySegment.set(segment, provider);
   const pageEnd = parts.unmatched && parts.notFound ? [parts.notFound] : [];
@@ -162,7 +200,8 @@ export function routeTable(parts: RouteParts): Middleware {
   // An endpoint's path in another case or with a trailing slash is refused: oidc-provider would serve it without
   // the pre-middleware keyed on the exact path.
   const variant = guarded({ limit: BODY_LIMITS.pages }, parts.notFound ?? passOn);
-  const underPrefix = (path: string) => byPath.get(path) ?? (isEndpointVariant(path) ? variant : bySegment.get(firstSegment(path)));
+  const underPrefix = (path: string) =>
+    byPath.get(path) ?? (isEndpointVariant(path) ? variant : bySegment.get(firstSegment(path)));
 
   // Absolute paths: GraphQL (which may sit outside the prefix), and the path-inserted metadata.
   const byAbsolutePath = new Map([...absolute].map(([path, route]) => [path, chainOf(route)]));
@@ -170,7 +209,8 @@ export function routeTable(parts: RouteParts): Middleware {
   return function dispatchRoute(ctx: Mounted, next: Next) {
     const path = requestedPath(ctx);
     const absoluteRoute = byAbsolutePath.get(path);
-    if (absoluteRoute) return path === ctx.path && !ctx.mountPath ? absoluteRoute(ctx, next) : runAt(absoluteRoute, ctx, next, path, '');
+    if (absoluteRoute)
+      return path === ctx.path && !ctx.mountPath ? absoluteRoute(ctx, next) : runAt(absoluteRoute, ctx, next, path, '');
     if (prefix === '') {
       // At the root (the standalone server, or a host app's root): the common case, one lookup.
       if (path === ctx.path) {
@@ -201,7 +241,8 @@ function featureRoutes(routes: readonly FeatureRoute[]) {
   const absolute = new Map<string, FeatureRoute>();
   const segments = new Map<string, FeatureRoute[]>();
   const claim = (map: Map<string, FeatureRoute>, path: string, route: FeatureRoute) => {
-    const taken = map.get(path) ?? (map === exact && PROVIDER_EXACT_PATHS.has(path) ? { name: 'oidc-provider' } : undefined);
+    const taken =
+      map.get(path) ?? (map === exact && PROVIDER_EXACT_PATHS.has(path) ? { name: 'oidc-provider' } : undefined);
     if (taken) throw new ConfigError('features', `route ${route.name} claims ${path}, which ${taken.name} serves`);
     map.set(path, route);
   };
@@ -209,14 +250,18 @@ function featureRoutes(routes: readonly FeatureRoute[]) {
     const where = route.where;
     if ('paths' in where) for (const path of where.paths) claim(exact, path, route);
     else if ('absolute' in where) for (const path of where.absolute) claim(absolute, path, route);
-    else segments.set(where.segment, [...segments.get(where.segment) ?? [], route]);
+    else segments.set(where.segment, [...(segments.get(where.segment) ?? []), route]);
   }
   return { exact, segments, absolute };
 }
 
 /** Answer when a host app mounted the middleware under a path that is not the issuer's. */
 export function misplacedMountDescription(issuer: string): string {
-  return `Portcullis is mounted under a path its issuer (${issuer}) does not name, so the URLs it publishes would not lead here. `
-    + 'Mount server.middleware() at the root of the host app (app.use(server.middleware()): it serves under the issuer\'s path itself), '
-    + `or with koa-mount at the issuer's path ${issuerPath(issuer) || '/'}.`;
+  return (
+    `Portcullis is mounted under a path its issuer (${issuer}) does not name, so the URLs it publishes would ` +
+    `not lead here. ` +
+    'Mount server.middleware() at the root of the host app (app.use(server.middleware()): it serves under ' +
+    "the issuer's path itself), " +
+    `or with koa-mount at the issuer's path ${issuerPath(issuer) || '/'}.`
+  );
 }

@@ -11,7 +11,11 @@ import type { Context, Next } from 'koa';
 export function setPageSecurityHeaders(ctx: Context, imgOrigin?: string): string {
   const nonce = randomBytes(16).toString('base64');
   // `imgOrigin`: the one extra image origin of a page (a client logo, see client-logo.ts).
-  ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src 'self'${imgOrigin ? ` ${imgOrigin}` : ''}; base-uri 'none'; frame-ancestors 'none'`);
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src ` +
+      `'self'${imgOrigin ? ` ${imgOrigin}` : ''}; base-uri 'none'; frame-ancestors 'none'`,
+  );
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
@@ -36,10 +40,16 @@ export function setPageSecurityHeaders(ctx: Context, imgOrigin?: string): string
 export async function providerPageHeaders(ctx: Context, next: Next): Promise<void> {
   setPageSecurityHeaders(ctx);
   await next();
-  if (!ctx.response.get('X-Frame-Options') && ctx.response.get('Content-Security-Policy')?.includes('frame-ancestors') === false) {
+  if (
+    !ctx.response.get('X-Frame-Options') &&
+    ctx.response.get('Content-Security-Policy')?.includes('frame-ancestors') === false
+  ) {
     ctx.remove('Cross-Origin-Opener-Policy');
   }
-  keepOpenerForWebMessage(ctx, (ctx as { oidc?: { params?: { response_mode?: unknown } } }).oidc?.params?.response_mode);
+  keepOpenerForWebMessage(
+    ctx,
+    (ctx as { oidc?: { params?: { response_mode?: unknown } } }).oidc?.params?.response_mode,
+  );
 }
 
 /**

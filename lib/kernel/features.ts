@@ -24,14 +24,16 @@ export interface SetUpFeatures {
 export function orderFeatures(features: readonly Feature[], config: ResolvedConfig): Feature[] {
   const byId = new Map<string, Feature>();
   for (const feature of features) {
-    if (byId.has(feature.id)) throw new ConfigError('features', `feature ${JSON.stringify(feature.id)} is listed twice`);
+    if (byId.has(feature.id))
+      throw new ConfigError('features', `feature ${JSON.stringify(feature.id)} is listed twice`);
     byId.set(feature.id, feature);
   }
   const ordered: Feature[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (feature: Feature, path: readonly string[]) => {
     if (state.get(feature.id) === 'done') return;
-    if (state.get(feature.id) === 'visiting') throw new ConfigError('features', `features require each other: ${[...path, feature.id].join(' → ')}`);
+    if (state.get(feature.id) === 'visiting')
+      throw new ConfigError('features', `features require each other: ${[...path, feature.id].join(' → ')}`);
     state.set(feature.id, 'visiting');
     for (const id of feature.requires ?? []) {
       const required = byId.get(id);
@@ -51,22 +53,27 @@ export function orderFeatures(features: readonly Feature[], config: ResolvedConf
 export async function setUpFeatures(features: readonly Feature[], kernel: Kernel): Promise<SetUpFeatures> {
   const parts = new Map<string, FeatureParts>();
   const use = <T>(id: string) => parts.get(id)?.services as T | undefined;
-  const extensions = <T>(point: string) => [...parts.values()].flatMap((part) => part.extend && Object.hasOwn(part.extend, point) ? [part.extend[point] as T] : []);
+  const extensions = <T>(point: string) =>
+    [...parts.values()].flatMap((part) =>
+      part.extend && Object.hasOwn(part.extend, point) ? [part.extend[point] as T] : [],
+    );
   const close = async () => {
-    for (const part of [...parts.values()].reverse()) await part.close?.().catch((err: unknown) => kernel.logger.error({ err }, 'feature close failed'));
+    for (const part of [...parts.values()].reverse())
+      await part.close?.().catch((err: unknown) => kernel.logger.error({ err }, 'feature close failed'));
   };
   try {
-    for (const feature of features) parts.set(feature.id, await feature.setup({ config: kernel.config, kernel, use, extensions }));
+    for (const feature of features)
+      parts.set(feature.id, await feature.setup({ config: kernel.config, kernel, use, extensions }));
   } catch (err) {
     await close();
     throw err;
   }
   return {
-    provider: [...parts.values()].flatMap((part) => part.provider ? [part.provider] : []),
+    provider: [...parts.values()].flatMap((part) => (part.provider ? [part.provider] : [])),
     use,
     async routes(provider) {
       const routes: FeatureRoute[] = [];
-      for (const part of parts.values()) if (part.routes) routes.push(...await part.routes(provider));
+      for (const part of parts.values()) if (part.routes) routes.push(...(await part.routes(provider)));
       return routes;
     },
     close,

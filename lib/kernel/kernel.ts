@@ -27,24 +27,44 @@ export async function openKernel(config: ResolvedConfig): Promise<Kernel> {
   const ui = resolveUi(config.ui);
   const prefix = issuerPath(config.issuer);
   const logger = config.logger ?? createLogger();
-  if (!config.keys.signing) logger.warn('keys.signing not set: using ephemeral RS256, ES256 and EdDSA signing keys (tokens die with this process; development only)');
-  if (!config.keys.cookies) logger.warn('keys.cookies not set: using random cookie keys (sessions die with this process; development only)');
-  const signingKeys = config.keys.signing ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
+  if (!config.keys.signing)
+    logger.warn(
+      'keys.signing not set: using ephemeral RS256, ES256 and EdDSA signing keys (tokens die with this ' +
+        'process; development only)',
+    );
+  if (!config.keys.cookies)
+    logger.warn('keys.cookies not set: using random cookie keys (sessions die with this process; development only)');
+  const signingKeys = config.keys.signing ?? (await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS));
   const cookieKeys = config.keys.cookies ? [...config.keys.cookies] : [generateCookieKey()];
-  const secret = (purpose: string) => createHash('sha256').update(`portcullis-${purpose}\n${cookieKeys[0]}`).digest('base64url');
+  const secret = (purpose: string) =>
+    createHash('sha256').update(`portcullis-${purpose}\n${cookieKeys[0]}`).digest('base64url');
 
   const { storage, owned: ownsStorage } = await createStorage(config.storage);
   try {
     const limiterBackend = storage.limiterBackend();
-    const accounts = config.accountStore ?? await storage.accountStore(config.accounts, logger);
+    const accounts = config.accountStore ?? (await storage.accountStore(config.accounts, logger));
     const sessions = new AccountSessions(storage.adapter, logger, storage.addToAccountIndex?.bind(storage));
     const { selfService } = config;
-    const linkTokens = new VerificationTokens(storage.adapter, Math.max(selfService.verificationTtl, selfService.resetTtl, config.ttl.interaction));
+    const linkTokens = new VerificationTokens(
+      storage.adapter,
+      Math.max(selfService.verificationTtl, selfService.resetTtl, config.ttl.interaction),
+    );
     const mailer = createMailer(config.mail, config.production, logger);
     if (!mailer) logger.warn('mail.smtp not set: no mail is sent, so sign-up and password reset are off');
     let closed = false;
     return {
-      config, logger, signingKeys, cookieKeys, storage, ownsStorage, limiterBackend, accounts, mailer, ui, prefix, secret,
+      config,
+      logger,
+      signingKeys,
+      cookieKeys,
+      storage,
+      ownsStorage,
+      limiterBackend,
+      accounts,
+      mailer,
+      ui,
+      prefix,
+      secret,
       csrf: new CsrfGuard(secret('csrf'), prefix), // every page; GraphQL: .under(graphql.path)
       consents: new ConsentStore(storage.adapter),
       scopes: new ScopePolicy(config.scopes),

@@ -33,7 +33,9 @@ export interface PortcullisServer extends NodeHandlerSource {
   readonly apollo: ApolloServer<GraphqlContext> | undefined;
   /** The validated, frozen configuration. */
   readonly config: ResolvedConfig;
-  /** The account store in use: `accountStore`, else the storage's own (`Storage.accountStore`), seeded from `accounts`. */
+  /**
+   * The account store in use: `accountStore`, else the storage's own (`Storage.accountStore`), seeded from `accounts`.
+   */
   readonly accounts: AccountStore;
   /** The logger in use. */
   readonly logger: Logger;
@@ -72,11 +74,16 @@ export interface PortcullisServer extends NodeHandlerSource {
    * @throws {ConfigError} at `registration.enabled` when registration is off.
    */
   mintInitialAccessToken(options?: MintInitialAccessTokenOptions): Promise<string>;
-  /** Stops the HTTP server (if `listen` was used), Apollo and the storage it opened (a host's own instance stays open). Idempotent. */
+  /**
+   * Stops the HTTP server (if `listen` was used), Apollo and the storage it opened (a host's own instance stays open).
+   * Idempotent.
+   */
   close(): Promise<void>;
 }
 
-/** What {@link portcullisServer} assembles: the kernel, the provider and its lane, the set-up features and their routes. */
+/**
+ * What {@link portcullisServer} assembles: the kernel, the provider and its lane, the set-up features and their routes.
+ */
 export interface ServerParts {
   kernel: Kernel;
   provider: Provider;
@@ -98,14 +105,30 @@ interface PublicServices {
 function routing({ kernel, lane, routes }: ServerParts) {
   const { config, logger } = kernel;
   const guards = {
-    requestLog: requestLog(logger), uiContext: uiContext(kernel.ui),
-    requireIssuerHost: issuerHostGuard({ issuer: config.issuer, allowedHosts: config.allowedHosts, proxy: config.proxy, proxyHops: config.proxyHops, production: config.production }),
+    requestLog: requestLog(logger),
+    uiContext: uiContext(kernel.ui),
+    requireIssuerHost: issuerHostGuard({
+      issuer: config.issuer,
+      allowedHosts: config.allowedHosts,
+      proxy: config.proxy,
+      proxyHops: config.proxyHops,
+      production: config.production,
+    }),
   };
   const misplaced = misplacedMountDescription(config.issuer);
   const parts: RouteParts = {
-    prefix: kernel.prefix, adoptHostBody, ...guards, handleErrors, notFound, oidcProvider: lane.route, routes,
+    prefix: kernel.prefix,
+    adoptHostBody,
+    ...guards,
+    handleErrors,
+    notFound,
+    oidcProvider: lane.route,
+    routes,
     misplacedMount(ctx) {
-      logger.error({ issuer: config.issuer, path: ctx.originalUrl.split('?')[0] }, 'portcullis middleware mounted under a path the issuer does not name');
+      logger.error(
+        { issuer: config.issuer, path: ctx.originalUrl.split('?')[0] },
+        'portcullis middleware mounted under a path the issuer does not name',
+      );
       writeError(ctx, 500, 'server_error', misplaced, { page: false });
     },
   };
@@ -113,9 +136,18 @@ function routing({ kernel, lane, routes }: ServerParts) {
   app.silent = true;
   app.on('error', (err: Error) => logger.error({ err }, 'request failed'));
   pinAppToIssuer(app, config.issuer);
-  app.use(routeTable({ ...parts, unmatched: unmatchedPaths({ requestLog: guards.requestLog, uiContext: guards.uiContext, notFound }) }));
+  app.use(
+    routeTable({
+      ...parts,
+      unmatched: unmatchedPaths({ requestLog: guards.requestLog, uiContext: guards.uiContext, notFound }),
+    }),
+  );
   // A host app's middleware leaves other paths to the host; the standalone app logs them and answers 404.
-  return { app, middleware: routeTable(parts), standaloneGuards: [guards.requestLog, guards.uiContext, guards.requireIssuerHost] };
+  return {
+    app,
+    middleware: routeTable(parts),
+    standaloneGuards: [guards.requestLog, guards.uiContext, guards.requireIssuerHost],
+  };
 }
 
 /** The {@link PortcullisServer} over its parts; `close()` stops the listener, then the features, then the kernel. */
@@ -127,25 +159,45 @@ export function portcullisServer(server: ServerParts): PortcullisServer {
   let httpServer: Server | undefined;
   let closed = false;
   return {
-    app, provider, apollo: use('graphql')?.apollo, config, accounts: kernel.accounts, logger: kernel.logger,
-    storage: kernel.storage, limiterBackend: kernel.limiterBackend,
-    middleware: () => middleware, handler: () => nodeHandler(app, middleware, config.issuer),
+    app,
+    provider,
+    apollo: use('graphql')?.apollo,
+    config,
+    accounts: kernel.accounts,
+    logger: kernel.logger,
+    storage: kernel.storage,
+    limiterBackend: kernel.limiterBackend,
+    middleware: () => middleware,
+    handler: () => nodeHandler(app, middleware, config.issuer),
     listen(port, host) {
       return new Promise((resolve, reject) => {
         const listener = createHttpServer(lane.listener(app.callback(), standaloneGuards)).listen(port, host);
-        listener.once('listening', () => { httpServer = listener; resolve(listener); });
+        listener.once('listening', () => {
+          httpServer = listener;
+          resolve(listener);
+        });
         listener.once('error', reject);
       });
     },
     async revokeConsent(accountId, clientId) {
-      const apps = { provider, sessions, forgetConsent: (a: string, c: string) => consents.revoke(a, c), listConsents: (a: string) => consents.list(a), hidden: [] };
+      const apps = {
+        provider,
+        sessions,
+        forgetConsent: (a: string, c: string) => consents.revoke(a, c),
+        listConsents: (a: string) => consents.list(a),
+        hidden: [],
+      };
       const found = (await connectedApps(apps, accountId)).find((a) => a.clientId === clientId); // as the account page
       await (found ? revokeApp(apps, accountId, found) : consents.revoke(accountId, clientId)); // else a gone client
     },
     revokeSessions: (accountId) => sessions.revokeAll(accountId),
     async mintInitialAccessToken(options) {
       const registration = use('registration');
-      if (!registration) throw new ConfigError('registration.enabled', 'dynamic client registration is off: set registration.enabled or registration.initialAccessToken');
+      if (!registration)
+        throw new ConfigError(
+          'registration.enabled',
+          'dynamic client registration is off: set registration.enabled or registration.initialAccessToken',
+        );
       return registration.mint(provider, options);
     },
     async close() {
@@ -153,7 +205,10 @@ export function portcullisServer(server: ServerParts): PortcullisServer {
       closed = true;
       if (httpServer) {
         const listener = httpServer;
-        await new Promise<void>((resolve) => { listener.close(() => resolve()); listener.closeAllConnections(); });
+        await new Promise<void>((resolve) => {
+          listener.close(() => resolve());
+          listener.closeAllConnections();
+        });
       }
       await features.close();
       await kernel.close();

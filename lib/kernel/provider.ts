@@ -15,15 +15,27 @@ import type { Kernel } from './types.js';
 export async function openProvider(kernel: Kernel, contributions: readonly ProviderContribution[]) {
   const { config, logger } = kernel;
   const provider = await createProvider({
-    config, storage: kernel.storage, accounts: kernel.accounts, consents: kernel.consents, scopes: kernel.scopes,
-    signingKeys: kernel.signingKeys, cookieKeys: [...kernel.cookieKeys], limiterBackend: kernel.limiterBackend,
-    adapter: kernel.sessions.wrap(kernel.storage.adapter), contributions,
+    config,
+    storage: kernel.storage,
+    accounts: kernel.accounts,
+    consents: kernel.consents,
+    scopes: kernel.scopes,
+    signingKeys: kernel.signingKeys,
+    cookieKeys: [...kernel.cookieKeys],
+    limiterBackend: kernel.limiterBackend,
+    adapter: kernel.sessions.wrap(kernel.storage.adapter),
+    contributions,
     credentialsChangedAt: (id: string) => kernel.linkTokens.credentialsChangedAt(id),
   });
   provider.on('server_error', (_ctx: unknown, err: Error) => logger.error({ err }, 'oidc-provider server_error'));
   // Errors outside oidc-provider's route handlers (e.g. a client aborting a request body) go to our logger, not
   // to Koa's default handler, which prints stack traces to stderr.
-  (provider as unknown as Koa).on('error', (err: Error) => logger.warn({ err: { name: err.name, message: err.message, code: (err as { code?: string }).code } }, 'oidc-provider request error'));
+  (provider as unknown as Koa).on('error', (err: Error) =>
+    logger.warn(
+      { err: { name: err.name, message: err.message, code: (err as { code?: string }).code } },
+      'oidc-provider request error',
+    ),
+  );
   kernel.sessions.attach(provider);
   // Every URL oidc-provider builds (discovery, registration_client_uri, DPoP htu, redirects) names the issuer.
   // Its app sees paths under the issuer's path (the route table strips it).

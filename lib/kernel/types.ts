@@ -62,7 +62,8 @@ export interface Kernel {
 
 /**
  * A feature of the Portcullis server (the contract: lib/core/feature.ts): `{ id, requires?, options?,
- * enabled(config), check?(config), insecure?(config), setup({ config, kernel, use, extensions }) }`. `createServer(config, features)` takes a list of them;
+ * enabled(config), check?(config), insecure?(config), setup({ config, kernel, use, extensions }) }`.
+ * `createServer(config, features)` takes a list of them;
  * `defaultFeatures` is the server's own.
  */
 export type Feature<Services = unknown> = FeatureOf<ResolvedConfig, Kernel, Services>;

@@ -45,8 +45,9 @@ export function postedAuthorization(issuer: string) {
   return async function redirectPostedAuthorization(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') return next();
     if (ctx.querystring) {
-      const description = 'A POST to the authorization endpoint carries its parameters in the form body only; '
-        + 'this one also has a query string.';
+      const description =
+        'A POST to the authorization endpoint carries its parameters in the form body only; ' +
+        'this one also has a query string.';
       return writeError(ctx, 400, 'invalid_request', description);
     }
     const form = providerForm.get(ctx.req);
@@ -54,9 +55,14 @@ export function postedAuthorization(issuer: string) {
     const query = String(params);
     const length = path.length + 1 + query.length;
     if (length > AUTHORIZATION_URL_LIMIT) {
-      return writeError(ctx, 413, 'invalid_request', `This authorization request is ${length} bytes as a URL, `
-        + `more than the ${AUTHORIZATION_URL_LIMIT} this server accepts at the authorization endpoint: push it `
-        + `(POST ${par}, RFC 9126) and send only client_id and the request_uri it returns.`);
+      return writeError(
+        ctx,
+        413,
+        'invalid_request',
+        `This authorization request is ${length} bytes as a URL, ` +
+          `more than the ${AUTHORIZATION_URL_LIMIT} this server accepts at the authorization endpoint: push it ` +
+          `(POST ${par}, RFC 9126) and send only client_id and the request_uri it returns.`,
+      );
     }
     ctx.status = 303;
     ctx.set('Cache-Control', 'no-store');

@@ -14,11 +14,14 @@ type Next = () => Promise<unknown>;
 
 /** Description given for a bare `response_type=token` (RFC 9700 §2.1.2). */
 export const PLAIN_TOKEN_DESCRIPTION =
-  'response_type token (implicit grant returning an access token in the URL) is not supported: use response_type code with PKCE (RFC 9700 section 2.1.2)';
+  'response_type token (implicit grant returning an access token in the URL) is not supported: use ' +
+  'response_type code with PKCE (RFC 9700 section 2.1.2)';
 const DEFAULT_UNSUPPORTED_DESCRIPTION = 'unsupported response_type requested';
 
 function isPlainTokenRequest(ctx: KoaContextWithOIDC): boolean {
-  const responseType = (ctx.oidc?.params?.response_type as string | undefined) ?? (typeof ctx.query.response_type === 'string' ? ctx.query.response_type : undefined);
+  const responseType =
+    (ctx.oidc?.params?.response_type as string | undefined) ??
+    (typeof ctx.query.response_type === 'string' ? ctx.query.response_type : undefined);
   return typeof responseType === 'string' && [...new Set(responseType.split(' '))].sort().join(' ') === 'token';
 }
 
@@ -87,17 +90,30 @@ export function isPlainTokenRefusal(ctx: KoaContextWithOIDC, error: unknown): bo
  */
 export async function refuseOpenidScope(ctx: KoaContextWithOIDC): Promise<void> {
   if (ctx.oidc.requestParamScopes.has('openid')) {
-    throw new errors.InvalidScope('OpenID Connect is disabled on this server: the openid scope is not available', 'openid');
+    throw new errors.InvalidScope(
+      'OpenID Connect is disabled on this server: the openid scope is not available',
+      'openid',
+    );
   }
 }
 
 /** Discovery members that only describe OpenID Connect; removed in OAuth-only mode. */
 const OIDC_ONLY_METADATA = [
-  'userinfo_endpoint', 'claims_supported', 'claims_parameter_supported', 'claim_types_supported',
-  'subject_types_supported', 'id_token_signing_alg_values_supported', 'id_token_encryption_alg_values_supported',
-  'id_token_encryption_enc_values_supported', 'userinfo_signing_alg_values_supported', 'acr_values_supported',
-  'end_session_endpoint', 'frontchannel_logout_supported', 'frontchannel_logout_session_supported',
-  'backchannel_logout_supported', 'backchannel_logout_session_supported',
+  'userinfo_endpoint',
+  'claims_supported',
+  'claims_parameter_supported',
+  'claim_types_supported',
+  'subject_types_supported',
+  'id_token_signing_alg_values_supported',
+  'id_token_encryption_alg_values_supported',
+  'id_token_encryption_enc_values_supported',
+  'userinfo_signing_alg_values_supported',
+  'acr_values_supported',
+  'end_session_endpoint',
+  'frontchannel_logout_supported',
+  'frontchannel_logout_session_supported',
+  'backchannel_logout_supported',
+  'backchannel_logout_session_supported',
 ];
 
 /**
@@ -108,14 +124,26 @@ export function oauthOnlyDiscovery() {
   return async function oauthOnlyMetadata(ctx: KoaContextWithOIDC, next: Next) {
     if (ctx.path === '/.well-known/openid-configuration') {
       // 404 `invalid_request`: the OAuth error registry has no "not found".
-      writeError(ctx as never, 404, 'invalid_request', 'OpenID Connect is disabled on this server; see /.well-known/oauth-authorization-server', { page: false });
+      writeError(
+        ctx as never,
+        404,
+        'invalid_request',
+        'OpenID Connect is disabled on this server; see /.well-known/oauth-authorization-server',
+        { page: false },
+      );
       return;
     }
     await next();
-    if (ctx.path === '/.well-known/oauth-authorization-server' && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+    if (
+      ctx.path === '/.well-known/oauth-authorization-server' &&
+      ctx.status === 200 &&
+      ctx.body &&
+      typeof ctx.body === 'object'
+    ) {
       const body = ctx.body as Record<string, unknown>;
       for (const member of OIDC_ONLY_METADATA) delete body[member];
-      if (Array.isArray(body.scopes_supported)) body.scopes_supported = body.scopes_supported.filter((s) => s !== 'openid');
+      if (Array.isArray(body.scopes_supported))
+        body.scopes_supported = body.scopes_supported.filter((s) => s !== 'openid');
     }
   };
 }

@@ -12,9 +12,11 @@
  * @example clientOriginAllowed('null', { redirectUris: ['com.example.app:/cb'] }) // false
  */
 export function clientOriginAllowed(origin: string, client: { redirectUris?: readonly string[] }): boolean {
-  return client.redirectUris?.some((uri) => {
-    if (!URL.canParse(uri)) return false;
-    const url = new URL(uri);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === origin;
-  }) ?? false;
+  return (
+    client.redirectUris?.some((uri) => {
+      if (!URL.canParse(uri)) return false;
+      const url = new URL(uri);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === origin;
+    }) ?? false
+  );
 }

@@ -43,13 +43,20 @@ function secretKeyMaterial(jwk: unknown): string | undefined {
   if (!jwk || typeof jwk !== 'object') return undefined;
   const { kty } = jwk as { kty?: unknown };
   const label = typeof kty === 'string' ? `(${kty.slice(0, 8)}) ` : '';
-  if (kty === 'oct') return `${label}is a symmetric key: a client's jwks holds public keys only (a shared secret is the client_secret)`;
+  if (kty === 'oct')
+    return `${label}is a symmetric key: a client's jwks holds public keys only (a shared secret is the client_secret)`;
   const member = SECRET_MEMBERS.find((m) => (jwk as Record<string, unknown>)[m] !== undefined);
-  if (member) return `${label}has the private key member "${member}": a client's jwks holds public keys only; keep the private key with the client`;
+  if (member)
+    return (
+      `${label}has the private key member "${member}": a client's jwks holds public keys only; keep the ` +
+      `private key with the client`
+    );
   return undefined;
 }
 
-/** What makes one key unusable (see {@link unusableClientKey}), or `undefined` (usable, or a key oidc-provider ignores). */
+/**
+ * What makes one key unusable (see {@link unusableClientKey}), or `undefined` (usable, or a key oidc-provider ignores).
+ */
 function unusableKey(jwk: unknown): string | undefined {
   if (!jwk || typeof jwk !== 'object') return undefined;
   const { kty, crv } = jwk as { kty?: unknown; crv?: unknown };
@@ -67,7 +74,11 @@ function unusableKey(jwk: unknown): string | undefined {
 }
 
 /** What a key must be for a public-key key-management algorithm: its `kty`, its curves, the `key_ops` it may list. */
-interface EncryptionKeyNeeds { kty: readonly string[]; crv?: ReadonlySet<string>; keyOps: readonly string[] }
+interface EncryptionKeyNeeds {
+  kty: readonly string[];
+  crv?: ReadonlySet<string>;
+  keyOps: readonly string[];
+}
 
 /**
  * The needs of RSA-OAEP* (RFC 7518 §4.3) and ECDH-ES* (§4.6), or `undefined` for `dir` and `A*KW`, which use the
@@ -77,7 +88,8 @@ interface EncryptionKeyNeeds { kty: readonly string[]; crv?: ReadonlySet<string>
  */
 function encryptionKeyNeeds(alg: string): EncryptionKeyNeeds | undefined {
   if (alg.startsWith('RSA-OAEP')) return { kty: ['RSA'], keyOps: ['encrypt', 'wrapKey'] };
-  if (alg.startsWith('ECDH-ES')) return { kty: ['EC', 'OKP'], crv: new Set(['P-256', 'P-384', 'P-521', 'X25519']), keyOps: [] };
+  if (alg.startsWith('ECDH-ES'))
+    return { kty: ['EC', 'OKP'], crv: new Set(['P-256', 'P-384', 'P-521', 'X25519']), keyOps: [] };
   return undefined;
 }
 
@@ -99,22 +111,46 @@ export function encryptionKeyProblem(jwks: unknown, member: string, alg: string)
   const needs = encryptionKeyNeeds(alg);
   const keys = (jwks as { keys?: unknown } | null | undefined)?.keys;
   if (!needs || !Array.isArray(keys)) return undefined;
-  const kept = keys.map((jwk, i) => [jwk as Jwk, i] as const).filter(([jwk]) => jwk && typeof jwk === 'object' && !unusableKey(jwk)
-    && (jwk.kty === 'RSA' || (typeof jwk.kty === 'string' && KEPT_CURVES[jwk.kty]?.has(jwk.crv as string))));
-  const candidates = kept.filter(([jwk]) => needs.kty.includes(jwk.kty as string) && (jwk.alg === undefined || jwk.alg === alg)
-    && (jwk.use === undefined || jwk.use === 'enc') && !(jwk.kty === 'RSA' && Array.isArray(jwk.key_ops) && !jwk.key_ops.includes('encrypt')));
+  const kept = keys
+    .map((jwk, i) => [jwk as Jwk, i] as const)
+    .filter(
+      ([jwk]) =>
+        jwk &&
+        typeof jwk === 'object' &&
+        !unusableKey(jwk) &&
+        (jwk.kty === 'RSA' || (typeof jwk.kty === 'string' && KEPT_CURVES[jwk.kty]?.has(jwk.crv as string))),
+    );
+  const candidates = kept.filter(
+    ([jwk]) =>
+      needs.kty.includes(jwk.kty as string) &&
+      (jwk.alg === undefined || jwk.alg === alg) &&
+      (jwk.use === undefined || jwk.use === 'enc') &&
+      !(jwk.kty === 'RSA' && Array.isArray(jwk.key_ops) && !jwk.key_ops.includes('encrypt')),
+  );
   const score = ([jwk]: readonly [Jwk, number]) => Number(jwk.alg !== undefined) + Number(jwk.use !== undefined);
   const [chosen] = candidates.sort((a, b) => score(b) - score(a));
   const ops = JSON.stringify(needs.keyOps);
   if (!chosen) {
-    const kinds = needs.crv ? `an EC (${[...needs.crv].filter((c) => c.startsWith('P')).join(', ')}) or OKP (X25519) key` : 'an RSA key';
-    return `${member} ${alg} needs a key in jwks to encrypt to, and none fits: ${kinds} with "use" absent or "enc", "alg" absent or "${alg}" and "key_ops" absent or ${ops}; responses encrypted with it would all fail`;
+    const kinds = needs.crv
+      ? `an EC (${[...needs.crv].filter((c) => c.startsWith('P')).join(', ')}) or OKP (X25519) key`
+      : 'an RSA key';
+    return (
+      `${member} ${alg} needs a key in jwks to encrypt to, and none fits: ${kinds} with "use" absent or "enc", ` +
+      `"alg" absent or "${alg}" and "key_ops" absent or ${ops}; responses encrypted with it would all fail`
+    );
   }
   const [jwk, i] = chosen;
   const where = `jwks.keys[${i}] is the key ${member} ${alg} would encrypt to`;
-  if (needs.crv && !needs.crv.has(jwk.crv as string)) return `${where}, but ${alg} cannot use a ${jwk.crv as string} key (mark it "use": "sig" if it signs); the key needs crv P-256, P-384, P-521 or X25519`;
+  if (needs.crv && !needs.crv.has(jwk.crv as string))
+    return (
+      `${where}, but ${alg} cannot use a ${jwk.crv as string} key (mark it "use": "sig" if it signs); the key ` +
+      `needs crv P-256, P-384, P-521 or X25519`
+    );
   const keyOps = jwk.key_ops;
-  if (Array.isArray(keyOps) && (keyOps.length !== needs.keyOps.length || !needs.keyOps.every((op) => keyOps.includes(op)))) {
+  if (
+    Array.isArray(keyOps) &&
+    (keyOps.length !== needs.keyOps.length || !needs.keyOps.every((op) => keyOps.includes(op)))
+  ) {
     return `${where}, but its "key_ops" ${JSON.stringify(keyOps)} do not allow it; leave "key_ops" out or send ${ops}`;
   }
   return undefined;
@@ -134,7 +170,11 @@ export function clientKeysFetch(options: GuardedFetchOptions): GuardedFetch {
     const response = await fetch(url, init);
     if ((init?.method ?? 'GET') !== 'GET' || response.status !== 200) return response;
     const text = await response.text();
-    const init200 = { status: response.status, statusText: response.statusText, headers: new Headers(response.headers) };
+    const init200 = {
+      status: response.status,
+      statusText: response.statusText,
+      headers: new Headers(response.headers),
+    };
     const jwks = parseJwks(text);
     const usable = jwks?.keys.filter((jwk) => !unusableKey(jwk));
     if (!jwks || usable!.length === jwks.keys.length) return new Response(text, init200);
@@ -148,7 +188,7 @@ function parseJwks(text: string): { keys: unknown[] } | undefined {
   if (!text.startsWith('{')) return undefined;
   try {
     const value = JSON.parse(text) as { keys?: unknown };
-    return Array.isArray(value?.keys) ? value as { keys: unknown[] } : undefined;
+    return Array.isArray(value?.keys) ? (value as { keys: unknown[] }) : undefined;
   } catch {
     return undefined;
   }

@@ -27,7 +27,9 @@ export class ConsentStore {
    */
   async list(accountId: string): Promise<Array<{ clientId: string; scopes: string[] }>> {
     const clients = await this.#clients(accountId);
-    const found = await Promise.all(clients.map(async (clientId) => ({ clientId, scopes: await this.find(accountId, clientId) })));
+    const found = await Promise.all(
+      clients.map(async (clientId) => ({ clientId, scopes: await this.find(accountId, clientId) })),
+    );
     return found.filter((c): c is { clientId: string; scopes: string[] } => c.scopes !== undefined);
   }
 
@@ -45,7 +47,7 @@ export class ConsentStore {
    */
   prefetch(req: object, accountId: string, clientId: string): void {
     let ahead = this.#ahead.get(req);
-    if (!ahead) this.#ahead.set(req, ahead = new Map());
+    if (!ahead) this.#ahead.set(req, (ahead = new Map()));
     const key = ConsentStore.#id(accountId, clientId);
     if (ahead.has(key)) return;
     const read = this.find(accountId, clientId);
@@ -74,7 +76,12 @@ export class ConsentStore {
    * @param known what {@link find} answered earlier in the same request, when the caller read it already (saves
    *   the read; the merge is a read-modify-write either way).
    */
-  async remember(accountId: string, clientId: string, scopes: Iterable<string>, known?: { previous: string[] | undefined }): Promise<void> {
+  async remember(
+    accountId: string,
+    clientId: string,
+    scopes: Iterable<string>,
+    known?: { previous: string[] | undefined },
+  ): Promise<void> {
     const previous = known ? known.previous : await this.find(accountId, clientId);
     const merged = new Set([...(previous ?? []), ...scopes]);
     // A first consent for this client joins the account's index: read beside the write (one round trip on Redis).
@@ -82,13 +89,15 @@ export class ConsentStore {
       this.#adapter.upsert(ConsentStore.#id(accountId, clientId), { scopes: [...merged] }),
       previous === undefined ? this.#clients(accountId) : undefined,
     ]);
-    if (clients && !clients.includes(clientId)) await this.#byAccount.upsert(accountId, { clients: [...clients, clientId] });
+    if (clients && !clients.includes(clientId))
+      await this.#byAccount.upsert(accountId, { clients: [...clients, clientId] });
   }
 
   /** Forgets the consent; the next authorization request prompts again. */
   async revoke(accountId: string, clientId: string): Promise<void> {
     await this.#adapter.destroy(ConsentStore.#id(accountId, clientId));
     const clients = await this.#clients(accountId);
-    if (clients.includes(clientId)) await this.#byAccount.upsert(accountId, { clients: clients.filter((c) => c !== clientId) });
+    if (clients.includes(clientId))
+      await this.#byAccount.upsert(accountId, { clients: clients.filter((c) => c !== clientId) });
   }
 }

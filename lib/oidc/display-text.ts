@@ -27,10 +27,20 @@ function ignorableInContext(chars: readonly string[], index: number): boolean {
   const [before, char, after] = [chars[index - 1] ?? '', chars[index]!, chars[index + 1] ?? ''];
   // Emoji presentation selector after a pictograph (❤️), and ZWJ inside an emoji sequence (👩‍💻).
   if (char === '\uFE0F') return PICTOGRAPH.test(before) || SKIN_TONE.test(before);
-  if (char === '\u200D' && PICTOGRAPH.test(after) && (PICTOGRAPH.test(before) || SKIN_TONE.test(before) || before === '\uFE0F')) return true;
+  if (
+    char === '\u200D' &&
+    PICTOGRAPH.test(after) &&
+    (PICTOGRAPH.test(before) || SKIN_TONE.test(before) || before === '\uFE0F')
+  )
+    return true;
   // ZWNJ/ZWJ between letters of a script that shapes with them (Persian "می‌خواهم", Devanagari half forms).
   if (char === '\u200C' || char === '\u200D') {
-    return LETTER_OR_MARK.test(before) && LETTER_OR_MARK.test(after) && !NO_JOINER_SCRIPT.test(before) && !NO_JOINER_SCRIPT.test(after);
+    return (
+      LETTER_OR_MARK.test(before) &&
+      LETTER_OR_MARK.test(after) &&
+      !NO_JOINER_SCRIPT.test(before) &&
+      !NO_JOINER_SCRIPT.test(after)
+    );
   }
   return false;
 }
@@ -47,11 +57,17 @@ export function displayTextProblem(member: string, value: string): string | unde
   for (const match of value.matchAll(IGNORABLE)) {
     const index = [...value.slice(0, match.index)].length;
     if (ignorableInContext(chars, index)) continue;
-    return `${member} holds ${codePointName(match[0])}, an invisible (default-ignorable) character: the name would not show as what it is on the sign-in and consent pages`;
+    return (
+      `${member} holds ${codePointName(match[0])}, an invisible (default-ignorable) character: the name would ` +
+      `not show as what it is on the sign-in and consent pages`
+    );
   }
   const run = BLANK_RUN.exec(value);
   if (run) {
-    return `${member} holds a run of ${[...run[0]].length} blank characters (${[...new Set([...run[0]].map(codePointName))].join(', ')}): separate words with one space`;
+    return (
+      `${member} holds a run of ${[...run[0]].length} blank characters ` +
+      `(${[...new Set([...run[0]].map(codePointName))].join(', ')}): separate words with one space`
+    );
   }
   return undefined;
 }

@@ -17,7 +17,13 @@ export interface EndpointLimits {
  * (RFC 6585 §4) already say why.
  */
 function tooMany(ctx: KoaContextWithOIDC, retryAfterSeconds: number, what: string): void {
-  writeError(ctx as never, 429, 'temporarily_unavailable', `too many ${what} from this address; retry after ${retryAfterSeconds} seconds`, { headers: { 'Retry-After': String(retryAfterSeconds) }, page: false });
+  writeError(
+    ctx as never,
+    429,
+    'temporarily_unavailable',
+    `too many ${what} from this address; retry after ${retryAfterSeconds} seconds`,
+    { headers: { 'Retry-After': String(retryAfterSeconds) }, page: false },
+  );
 }
 
 /**
@@ -28,7 +34,11 @@ function tooMany(ctx: KoaContextWithOIDC, retryAfterSeconds: number, what: strin
 /** Most addresses remembered as blocked by one process (a flood of addresses cannot grow it further). */
 const MAX_BLOCKED_ADDRESSES = 10_000;
 
-export function endpointRateLimits(limits: EndpointLimits, backend: LimiterBackend | undefined, paths: { clientAuth: string[]; registration: string }) {
+export function endpointRateLimits(
+  limits: EndpointLimits,
+  backend: LimiterBackend | undefined,
+  paths: { clientAuth: string[]; registration: string },
+) {
   const failures = createLimiter('client-auth-failures', limits.clientAuthFailures, backend);
   // Addresses whose failures reached the budget, and until when (epoch ms). Successful requests then cost no
   // storage read: the counter is only written on a failure, whose answer says whether the budget is spent. With

@@ -13,16 +13,21 @@ type Next = () => Promise<unknown>;
  */
 const MISSING_DESCRIPTIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = Object.freeze({
   request_uri_not_supported: Object.freeze({
-    authorization: 'request_uri by reference is not supported (request_uri_parameter_supported is false): '
-      + 'use the request_uri returned by the pushed authorization request endpoint (RFC 9126), or send the request object as request',
-    pushed_authorization_request: 'request_uri cannot be used in a pushed authorization request (RFC 9126 section 2.1): '
-      + 'push the authorization parameters or a request object instead',
+    authorization:
+      'request_uri by reference is not supported (request_uri_parameter_supported is false): ' +
+      'use the request_uri returned by the pushed authorization request endpoint (RFC 9126), or send the ' +
+      'request object as request',
+    pushed_authorization_request:
+      'request_uri cannot be used in a pushed authorization request (RFC 9126 section 2.1): ' +
+      'push the authorization parameters or a request object instead',
   }),
   registration_not_supported: Object.freeze({
-    authorization: 'the registration parameter (OpenID Connect Core section 7.2.1) is not supported: '
-      + 'register the client beforehand (dynamic registration, RFC 7591) and send only its client_id',
-    pushed_authorization_request: 'the registration parameter (OpenID Connect Core section 7.2.1) is not supported: '
-      + 'register the client beforehand (dynamic registration, RFC 7591) and send only its client_id',
+    authorization:
+      'the registration parameter (OpenID Connect Core section 7.2.1) is not supported: ' +
+      'register the client beforehand (dynamic registration, RFC 7591) and send only its client_id',
+    pushed_authorization_request:
+      'the registration parameter (OpenID Connect Core section 7.2.1) is not supported: ' +
+      'register the client beforehand (dynamic registration, RFC 7591) and send only its client_id',
   }),
 });
 
@@ -33,7 +38,10 @@ export function describedError(route: string | undefined, error: string, descrip
 }
 
 /** The description on the error page of `renderError` (errors that cannot go to the client). */
-export function errorPageDescription(ctx: KoaContextWithOIDC, out: { error?: unknown; error_description?: unknown }): string | undefined {
+export function errorPageDescription(
+  ctx: KoaContextWithOIDC,
+  out: { error?: unknown; error_description?: unknown },
+): string | undefined {
   if (isPlainTokenRefusal(ctx, out.error)) return PLAIN_TOKEN_DESCRIPTION;
   return describedError(ctx.oidc?.route, String(out.error), out.error_description);
 }
@@ -55,7 +63,8 @@ function describeLocation(location: string, error: string, description: string):
 function describePage(ctx: KoaContextWithOIDC, body: string, error: string, description: string): string {
   if (body.includes('name="error_description"') || body.includes('"error_description":')) return body;
   const input = `<input type="hidden" name="error" value="${error}"/>`;
-  if (body.includes(input)) return body.replace(input, `${input}\n<input type="hidden" name="error_description" value="${description}"/>`);
+  if (body.includes(input))
+    return body.replace(input, `${input}\n<input type="hidden" name="error_description" value="${description}"/>`);
   const member = `"error":${JSON.stringify(error)}`;
   if (!body.includes(member)) return body;
   const after = body.replace(member, `${member},"error_description":${JSON.stringify(description)}`);
@@ -77,7 +86,8 @@ export async function describeUndescribedErrors(ctx: KoaContextWithOIDC, next: N
   const body = ctx.body as unknown;
   if (body && typeof body === 'object' && !Buffer.isBuffer(body) && 'error' in body) {
     const out = body as { error: unknown; error_description?: unknown };
-    const description = out.error_description === undefined ? describedError(route, String(out.error), undefined) : undefined;
+    const description =
+      out.error_description === undefined ? describedError(route, String(out.error), undefined) : undefined;
     if (description) out.error_description = description;
     return;
   }
@@ -85,7 +95,8 @@ export async function describeUndescribedErrors(ctx: KoaContextWithOIDC, next: N
     const description = describedError(route, error, undefined);
     if (!description) continue;
     const location = ctx.response.get('location');
-    if (location && location.includes(`error=${error}`)) ctx.response.set('location', describeLocation(location, error, description));
+    if (location && location.includes(`error=${error}`))
+      ctx.response.set('location', describeLocation(location, error, description));
     else if (typeof body === 'string' && body.includes(error)) ctx.body = describePage(ctx, body, error, description);
   }
 }
@@ -138,8 +149,10 @@ export async function explainAuthorizationHeader(ctx: Context, next: KoaNext): P
   const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
   if (ctx.status < 400 || !body || typeof body !== 'object' || typeof body.error_description !== 'string') return;
   body.error_description = read.description;
-  // With DPoP on, oidc-provider sends a Bearer and a DPoP challenge (an array); only invalid_request's carry a description.
+  // With DPoP on, oidc-provider sends a Bearer and a DPoP challenge (an array); only invalid_request's carry a
+  // description.
   const challenges = ctx.response.headers['www-authenticate'];
   const describe = (c: unknown) => String(c).replace(DESCRIPTION_PARAM, `error_description="${read.description}"`);
-  if (challenges !== undefined) ctx.set('WWW-Authenticate', Array.isArray(challenges) ? challenges.map(describe) : describe(challenges));
+  if (challenges !== undefined)
+    ctx.set('WWW-Authenticate', Array.isArray(challenges) ? challenges.map(describe) : describe(challenges));
 }

@@ -1,6 +1,8 @@
 import { errors } from 'oidc-provider';
 
-/** oidc-provider's description for more than one `resource` at the token endpoint (`lib/helpers/resolve_resource.js`). */
+/**
+ * oidc-provider's description for more than one `resource` at the token endpoint (`lib/helpers/resolve_resource.js`).
+ */
 const ONE_RESOURCE = 'only a single resource indicator value must be requested/resolved during Access Token Request';
 
 /**

@@ -63,7 +63,9 @@ export class InitialAccessTokens {
       try {
         await next();
       } finally {
-        const iat = ctx.oidc?.entities?.InitialAccessToken as { jti: string; exp?: number; destroy(): Promise<void> } | undefined;
+        const iat = ctx.oidc?.entities?.InitialAccessToken as
+          | { jti: string; exp?: number; destroy(): Promise<void> }
+          | undefined;
         if (iat && holders.get(ctx) === iat.jti) {
           holders.delete(ctx);
           if (ctx.status === 201) {
@@ -101,7 +103,8 @@ export class InitialAccessTokens {
       if (model !== 'InitialAccessToken') return adapter;
       return overriding(adapter, {
         async find(id: string): Promise<AdapterPayload | undefined> {
-          if (digest && timingSafeEqual(digest, sha256(id))) return { jti: id, kind: 'InitialAccessToken', iat: issuedAt };
+          if (digest && timingSafeEqual(digest, sha256(id)))
+            return { jti: id, kind: 'InitialAccessToken', iat: issuedAt };
           const stored = await adapter.find(id);
           if (stored && stored.exp === undefined) {
             await adapter.destroy(id);
@@ -119,9 +122,13 @@ export class InitialAccessTokens {
    */
   async mint(provider: Provider, options: MintInitialAccessTokenOptions = {}): Promise<string> {
     const expiresIn = options.expiresIn ?? 86_400;
-    if (!Number.isInteger(expiresIn) || expiresIn < 1) throw new PortcullisError('ERR_INVALID_ARGUMENT', 'expiresIn must be a positive integer number of seconds');
+    if (!Number.isInteger(expiresIn) || expiresIn < 1)
+      throw new PortcullisError('ERR_INVALID_ARGUMENT', 'expiresIn must be a positive integer number of seconds');
     const singleUse = options.singleUse ?? true;
-    const value = await new provider.InitialAccessToken({ expiresIn, ...(singleUse ? { policies: [SINGLE_USE_POLICY] } : {}) }).save();
+    const value = await new provider.InitialAccessToken({
+      expiresIn,
+      ...(singleUse ? { policies: [SINGLE_USE_POLICY] } : {}),
+    }).save();
     if (singleUse) await this.#uses.upsert(value, { jti: value }, expiresIn);
     return value;
   }

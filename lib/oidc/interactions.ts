@@ -15,10 +15,12 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   router.get('/:uid', ...showInteractionActions(actionDeps));
   router.post('/:uid/login', ...loginActions(actionDeps));
   for (const method of deps.methods ?? []) {
-    for (const [name, actions] of Object.entries(method.actions?.(actionDeps) ?? {})) router.post(`/:uid/${name}`, ...actions);
+    for (const [name, actions] of Object.entries(method.actions?.(actionDeps) ?? {}))
+      router.post(`/:uid/${name}`, ...actions);
   }
   router.post('/:uid/cancel', ...cancelLoginActions(actionDeps));
   router.post('/:uid/confirm', ...consentActions(actionDeps));
-  for (const [name, actions] of Object.entries(deps.secondStep?.actions(actionDeps) ?? {})) router.post(`/:uid/${name}`, ...actions);
+  for (const [name, actions] of Object.entries(deps.secondStep?.actions(actionDeps) ?? {}))
+    router.post(`/:uid/${name}`, ...actions);
   return router.routes() as unknown as Middleware;
 }

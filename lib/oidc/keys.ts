@@ -27,7 +27,10 @@ export const DEFAULT_SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = Object.fr
 export async function generateSigningKeys(algorithms: readonly SigningAlgorithm[] = ['RS256']): Promise<PrivateJwks> {
   const keys = [];
   for (const alg of algorithms) {
-    const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
+    const { privateKey } = await generateKeyPair(alg, {
+      extractable: true,
+      ...(alg === 'RS256' ? { modulusLength: 2048 } : {}),
+    });
     const jwk = await exportJWK(privateKey);
     keys.push({ ...jwk, kid: await calculateJwkThumbprint(jwk), use: 'sig', alg });
   }
@@ -44,7 +47,8 @@ const validateJwks = new Ajv({ strict: false }).compile(privateJwksSchema);
 const NOT_A_JWKS = 'is not a private JWKS ({"keys":[...]} with private keys of kty RSA, EC or OKP)';
 const SIGNING_KTY = ['RSA', 'EC', 'OKP'];
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Why `value` is not a private JWKS, in words that never quote key material (only indexes and a short `kty`); the
@@ -52,15 +56,28 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  */
 function whyNotPrivateJwks(value: unknown): string {
   if (!isObject(value)) return 'it is not a JSON object';
-  if (value.keys === undefined && 'kty' in value) return 'it is a single JWK: put it in a key set, {"keys":[<the JWK>]}';
+  if (value.keys === undefined && 'kty' in value)
+    return 'it is a single JWK: put it in a key set, {"keys":[<the JWK>]}';
   if (!Array.isArray(value.keys) || value.keys.length === 0) return 'it needs a non-empty "keys" array';
   for (const [i, key] of value.keys.entries()) {
     if (!isObject(key)) return `keys[${i}] is not a JWK object`;
     if (!SIGNING_KTY.includes(key.kty as string)) {
-      const kty = key.kty === undefined ? 'no kty' : typeof key.kty === 'string' && /^[A-Za-z]{1,8}$/.test(key.kty) ? `kty ${JSON.stringify(key.kty)}` : 'another kty';
-      return `keys[${i}] has ${kty}, not RSA, EC or OKP (a symmetric "oct" key cannot sign tokens that clients verify with the published keys)`;
+      const kty =
+        key.kty === undefined
+          ? 'no kty'
+          : typeof key.kty === 'string' && /^[A-Za-z]{1,8}$/.test(key.kty)
+            ? `kty ${JSON.stringify(key.kty)}`
+            : 'another kty';
+      return (
+        `keys[${i}] has ${kty}, not RSA, EC or OKP (a symmetric "oct" key cannot sign tokens that clients ` +
+        `verify with the published keys)`
+      );
     }
-    if (typeof key.d !== 'string') return `keys[${i}] has no private part ("d"), so this is a public key set, which cannot sign: give the private one (\`npx portcullis keys\` makes one)`;
+    if (typeof key.d !== 'string')
+      return (
+        `keys[${i}] has no private part ("d"), so this is a public key set, which cannot sign: give the ` +
+        `private one (\`npx portcullis keys\` makes one)`
+      );
   }
   return 'it does not have the shape of one';
 }
@@ -77,7 +94,11 @@ function whyUnusable(jwks: PrivateJwks): string | undefined {
       createPrivateKey({ key: key as JsonWebKey, format: 'jwk' });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      return `keys[${i}] (kty ${String(key.kty)}) is not a usable private key${code ? ` (${code})` : ''}: an RSA key needs n, e, d, p, q, dp, dq and qi, an EC or OKP key crv, x and d of that curve (\`npx portcullis keys\` makes a key set)`;
+      return (
+        `keys[${i}] (kty ${String(key.kty)}) is not a usable private key${code ? ` (${code})` : ''}: an RSA ` +
+        `key needs n, e, d, p, q, dp, dq and qi, an EC or OKP key crv, x and d of that curve (\`npx portcullis ` +
+        `keys\` makes a key set)`
+      );
     }
   }
   return undefined;
@@ -91,7 +112,8 @@ function whyUnusable(jwks: PrivateJwks): string | undefined {
  *   never quoting key material.
  */
 export function checkSigningKeys(value: unknown): PrivateJwks {
-  if (!validateJwks(value)) throw new ConfigError('keys.signing', `the object given ${NOT_A_JWKS}: ${whyNotPrivateJwks(value)}`);
+  if (!validateJwks(value))
+    throw new ConfigError('keys.signing', `the object given ${NOT_A_JWKS}: ${whyNotPrivateJwks(value)}`);
   const unusable = whyUnusable(value as unknown as PrivateJwks);
   if (unusable) throw new ConfigError('keys.signing', `the object given ${NOT_A_JWKS}: ${unusable}`);
   return value as unknown as PrivateJwks;
@@ -122,7 +144,11 @@ export function readSigningKeys(value: string): PrivateJwks {
       text = readFileSync(value, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new ConfigError('keys.signing', `cannot read a JSON key set from ${where}${code ? ` (${code})` : ''}; give the path of a JWKS file (npx portcullis keys) or the key set itself`);
+      throw new ConfigError(
+        'keys.signing',
+        `cannot read a JSON key set from ${where}${code ? ` (${code})` : ''}; give the path of a JWKS file ` +
+          `(npx portcullis keys) or the key set itself`,
+      );
     }
   }
   let parsed: unknown;
@@ -131,7 +157,8 @@ export function readSigningKeys(value: string): PrivateJwks {
   } catch (err) {
     throw new ConfigError('keys.signing', `${where} is ${jsonSyntaxErrorWithoutInput(err)}`);
   }
-  if (!validateJwks(parsed)) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}: ${whyNotPrivateJwks(parsed)}`);
+  if (!validateJwks(parsed))
+    throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}: ${whyNotPrivateJwks(parsed)}`);
   const unusable = whyUnusable(parsed as unknown as PrivateJwks);
   if (unusable) throw new ConfigError('keys.signing', `${where} ${NOT_A_JWKS}: ${unusable}`);
   return parsed as unknown as PrivateJwks;

@@ -21,7 +21,8 @@ export function loginHintOf(params: { login_hint?: unknown } | undefined): strin
 /**
  * A check of oidc-provider's `login` prompt (OIDC Core §3.1.2.1 `login_hint`): a session whose account's e-mail
  * address is not the hint (one mailbox by `sameEmailAddress`, the rule the login form applies: case, an IDN
- * domain's Unicode or punycode form, a trailing dot; or the same text case-insensitively) prompts for a sign-in, so the client that asked for
+ * domain's Unicode or punycode form, a trailing dot; or the same text case-insensitively) prompts for a sign-in, so the
+ * client that asked for
  * another user is never answered with this one's code. With `prompt=none` that is `login_required` (§3.1.2.6), as
  * oidc-provider answers an `id_token_hint` naming another subject; without it, the login page, its address field
  * filled with the hint. oidc-provider itself only passes `login_hint` on to the login page. The account's own
@@ -34,19 +35,30 @@ export function loginHintOf(params: { login_hint?: unknown } | undefined): strin
  * when it is not the hinted account: the hint is a hint, and asking again would loop.
  */
 export function loginHintCheck(accounts: AccountLookup) {
-  return new interactionPolicy.Check(LOGIN_HINT_REASON, 'login_hint does not name the signed-in account', 'login_required', async (ctx: KoaContextWithOIDC) => {
-    const { oidc } = ctx;
-    // No session: oidc-provider's own no_session check asks for the sign-in.
-    const accountId = oidc.session?.accountId;
-    const raw = oidc.params?.login_hint;
-    if (!accountId || oidc.result?.login || typeof raw !== 'string' || !raw.trim()) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-    const hint = loginHintOf(oidc.params);
-    const account = await accounts.findById(ctx, accountId);
-    // The account's own subject is also accepted, exactly (relying parties built for other OPs send `sub` as the hint).
-    const same = hint !== undefined && account !== undefined
-      && (hint === account.id || sameEmailAddress(hint, account.email) || hint.toLowerCase() === account.email.toLowerCase());
-    return same ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
-  });
+  return new interactionPolicy.Check(
+    LOGIN_HINT_REASON,
+    'login_hint does not name the signed-in account',
+    'login_required',
+    async (ctx: KoaContextWithOIDC) => {
+      const { oidc } = ctx;
+      // No session: oidc-provider's own no_session check asks for the sign-in.
+      const accountId = oidc.session?.accountId;
+      const raw = oidc.params?.login_hint;
+      if (!accountId || oidc.result?.login || typeof raw !== 'string' || !raw.trim())
+        return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const hint = loginHintOf(oidc.params);
+      const account = await accounts.findById(ctx, accountId);
+      // The account's own subject is also accepted, exactly (relying parties built for other OPs send `sub` as the
+      // hint).
+      const same =
+        hint !== undefined &&
+        account !== undefined &&
+        (hint === account.id ||
+          sameEmailAddress(hint, account.email) ||
+          hint.toLowerCase() === account.email.toLowerCase());
+      return same ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
+    },
+  );
 }
 
 /**

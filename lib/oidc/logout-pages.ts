@@ -7,7 +7,8 @@ import { useUiLocales } from '../ui/ui.js';
 import { logoutPage, signedOutPage } from './views.js';
 
 /** The `<form id="op.logoutForm">` oidc-provider passes in: its own action and CSRF (`xsrf`) field, nothing else. */
-const PROVIDER_FORM = /^<form id="op\.logoutForm" method="post" action="[^"<>]+"><input type="hidden" name="xsrf" value="[\w-]+"\/><\/form>$/;
+const PROVIDER_FORM =
+  /^<form id="op\.logoutForm" method="post" action="[^"<>]+"><input type="hidden" name="xsrf" value="[\w-]+"\/><\/form>$/;
 
 function clientLabel(ctx: KoaContextWithOIDC): string | undefined {
   return ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId;
@@ -45,9 +46,12 @@ export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<
   const ui = uiFor(ctx);
   const client = clientLabel(ctx);
   const home = clientHome(ctx);
-  const onward = home && client
-    ? { href: home, text: ui.t.t('signedOut.backTo', { client }) }
-    : ui.settings.homeUrl ? { href: ui.settings.homeUrl, text: ui.t.t('signedOut.home', { product: ui.settings.productName }) } : undefined;
+  const onward =
+    home && client
+      ? { href: home, text: ui.t.t('signedOut.backTo', { client }) }
+      : ui.settings.homeUrl
+        ? { href: ui.settings.homeUrl, text: ui.t.t('signedOut.home', { product: ui.settings.productName }) }
+        : undefined;
   // oidc-provider names the client here after "Yes, sign me out" (see nameClientAfterLogout) and after "No, stay
   // signed in"; only the second keeps the session cookie.
   const stillSignedIn = client !== undefined && ctx.cookies.get(ctx.oidc.provider.cookieName('session')) !== undefined;
@@ -68,5 +72,6 @@ export async function nameClientAfterLogout(ctx: KoaContextWithOIDC, next: Next)
   const clientId = ctx.oidc?.client?.clientId;
   if (ctx.status !== 303 || clientId === undefined) return;
   const success = ctx.oidc.urlFor('end_session_success');
-  if (ctx.response.get('Location') === success) ctx.redirect(`${success}?${new URLSearchParams({ client_id: clientId })}`);
+  if (ctx.response.get('Location') === success)
+    ctx.redirect(`${success}?${new URLSearchParams({ client_id: clientId })}`);
 }

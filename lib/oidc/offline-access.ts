@@ -14,12 +14,19 @@ export const OFFLINE_MARKER = 'portcullis_offline';
  * remembered consent already covers every requested scope. A client that sends `prompt` itself is untouched.
  */
 export function allowOfflineAccessWithoutPromptConsent(authorizationPath: string) {
-  return async function offlineAccessPrompt(ctx: { path: string; method: string; query: Record<string, unknown>; querystring: string }, next: () => Promise<unknown>) {
+  return async function offlineAccessPrompt(
+    ctx: { path: string; method: string; query: Record<string, unknown>; querystring: string },
+    next: () => Promise<unknown>,
+  ) {
     if (ctx.method === 'GET' && ctx.path === authorizationPath) {
       const params = new URLSearchParams(ctx.querystring);
       params.delete(OFFLINE_MARKER);
       const scope = params.get('scope')?.split(' ') ?? [];
-      if (scope.includes('offline_access') && !params.has('prompt') && params.get('response_type')?.split(' ').includes('code')) {
+      if (
+        scope.includes('offline_access') &&
+        !params.has('prompt') &&
+        params.get('response_type')?.split(' ').includes('code')
+      ) {
         params.set('prompt', 'consent');
         params.set(OFFLINE_MARKER, '1');
       }

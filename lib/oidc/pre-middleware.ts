@@ -22,16 +22,23 @@ import { revokeOnCodeReplay } from './token-grant-rules.js';
  * The pre-middleware of `provider`'s endpoints for `config`; the endpoint rate limits count in `limiterBackend`
  * (in memory when absent).
  */
-export function portcullisPreMiddleware(provider: Provider, config: ResolvedConfig, limiterBackend: LimiterBackend | undefined): ProviderPreMiddleware {
+export function portcullisPreMiddleware(
+  provider: Provider,
+  config: ResolvedConfig,
+  limiterBackend: LimiterBackend | undefined,
+): ProviderPreMiddleware {
   return {
     answerStorageOutages: answerStorageOutages as never,
-    endpointRateLimits: endpointRateLimits(config.rateLimits, limiterBackend, { clientAuth: [...CLIENT_AUTH_ENDPOINTS], registration: PROVIDER_ROUTES.registration }) as never,
+    endpointRateLimits: endpointRateLimits(config.rateLimits, limiterBackend, {
+      clientAuth: [...CLIENT_AUTH_ENDPOINTS],
+      registration: PROVIDER_ROUTES.registration,
+    }) as never,
     offlineAccessPrompt: allowOfflineAccessWithoutPromptConsent(PROVIDER_ROUTES.authorization) as never,
     explainPlainTokenResponseType: explainPlainTokenResponseType(PROVIDER_ROUTES.authorization) as never,
     describeErrors: describeUndescribedErrors as never,
     revokeOnCodeReplay: revokeOnCodeReplay(provider, PROVIDER_ROUTES.token) as never,
     inactiveStructuredTokens: inactiveStructuredTokens as never,
-    oauthOnlyDiscovery: config.openid ? undefined : oauthOnlyDiscovery() as never,
+    oauthOnlyDiscovery: config.openid ? undefined : (oauthOnlyDiscovery() as never),
     pageHeaders: providerPageHeaders as never,
     nameClientAfterLogout: nameClientAfterLogout as never,
     explainAuthorizationHeader: explainAuthorizationHeader as never,

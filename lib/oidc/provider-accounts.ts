@@ -12,7 +12,15 @@ import { ACCOUNT_CLIENT_ID } from '../accounts/account-home.js';
  * oidc-provider models whose entries name an account (`accountId`; an Interaction in `result.login` or
  * `session`), and whose reads are followed by that account's lookup in the same request.
  */
-const ACCOUNT_BEARING_MODELS = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest', 'Session', 'Interaction']);
+const ACCOUNT_BEARING_MODELS = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'Session',
+  'Interaction',
+]);
 
 /** The account lookups of one provider: {@link AccountLookup.findById} memoised per request, and its prefetch. */
 export type AccountLookup = ReturnType<typeof accountLookup>;
@@ -29,9 +37,9 @@ export function accountLookup(store: AccountStore, consents?: ConsentStore) {
   return {
     findById(ctx: { req: object }, id: string) {
       let seen = perRequest.get(ctx.req);
-      if (!seen) perRequest.set(ctx.req, seen = new Map());
+      if (!seen) perRequest.set(ctx.req, (seen = new Map()));
       let found = seen.get(id);
-      if (!found) seen.set(id, found = store.findById(id));
+      if (!found) seen.set(id, (found = store.findById(id)));
       return found;
     },
     /**
@@ -43,12 +51,18 @@ export function accountLookup(store: AccountStore, consents?: ConsentStore) {
     prefetch(payload: AdapterPayload | undefined) {
       const ctx = Provider.ctx as { req?: object } | undefined;
       if (!payload || !ctx?.req) return;
-      const interaction = payload as { kind?: unknown; params?: { client_id?: unknown }; result?: { login?: { accountId?: unknown } }; session?: { accountId?: unknown } };
+      const interaction = payload as {
+        kind?: unknown;
+        params?: { client_id?: unknown };
+        result?: { login?: { accountId?: unknown } };
+        session?: { accountId?: unknown };
+      };
       const id = payload.accountId ?? interaction.result?.login?.accountId ?? interaction.session?.accountId;
       if (typeof id !== 'string' || !id) return;
       this.findById(ctx as { req: object }, id).catch(() => undefined);
       const clientId = interaction.params?.client_id;
-      if (consents && interaction.kind === 'Interaction' && typeof clientId === 'string') consents.prefetch(ctx.req, id, clientId);
+      if (consents && interaction.kind === 'Interaction' && typeof clientId === 'string')
+        consents.prefetch(ctx.req, id, clientId);
     },
   };
 }
@@ -72,7 +86,8 @@ export function prefetchingAdapter(base: AdapterFactory, accounts: AccountLookup
  * response carries less and says so in `scope` (RFC 6749 §3.3, §6), rather than a refresh token carrying the
  * scope for as long as it is rotated. The Grant is not saved: once the role is back, the consent still stands
  * and the next refresh carries the scope again (also when an authorization in the session saved the rejection
- * meanwhile: a rejected scope the account may be granted now is restored, in memory too). Consent is where roles were checked before; this is the
+ * meanwhile: a rejected scope the account may be granted now is restored, in memory too). Consent is where roles were
+ * checked before; this is the
  * issuance-time check of the same rule, for the authorization code and refresh token grants alike.
  */
 export function accountFinder(accounts: AccountLookup, scopes: ScopePolicy): FindAccount {
@@ -102,8 +117,12 @@ export function existingGrantLoader(accounts: AccountLookup, consents: ConsentSt
     const accountId = session?.accountId;
     if (clientId === ACCOUNT_CLIENT_ID && accountId) {
       // The account page is first-party and receives nothing (its code is never redeemed): no consent page.
-      const grant = (grantId ? await provider.Grant.find(grantId) : undefined) ?? new provider.Grant({ accountId, clientId });
-      if (!grant.getOIDCScope().includes('openid')) { grant.addOIDCScope('openid'); await grant.save(); }
+      const grant =
+        (grantId ? await provider.Grant.find(grantId) : undefined) ?? new provider.Grant({ accountId, clientId });
+      if (!grant.getOIDCScope().includes('openid')) {
+        grant.addOIDCScope('openid');
+        await grant.save();
+      }
       return grant;
     }
     // Independent reads, sent together (one round trip on Redis); the account is usually this request's memo.
@@ -115,7 +134,8 @@ export function existingGrantLoader(accounts: AccountLookup, consents: ConsentSt
     // A scope rejected in the session's Grant for want of a role the account has been given since is taken off the
     // rejected list and saved, so that it is granted again (approved before) or asked on the consent page.
     if (found && account && scopes.applyRoles(found, account).restored.length) await found.save();
-    const grant = account && remembered ? await copyRememberedConsent(ctx, found, grantId, account, remembered, scopes) : found;
+    const grant =
+      account && remembered ? await copyRememberedConsent(ctx, found, grantId, account, remembered, scopes) : found;
     // The session's Grant may hold a scope consented to while the account had a role it has lost since (also a
     // resource server's, RFC 8707): withheld for this request only, after any save, as at the token endpoint.
     if (grant && account) scopes.applyRoles(grant, account);
@@ -129,7 +149,12 @@ export function existingGrantLoader(accounts: AccountLookup, consents: ConsentSt
  * granted added, and the requested ones it may not rejected; saved when it changed or is new.
  */
 async function copyRememberedConsent(
-  ctx: KoaContextWithOIDC, found: Grant | undefined, grantId: string | undefined, account: Account, remembered: readonly string[], scopes: ScopePolicy,
+  ctx: KoaContextWithOIDC,
+  found: Grant | undefined,
+  grantId: string | undefined,
+  account: Account,
+  remembered: readonly string[],
+  scopes: ScopePolicy,
 ): Promise<Grant> {
   const grant = found ?? new ctx.oidc.provider.Grant({ accountId: account.id, clientId: ctx.oidc.client!.clientId });
   const { grantable, forbidden } = scopes.partition(account, ctx.oidc.requestParamScopes);

@@ -14,12 +14,20 @@ import type { ScopePolicy } from './scope-policy.js';
  * live token `400 invalid_request` (while an unknown token gets 200, so the answer told live tokens from dead
  * ones) and prints a console NOTICE on first use.
  */
-async function issuedToCaller(_ctx: KoaContextWithOIDC, client: { clientId: string }, token: { clientId?: string }): Promise<boolean> {
+async function issuedToCaller(
+  _ctx: KoaContextWithOIDC,
+  client: { clientId: string },
+  token: { clientId?: string },
+): Promise<boolean> {
   return token.clientId === client.clientId;
 }
 
 /** oidc-provider's `features`: what is on, and with which of our policies. */
-export function providerFeatures(config: ResolvedConfig, scopes: ScopePolicy, signingKeys: PrivateJwks): Configuration['features'] {
+export function providerFeatures(
+  config: ResolvedConfig,
+  scopes: ScopePolicy,
+  signingKeys: PrivateJwks,
+): Configuration['features'] {
   return {
     devInteractions: { enabled: false },
     // Dynamic registration: the registration feature turns it on (lib/features/registration).
@@ -37,6 +45,8 @@ export function providerFeatures(config: ResolvedConfig, scopes: ScopePolicy, si
     resourceIndicators: resourceIndicators(config, scopes.all, signingKeys),
     // RFC 9101 request objects by value; oidc-provider applies RFC 9101 §5 (outer parameters ignored).
     requestObjects: { enabled: true },
-    webMessageResponseMode: config.webMessageResponseMode ? { enabled: true, ack: 'individual-draft-01' } : { enabled: false },
+    webMessageResponseMode: config.webMessageResponseMode
+      ? { enabled: true, ack: 'individual-draft-01' }
+      : { enabled: false },
   };
 }

@@ -20,7 +20,13 @@ import { clientKeysFetch } from './client-jwks.js';
 import type { LimiterBackend } from '../core/limiter.js';
 import { enabledJwa, registrationPolicy } from './registration-policy.js';
 import { clientOriginAllowed } from './client-cors.js';
-import { accountFinder, accountLookup, existingGrantLoader, prefetchingAdapter, type AccountLookup } from './provider-accounts.js';
+import {
+  accountFinder,
+  accountLookup,
+  existingGrantLoader,
+  prefetchingAdapter,
+  type AccountLookup,
+} from './provider-accounts.js';
 import { refuseOpenidScope } from './authorization-rules.js';
 import { codeExchangeScopeAdapter } from './token-grant-rules.js';
 import { errorPageDescription } from './error-descriptions.js';
@@ -48,7 +54,10 @@ export interface ProviderDeps {
    * first, inside Portcullis' own), pre-middleware per endpoint (after Portcullis' own) and event listeners.
    */
   contributions?: readonly ProviderContribution[];
-  /** When an account's password or address last changed: a sign-in checked before then is not resumed (stale-sign-in.ts). */
+  /**
+   * When an account's password or address last changed: a sign-in checked before then is not resumed
+   * (stale-sign-in.ts).
+   */
   credentialsChangedAt?: CredentialsChangedAt;
 }
 
@@ -64,10 +73,17 @@ function clientMetadata(config: ResolvedConfig) {
 
 /** The configured clients, plus the first-party client through which `/account` signs a browser in. */
 function providerClients(config: ResolvedConfig): Configuration['clients'] {
-  return [...clientMetadata(config), {
-    client_id: ACCOUNT_CLIENT_ID, client_name: 'Your account', token_endpoint_auth_method: 'none',
-    redirect_uris: [`${config.issuer}${HOME_PATHS.callback}`], response_types: ['code'], grant_types: ['authorization_code'],
-  }] as Configuration['clients'];
+  return [
+    ...clientMetadata(config),
+    {
+      client_id: ACCOUNT_CLIENT_ID,
+      client_name: 'Your account',
+      token_endpoint_auth_method: 'none',
+      redirect_uris: [`${config.issuer}${HOME_PATHS.callback}`],
+      response_types: ['code'],
+      grant_types: ['authorization_code'],
+    },
+  ] as Configuration['clients'];
 }
 
 /**
@@ -76,9 +92,14 @@ function providerClients(config: ResolvedConfig): Configuration['clients'] {
  * `credentialsChangedAt` is given, and the code exchange's scope check (outermost).
  */
 function providerAdapter(deps: ProviderDeps, accounts: AccountLookup): AdapterFactory {
-  const wrapped = (deps.contributions ?? []).reduce((factory, part) => part.wrapAdapter?.(factory) ?? factory, deps.adapter ?? deps.storage.adapter);
+  const wrapped = (deps.contributions ?? []).reduce(
+    (factory, part) => part.wrapAdapter?.(factory) ?? factory,
+    deps.adapter ?? deps.storage.adapter,
+  );
   const prefetching = prefetchingAdapter(wrapped, accounts);
-  return codeExchangeScopeAdapter(deps.credentialsChangedAt ? checkedSignIns(prefetching, deps.credentialsChangedAt) : prefetching);
+  return codeExchangeScopeAdapter(
+    deps.credentialsChangedAt ? checkedSignIns(prefetching, deps.credentialsChangedAt) : prefetching,
+  );
 }
 
 /**
@@ -111,7 +132,8 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     // SPEC rule 1: redirect_uri is validated on every authorization request, never inferred.
     allowOmittingSingleRegisteredRedirectUri: false,
     // Implicit and hybrid only as a deployment's explicit choice (`implicitFlow`), and only with OpenID Connect.
-    responseTypes: config.openid && config.implicitFlow ? ['code', 'id_token', 'id_token token', 'code id_token'] : ['code'],
+    responseTypes:
+      config.openid && config.implicitFlow ? ['code', 'id_token', 'id_token token', 'code id_token'] : ['code'],
     pkce: {
       // RFC 9700 §2.1.1: PKCE for every client; confidential clients may be exempted one by one.
       required: (_ctx, client) => client.clientAuthMethod === 'none' || !pkceOptional.has(client.clientId),
@@ -129,7 +151,10 @@ export function providerConfiguration(deps: ProviderDeps): Configuration {
     features: providerFeatures(config, scopes, deps.signingKeys),
     enabledJWA: enabledJwa(),
     extraParams: { [OFFLINE_MARKER]: config.openid ? null : refuseOpenidScope },
-    extraClientMetadata: registrationPolicy({ production: config.production, allowedFetchOrigins: config.outboundFetch.allowedOrigins }),
+    extraClientMetadata: registrationPolicy({
+      production: config.production,
+      allowedFetchOrigins: config.outboundFetch.allowedOrigins,
+    }),
     fetch: clientKeysFetch(config.outboundFetch) as Configuration['fetch'],
     interactions: {
       // oidc-provider's prompts, plus the login_hint check (login-hint.ts) and, with mfa on, the step-up check
@@ -166,7 +191,8 @@ const renderError: Configuration['renderError'] = async (ctx, out) => {
  * puts it into every mode. JWT response modes (JARM, not enabled here) carry `iss` inside the JWT instead.
  */
 function issuerInEveryResponse(ctx: KoaContextWithOIDC, out?: Record<string, unknown>): void {
-  if (out && out.iss === undefined && !String(ctx.oidc.responseMode ?? '').includes('jwt')) out.iss = ctx.oidc.provider.issuer;
+  if (out && out.iss === undefined && !String(ctx.oidc.responseMode ?? '').includes('jwt'))
+    out.iss = ctx.oidc.provider.issuer;
 }
 
 /**
@@ -187,7 +213,9 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   retryAfterOnOutages(provider as never);
   // One lookup per request picks the pre-middleware of its endpoint (lib/http/routes.ts).
   const before = (deps.contributions ?? []).flatMap((part) => part.before ?? []);
-  provider.use(providerPreMiddleware(portcullisPreMiddleware(provider, deps.config, deps.limiterBackend), before) as never);
+  provider.use(
+    providerPreMiddleware(portcullisPreMiddleware(provider, deps.config, deps.limiterBackend), before) as never,
+  );
   for (const part of deps.contributions ?? []) {
     for (const [event, listener] of Object.entries(part.on ?? {})) provider.on(event as never, listener as never);
   }
@@ -209,9 +237,14 @@ async function validateClients(provider: Provider, config: ResolvedConfig): Prom
     } catch (err) {
       const e = err as { error_description?: string; message: string };
       const types = (metadata as { response_types?: string[] }).response_types ?? [];
-      const hint = config.openid && !config.implicitFlow && types.some((t) => t !== 'code')
-        ? ` (implicit and hybrid response types need implicitFlow: true; prefer code + PKCE)` : '';
-      throw new ConfigError(`clients[${i}]`, `client ${JSON.stringify(metadata.client_id)}: ${e.error_description ?? e.message}${hint}`);
+      const hint =
+        config.openid && !config.implicitFlow && types.some((t) => t !== 'code')
+          ? ` (implicit and hybrid response types need implicitFlow: true; prefer code + PKCE)`
+          : '';
+      throw new ConfigError(
+        `clients[${i}]`,
+        `client ${JSON.stringify(metadata.client_id)}: ${e.error_description ?? e.message}${hint}`,
+      );
     }
   }
 }

@@ -16,11 +16,16 @@ function writtenAuthority(value: string): { host: string; port?: string } {
 
 /** Why a port written otherwise than a URL parser writes it is refused (see {@link redirectUriFormProblem}). */
 function portSpellingProblem(written: string, url: URL): string {
-  if (url.port !== '') return `writes its port as ":${written}", which a URL parser reads as ${url.port}; write the port as ${url.port}`;
+  if (url.port !== '')
+    return `writes its port as ":${written}", which a URL parser reads as ${url.port}; write the port as ${url.port}`;
   const without = `${url.protocol}//${url.host}${url.pathname}${url.search}`;
-  return `writes the port ":${written}", which a URL parser drops (${written === '' ? 'an empty port' : `the default port of ${url.protocol.slice(0, -1)}`}): `
-    + `the browser lands on ${without}, and a relying party that takes redirect_uri from the callback URL then sends that spelling, `
-    + `which exact matching refuses; write ${without}`;
+  return (
+    `writes the port ":${written}", which a URL parser drops ` +
+    `(${written === '' ? 'an empty port' : `the default port of ${url.protocol.slice(0, -1)}`}): ` +
+    `the browser lands on ${without}, and a relying party that takes redirect_uri from the callback URL then ` +
+    `sends that spelling, ` +
+    `which exact matching refuses; write ${without}`
+  );
 }
 
 /**
@@ -57,12 +62,20 @@ export function redirectUriFormProblem(value: string, url: URL): string | undefi
   }
   const written = web ? writtenAuthority(value) : undefined;
   if (written && written.host !== url.hostname) {
-    return `writes its host as ${JSON.stringify(written.host)}, which a URL parser reads as ${url.hostname}; write the host as ${url.hostname}`;
+    return (
+      `writes its host as ${JSON.stringify(written.host)}, which a URL parser reads as ${url.hostname}; write ` +
+      `the host as ${url.hostname}`
+    );
   }
   if (web && url.port === '0') return `names ${PORT_ZERO}`;
-  if (written?.port !== undefined && (written.port !== url.port || url.port === '')) return portSpellingProblem(written.port, url);
+  if (written?.port !== undefined && (written.port !== url.port || url.port === ''))
+    return portSpellingProblem(written.port, url);
   const path = value.replace(/^[a-z][a-z0-9+.-]*:(\/\/[^/?#]*)?/i, '').split(/[?#]/, 1)[0]!;
   const dotSegment = path.split('/').some((s) => ['.', '..'].includes(s.replace(/%2e/gi, '.')));
-  if (dotSegment) return 'must not contain "." or ".." path segments (RFC 3986 §5.2.4): a URL parser removes them, so the code would go to another path';
+  if (dotSegment)
+    return (
+      'must not contain "." or ".." path segments (RFC 3986 §5.2.4): a URL parser removes them, so the code ' +
+      'would go to another path'
+    );
   return undefined;
 }

@@ -13,9 +13,25 @@ export { UNSUPPORTED_METADATA } from './registration-request.js';
  * Key-management algorithms accepted for encrypted responses (RFC 7518 §4.1, OIDC Registration §2).
  * `RSA1_5` is left out on purpose: RSAES-PKCS1-v1_5 is open to padding-oracle attacks (RFC 8725 §3.2).
  */
-export const KEY_MANAGEMENT_ALGS = ['RSA-OAEP', 'RSA-OAEP-256', 'ECDH-ES', 'ECDH-ES+A128KW', 'ECDH-ES+A256KW', 'A128KW', 'A256KW', 'dir'] as const;
+export const KEY_MANAGEMENT_ALGS = [
+  'RSA-OAEP',
+  'RSA-OAEP-256',
+  'ECDH-ES',
+  'ECDH-ES+A128KW',
+  'ECDH-ES+A256KW',
+  'A128KW',
+  'A256KW',
+  'dir',
+] as const;
 /** Content-encryption algorithms accepted for encrypted responses (RFC 7518 §5.1). */
-export const CONTENT_ENCRYPTION_ENCS = ['A128CBC-HS256', 'A192CBC-HS384', 'A256CBC-HS512', 'A128GCM', 'A192GCM', 'A256GCM'] as const;
+export const CONTENT_ENCRYPTION_ENCS = [
+  'A128CBC-HS256',
+  'A192CBC-HS384',
+  'A256CBC-HS512',
+  'A128GCM',
+  'A192GCM',
+  'A256GCM',
+] as const;
 
 /**
  * oidc-provider's `enabledJWA` for client metadata (and discovery's `*_values_supported`): the encryption algorithms
@@ -24,7 +40,10 @@ export const CONTENT_ENCRYPTION_ENCS = ['A128CBC-HS256', 'A192CBC-HS384', 'A256C
  */
 export function enabledJwa() {
   return {
-    clientAuthSigningAlgValues: [...CLIENT_AUTH_SIGNING_ALGS.client_secret_jwt, ...CLIENT_AUTH_SIGNING_ALGS.private_key_jwt],
+    clientAuthSigningAlgValues: [
+      ...CLIENT_AUTH_SIGNING_ALGS.client_secret_jwt,
+      ...CLIENT_AUTH_SIGNING_ALGS.private_key_jwt,
+    ],
     userinfoEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
     userinfoEncryptionEncValues: [...CONTENT_ENCRYPTION_ENCS],
     idTokenEncryptionAlgValues: [...KEY_MANAGEMENT_ALGS],
@@ -37,7 +56,18 @@ export function enabledJwa() {
 const FETCHED_URIS = ['jwks_uri', 'sector_identifier_uri'] as const;
 /** URIs only shown to users or given to browsers; never fetched by the server. */
 const DISPLAYED_URIS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri', 'initiate_login_uri'] as const;
-const DANGEROUS_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:', 'ftp:', 'ws:', 'wss:']);
+const DANGEROUS_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'vbscript:',
+  'file:',
+  'blob:',
+  'about:',
+  'filesystem:',
+  'ftp:',
+  'ws:',
+  'wss:',
+]);
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -62,10 +92,12 @@ export const registrationMetadataSchema = {
     ...Object.fromEntries([...FETCHED_URIS, ...DISPLAYED_URIS].map((k) => [k, uri])),
     // Only members oidc-provider recognises with our features (encryption + jwtUserinfo): a member listed in
     // `extraClientMetadata.properties` is kept and echoed even when the provider would otherwise drop it.
-    ...Object.fromEntries(ENCRYPTED_RESPONSES.flatMap((r) => [
-      [`${r}_encrypted_response_alg`, { type: 'string', enum: KEY_MANAGEMENT_ALGS }],
-      [`${r}_encrypted_response_enc`, { type: 'string', enum: CONTENT_ENCRYPTION_ENCS }],
-    ])),
+    ...Object.fromEntries(
+      ENCRYPTED_RESPONSES.flatMap((r) => [
+        [`${r}_encrypted_response_alg`, { type: 'string', enum: KEY_MANAGEMENT_ALGS }],
+        [`${r}_encrypted_response_enc`, { type: 'string', enum: CONTENT_ENCRYPTION_ENCS }],
+      ]),
+    ),
   },
 } as const;
 
@@ -73,7 +105,9 @@ export const registrationMetadataSchema = {
 export const POLICED_METADATA: readonly string[] = Object.keys(registrationMetadataSchema.properties);
 
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-const memberValidators = new Map(Object.entries(registrationMetadataSchema.properties).map(([k, s]) => [k, ajv.compile(s as object)]));
+const memberValidators = new Map(
+  Object.entries(registrationMetadataSchema.properties).map(([k, s]) => [k, ajv.compile(s as object)]),
+);
 
 export interface RegistrationPolicyOptions {
   /** With `NODE_ENV=production` plain-http loopback redirect URIs are refused for web clients. */
@@ -103,7 +137,11 @@ export function uriCharacterProblem(value: string): string | undefined {
   const hex = codePointName(found);
   if (found === ' ') return `a space (${hex})`;
   if (code < 0x20 || code === 0x7f) return `a control character (${hex})`;
-  if (code > 0x7f) return `a non-ASCII character (${hex}; percent-encode it as UTF-8, and write an internationalized host name in its xn-- form)`;
+  if (code > 0x7f)
+    return (
+      `a non-ASCII character (${hex}; percent-encode it as UTF-8, and write an internationalized host name in ` +
+      `its xn-- form)`
+    );
   return `the character ${found} (${hex})`;
 }
 
@@ -121,7 +159,8 @@ function refuse(description: string): never {
 /**
  * Checks one redirect URI of a dynamically registered client (RFC 7591 §2, RFC 8252 §7, RFC 9700 §2.1):
  * only characters RFC 3986 allows (it is stored and compared as sent); absolute; no fragment, userinfo or wildcard;
- * a host right after `//` and no dot-segments (see `redirectUriFormProblem`); https, or plain http on a loopback host for native clients and,
+ * a host right after `//` and no dot-segments (see `redirectUriFormProblem`); https, or plain http on a loopback host
+ * for native clients and,
  * outside production, for web clients; private-use schemes (`com.example.app:/cb`) for native clients only;
  * never `javascript:`, `data:` and similar.
  */
@@ -132,27 +171,33 @@ function checkRedirectUri(member: string, value: string, native: boolean, produc
   const url = new URL(value);
   if (value.includes('#')) refuse(`${where} must not contain a fragment`);
   if (value.includes('*')) refuse(`${where} must not contain a wildcard`);
-  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)) refuse(`${where} must not contain userinfo (user@host)`);
+  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value))
+    refuse(`${where} must not contain userinfo (user@host)`);
   if (DANGEROUS_SCHEMES.has(url.protocol)) refuse(`${where} uses the forbidden scheme ${url.protocol.slice(0, -1)}`);
   const formProblem = redirectUriFormProblem(value, url);
   if (formProblem) refuse(`${where} ${formProblem}`);
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:') {
     if (!LOOPBACK_HOSTS.has(url.hostname)) refuse(`${where} must use https (plain http is only for loopback hosts)`);
-    if (!native && production) refuse(`${where} must use https (plain http on loopback is only for native clients in production)`);
+    if (!native && production)
+      refuse(`${where} must use https (plain http on loopback is only for native clients in production)`);
     return;
   }
   if (!native) refuse(`${where} must use https for a web client`);
-  if (!url.protocol.slice(0, -1).includes('.')) refuse(`${where} must use a reverse-domain private-use scheme such as com.example.app: (RFC 8252 §7.1)`);
+  if (!url.protocol.slice(0, -1).includes('.'))
+    refuse(`${where} must use a reverse-domain private-use scheme such as com.example.app: (RFC 8252 §7.1)`);
 }
 
 /**
  * The registration policy, as oidc-provider's `extraClientMetadata` (`properties` + synchronous `validator`).
  * It applies to `POST /registration` and RFC 7592 updates, and to statically configured clients at start-up
- * (`loadConfig` calls the validator with no request). Insecure or invalid values of the members in {@link POLICED_METADATA} are refused
+ * (`loadConfig` calls the validator with no request). Insecure or invalid values of the members in
+ * {@link POLICED_METADATA} are refused
  * with `invalid_client_metadata` / `invalid_redirect_uri` and a description naming the member, never silently
- * dropped; so are members oidc-provider would drop or rewrite (see `registrationRequestProblem`: {@link UNSUPPORTED_METADATA},
- * `grant_types` not matching `response_types`, repeated values, a client-chosen `client_id`). When encrypted userinfo is asked for without `userinfo_signed_response_alg`, `RS256` is filled in
+ * dropped; so are members oidc-provider would drop or rewrite (see `registrationRequestProblem`:
+ * {@link UNSUPPORTED_METADATA},
+ * `grant_types` not matching `response_types`, repeated values, a client-chosen `client_id`). When encrypted userinfo
+ * is asked for without `userinfo_signed_response_alg`, `RS256` is filled in
  * (OpenID Connect Registration §2: the response is then signed, then encrypted).
  *
  * @throws oidc-provider's `InvalidClientMetadata` (400) from the validator.
@@ -160,7 +205,12 @@ function checkRedirectUri(member: string, value: string, native: boolean, produc
 export function registrationPolicy(options: RegistrationPolicyOptions) {
   return {
     properties: [...POLICED_METADATA],
-    validator(ctx: KoaContextWithOIDC | undefined, key: string, value: unknown, metadata: Record<string, unknown>): void {
+    validator(
+      ctx: KoaContextWithOIDC | undefined,
+      key: string,
+      value: unknown,
+      metadata: Record<string, unknown>,
+    ): void {
       // Registration and RFC 7592 updates, and start-up checks of configured clients (no request: `ctx` is
       // undefined). Configured clients loaded lazily during other requests were checked at start-up already.
       const route = ctx?.oidc?.route;
@@ -168,21 +218,32 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
       // oidc-provider calls the validator once per listed member, in order: the first call checks the request.
       // Configured clients (no ctx) are checked as a whole too: consistent grant and response types.
       if (key === POLICED_METADATA[0]) {
-        const problem = registrationRequestProblem(route ?? 'configuration', ctx ? (ctx.oidc.body ?? {}) as Record<string, unknown> : metadata);
+        const problem = registrationRequestProblem(
+          route ?? 'configuration',
+          ctx ? ((ctx.oidc.body ?? {}) as Record<string, unknown>) : metadata,
+        );
         if (problem) refuse(problem);
       }
       if (value === undefined) return;
       if (key.endsWith('_encrypted_response_alg') && value === 'RSA1_5') {
-        refuse(`${key} RSA1_5 is refused: RSAES-PKCS1-v1_5 key transport is insecure (RFC 8725 §3.2); use RSA-OAEP-256`);
+        refuse(
+          `${key} RSA1_5 is refused: RSAES-PKCS1-v1_5 key transport is insecure (RFC 8725 §3.2); use RSA-OAEP-256`,
+        );
       }
       const validate = memberValidators.get(key)!;
       if (!validate(value)) {
         const e = validate.errors![0]!;
-        const detail = e.keyword === 'enum' ? `must be one of ${(e.params as { allowedValues: string[] }).allowedValues.join(', ')}` : e.message;
+        const detail =
+          e.keyword === 'enum'
+            ? `must be one of ${(e.params as { allowedValues: string[] }).allowedValues.join(', ')}`
+            : e.message;
         refuse(`${key}${e.instancePath.replace(/\//g, '.')} ${detail}`);
       }
       if (key === 'client_name' && UNSAFE_DISPLAY_CHARACTERS.test(value as string)) {
-        refuse('client_name must not hold control or bidirectional formatting characters (such as U+202E): they would change how the consent page reads');
+        refuse(
+          'client_name must not hold control or bidirectional formatting characters (such as U+202E): they ' +
+            'would change how the consent page reads',
+        );
       }
       const displayProblem = key === 'client_name' ? displayTextProblem(key, value as string) : undefined;
       if (displayProblem) refuse(displayProblem);
@@ -194,13 +255,15 @@ export function registrationPolicy(options: RegistrationPolicyOptions) {
         try {
           checkOutboundUrl(value as string, options.allowedFetchOrigins);
         } catch (err) {
-          if (err instanceof OutboundFetchError) refuse(`${key} ${err.message}; the server only fetches public https URLs`);
+          if (err instanceof OutboundFetchError)
+            refuse(`${key} ${err.message}; the server only fetches public https URLs`);
           throw err;
         }
       } else if ((DISPLAYED_URIS as readonly string[]).includes(key)) {
         checkUriCharacters(key, value as string);
         const url = URL.canParse(value as string) ? new URL(value as string) : undefined;
-        if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) refuse(`${key} must be an absolute http(s) URL`);
+        if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+          refuse(`${key} must be an absolute http(s) URL`);
         if (url.username || url.password) refuse(`${key} must not contain credentials`);
         if (url.port === '0') refuse(`${key} names ${PORT_ZERO}`);
       } else if (key === 'userinfo_encrypted_response_alg' && metadata.userinfo_signed_response_alg === undefined) {

@@ -16,17 +16,51 @@ export const ENCRYPTED_RESPONSES = ['userinfo', 'id_token'] as const;
  * `lib/oidc/provider.ts`.
  */
 export const UNSUPPORTED_METADATA: Readonly<Record<string, string>> = Object.freeze({
-  ...Object.fromEntries(['tls_client_certificate_bound_access_tokens', 'tls_client_auth_subject_dn', 'tls_client_auth_san_dns',
-    'tls_client_auth_san_uri', 'tls_client_auth_san_ip', 'tls_client_auth_san_email', 'use_mtls_endpoint_aliases']
-    .map((k) => [k, 'mutual-TLS client authentication and certificate-bound tokens (RFC 8705)'])),
-  ...Object.fromEntries(['backchannel_logout_uri', 'backchannel_logout_session_required'].map((k) => [k, 'OpenID Connect Back-Channel Logout'])),
-  ...Object.fromEntries(['frontchannel_logout_uri', 'frontchannel_logout_session_required'].map((k) => [k, 'OpenID Connect Front-Channel Logout'])),
-  ...Object.fromEntries(['authorization_signed_response_alg', 'authorization_encrypted_response_alg', 'authorization_encrypted_response_enc']
-    .map((k) => [k, 'JWT-secured authorization responses (JARM)'])),
-  ...Object.fromEntries(['introspection_signed_response_alg', 'introspection_encrypted_response_alg', 'introspection_encrypted_response_enc']
-    .map((k) => [k, 'JWT introspection responses (RFC 9701)'])),
-  ...Object.fromEntries(['backchannel_token_delivery_mode', 'backchannel_client_notification_endpoint',
-    'backchannel_authentication_request_signing_alg', 'backchannel_user_code_parameter'].map((k) => [k, 'Client-Initiated Backchannel Authentication (CIBA)'])),
+  ...Object.fromEntries(
+    [
+      'tls_client_certificate_bound_access_tokens',
+      'tls_client_auth_subject_dn',
+      'tls_client_auth_san_dns',
+      'tls_client_auth_san_uri',
+      'tls_client_auth_san_ip',
+      'tls_client_auth_san_email',
+      'use_mtls_endpoint_aliases',
+    ].map((k) => [k, 'mutual-TLS client authentication and certificate-bound tokens (RFC 8705)']),
+  ),
+  ...Object.fromEntries(
+    ['backchannel_logout_uri', 'backchannel_logout_session_required'].map((k) => [
+      k,
+      'OpenID Connect Back-Channel Logout',
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['frontchannel_logout_uri', 'frontchannel_logout_session_required'].map((k) => [
+      k,
+      'OpenID Connect Front-Channel Logout',
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      'authorization_signed_response_alg',
+      'authorization_encrypted_response_alg',
+      'authorization_encrypted_response_enc',
+    ].map((k) => [k, 'JWT-secured authorization responses (JARM)']),
+  ),
+  ...Object.fromEntries(
+    [
+      'introspection_signed_response_alg',
+      'introspection_encrypted_response_alg',
+      'introspection_encrypted_response_enc',
+    ].map((k) => [k, 'JWT introspection responses (RFC 9701)']),
+  ),
+  ...Object.fromEntries(
+    [
+      'backchannel_token_delivery_mode',
+      'backchannel_client_notification_endpoint',
+      'backchannel_authentication_request_signing_alg',
+      'backchannel_user_code_parameter',
+    ].map((k) => [k, 'Client-Initiated Backchannel Authentication (CIBA)']),
+  ),
   authorization_details_types: 'Rich Authorization Requests (RFC 9396)',
   request_uris: 'request_uri by reference (only pushed authorization requests, RFC 9126, give request_uri values)',
 });
@@ -54,14 +88,27 @@ function endpointAuthMethodProblem(body: Record<string, unknown>): string | unde
   for (const endpoint of ['introspection', 'revocation']) {
     const value = body[`${endpoint}_endpoint_auth_method`];
     if (value === undefined || value === null || value === tokenMethod) continue;
-    return `${endpoint}_endpoint_auth_method ${JSON.stringify(value)} differs from token_endpoint_auth_method ${JSON.stringify(tokenMethod)}: this server authenticates a client at the ${endpoint} endpoint with its token_endpoint_auth_method, so ${endpoint} requests sent that way would always fail with invalid_client; omit ${endpoint}_endpoint_auth_method`;
+    return (
+      `${endpoint}_endpoint_auth_method ${JSON.stringify(value)} differs from ` +
+      `token_endpoint_auth_method ${JSON.stringify(tokenMethod)}: this server authenticates a client at ` +
+      `the ${endpoint} endpoint with its token_endpoint_auth_method, so ${endpoint} requests sent that way ` +
+      `would always fail with invalid_client; omit ${endpoint}_endpoint_auth_method`
+    );
   }
   const tokenAlg = body.token_endpoint_auth_signing_alg;
   for (const endpoint of ['introspection', 'revocation']) {
     const value = body[`${endpoint}_endpoint_auth_signing_alg`];
     if (value === undefined || value === null || value === tokenAlg) continue;
-    const token = tokenAlg === undefined || tokenAlg === null ? 'token_endpoint_auth_signing_alg, which is not sent' : `token_endpoint_auth_signing_alg ${JSON.stringify(tokenAlg)}`;
-    return `${endpoint}_endpoint_auth_signing_alg ${JSON.stringify(value)} differs from ${token}: this server checks a client's JWT assertion at the ${endpoint} endpoint as at the token endpoint and does not keep ${endpoint}_endpoint_auth_signing_alg; omit it, or send the same value as token_endpoint_auth_signing_alg`;
+    const token =
+      tokenAlg === undefined || tokenAlg === null
+        ? 'token_endpoint_auth_signing_alg, which is not sent'
+        : `token_endpoint_auth_signing_alg ${JSON.stringify(tokenAlg)}`;
+    return (
+      `${endpoint}_endpoint_auth_signing_alg ${JSON.stringify(value)} differs from ${token}: this server ` +
+      `checks a client's JWT assertion at the ${endpoint} endpoint as at the token endpoint and does not ` +
+      `keep ${endpoint}_endpoint_auth_signing_alg; omit it, or send the same value as ` +
+      `token_endpoint_auth_signing_alg`
+    );
   }
   return undefined;
 }
@@ -87,15 +134,26 @@ const responseType = (value: string) => value.split(' ').sort().join(' ');
  * session endpoints). `request_uris` and `authorization_details_types` are refused whole (UNSUPPORTED_METADATA).
  */
 const LIST_MEMBERS: ReadonlyArray<readonly [string, (value: string) => string]> = [
-  ['redirect_uris', (v) => v], ['post_logout_redirect_uris', (v) => v], ['grant_types', (v) => v], ['response_types', responseType],
-  ['response_modes', (v) => v], ['default_acr_values', (v) => v], ['contacts', (v) => v],
+  ['redirect_uris', (v) => v],
+  ['post_logout_redirect_uris', (v) => v],
+  ['grant_types', (v) => v],
+  ['response_types', responseType],
+  ['response_modes', (v) => v],
+  ['default_acr_values', (v) => v],
+  ['contacts', (v) => v],
 ];
 
 /** The first value repeated in a list member, a response type or `scope` (see {@link LIST_MEMBERS}). */
 function repeatedValueProblem(body: Record<string, unknown>): string | undefined {
-  const lists: Array<readonly [string, unknown, (value: string) => string]> = LIST_MEMBERS.map(([key, same]) => [key, body[key], same] as const);
+  const lists: Array<readonly [string, unknown, (value: string) => string]> = LIST_MEMBERS.map(
+    ([key, same]) => [key, body[key], same] as const,
+  );
   if (isStringList(body.response_types)) {
-    lists.push(...body.response_types.map((v) => [`response_types entry ${JSON.stringify(v)}`, v.split(' ').filter(Boolean), (w: string) => w] as const));
+    lists.push(
+      ...body.response_types.map(
+        (v) => [`response_types entry ${JSON.stringify(v)}`, v.split(' ').filter(Boolean), (w: string) => w] as const,
+      ),
+    );
   }
   if (typeof body.scope === 'string') lists.push(['scope', body.scope.split(' ').filter(Boolean), (w: string) => w]);
   for (const [key, list, same] of lists) {
@@ -123,7 +181,8 @@ function isStringList(value: unknown): value is string[] {
  * that no encrypted response could use (see `encryptionKeyProblem`),
  * per-endpoint authentication methods and signing algorithms the token endpoint's do not match (see
  * `endpointAuthMethodProblem`),
- * metadata of features that are off, repeated values (see `repeatedValueProblem`), and `grant_types` that do not match `response_types`
+ * metadata of features that are off, repeated values (see `repeatedValueProblem`), and `grant_types` that do not match
+ * `response_types`
  * (oidc-provider adds or removes `authorization_code` and `implicit` to make them match; RFC 7591 §2.1 lets the
  * server refuse instead, which is what we do).
  *
@@ -134,7 +193,8 @@ function isStringList(value: unknown): value is string[] {
 export function registrationRequestProblem(route: string, body: Record<string, unknown>): string | undefined {
   if (route === 'registration') {
     for (const key of SERVER_ASSIGNED) {
-      if (body[key] !== undefined) return `${key} is assigned by the server and must not be sent at registration (RFC 7591 §3.2.1)`;
+      if (body[key] !== undefined)
+        return `${key} is assigned by the server and must not be sent at registration (RFC 7591 §3.2.1)`;
     }
   }
   const problem = unusableClientKey(body.jwks) ?? encryptionKeysProblem(body) ?? endpointAuthMethodProblem(body);
@@ -152,16 +212,25 @@ export function registrationRequestProblem(route: string, body: Record<string, u
   const implicit = [...IMPLICIT_TYPES].some((t) => parts.has(t));
   const given = responses === undefined ? ' (response_types defaults to ["code"])' : '';
   if (grants.includes('implicit') && !implicit) {
-    return `grant_types includes "implicit" but response_types has no "id_token" or "id_token token"${given}; add one to response_types or remove "implicit"`;
+    return (
+      `grant_types includes "implicit" but response_types has no "id_token" or "id_token token"${given}; add ` +
+      `one to response_types or remove "implicit"`
+    );
   }
   if (grants.includes('authorization_code') && !parts.has('code')) {
-    return 'grant_types includes "authorization_code" but response_types has no response type with "code"; add "code" to response_types or remove "authorization_code"';
+    return (
+      'grant_types includes "authorization_code" but response_types has no response type with "code"; add ' +
+      '"code" to response_types or remove "authorization_code"'
+    );
   }
   if (parts.has('code') && !grants.includes('authorization_code')) {
     return `grant_types must include "authorization_code" for the "code" response type${given}`;
   }
   if (implicit && !grants.includes('implicit')) {
-    return 'grant_types must include "implicit" for the response types that return tokens from the authorization endpoint';
+    return (
+      'grant_types must include "implicit" for the response types that return tokens from the authorization ' +
+      'endpoint'
+    );
   }
   return undefined;
 }

@@ -12,7 +12,11 @@ const PROVIDER_ONLY_SCOPES = new Set(['openid', 'offline_access']);
  * lookup. Any other resource is `invalid_target`. Without a `resource` parameter tokens stay opaque (for
  * userinfo and the API alike). A granted resource is reused at the token endpoint when the client omits it.
  */
-export function resourceIndicators(config: ResolvedConfig, allScopes: readonly string[], signingKeys: PrivateJwks): NonNullable<Configuration['features']>['resourceIndicators'] {
+export function resourceIndicators(
+  config: ResolvedConfig,
+  allScopes: readonly string[],
+  signingKeys: PrivateJwks,
+): NonNullable<Configuration['features']>['resourceIndicators'] {
   if (!config.graphql) return { enabled: false };
   const resource = config.graphql.resource;
   const alg = String(signingKeys.keys[0]?.alg ?? 'RS256');
@@ -21,8 +25,15 @@ export function resourceIndicators(config: ResolvedConfig, allScopes: readonly s
     enabled: true,
     useGrantedResource: async () => true,
     async getResourceServerInfo(_ctx: KoaContextWithOIDC, indicator: string) {
-      if (indicator !== resource) throw new errors.InvalidTarget('this authorization server issues tokens only for its own GraphQL API');
-      return { scope, audience: resource, accessTokenFormat: 'jwt', accessTokenTTL: config.ttl.accessToken, jwt: { sign: { alg } } };
+      if (indicator !== resource)
+        throw new errors.InvalidTarget('this authorization server issues tokens only for its own GraphQL API');
+      return {
+        scope,
+        audience: resource,
+        accessTokenFormat: 'jwt',
+        accessTokenTTL: config.ttl.accessToken,
+        jwt: { sign: { alg } },
+      };
     },
   } as NonNullable<Configuration['features']>['resourceIndicators'];
 }

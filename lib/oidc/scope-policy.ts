@@ -32,7 +32,9 @@ export class ScopePolicy {
   /** The scopes of a space-separated `scope` parameter that this server knows, in request order. */
   known(scopeParam: unknown): string[] {
     const all = new Set(this.all);
-    return String(scopeParam ?? '').split(' ').filter((s) => all.has(s));
+    return String(scopeParam ?? '')
+      .split(' ')
+      .filter((s) => all.has(s));
   }
 
   /** Plain-words description of a scope, for the consent page. */
@@ -98,7 +100,8 @@ export class ScopePolicy {
       return still.join(' ');
     };
     if (rejected.openid?.scope) rejected.openid.scope = keep(rejected.openid.scope);
-    for (const [resource, scopes] of Object.entries(rejected.resources ?? {})) rejected.resources![resource] = keep(scopes);
+    for (const [resource, scopes] of Object.entries(rejected.resources ?? {}))
+      rejected.resources![resource] = keep(scopes);
     return [...new Set(restored)];
   }
 }

@@ -14,7 +14,11 @@ export function outlivedBy(changedAt: number | undefined, checkedAt: number): bo
 }
 
 /** The `login` result our interaction actions save (lib/accounts/mfa/policy.ts `loginResult`). */
-interface LoginResult { accountId?: unknown; ts?: unknown; firstFactorAt?: unknown }
+interface LoginResult {
+  accountId?: unknown;
+  ts?: unknown;
+  firstFactorAt?: unknown;
+}
 
 /**
  * When the first factor of a finished sign-in was checked, epoch ms, or `undefined` when the sign-in needs no
@@ -53,7 +57,9 @@ export function checkedSignIns(base: AdapterFactory, credentialsChangedAt: Crede
     if (model !== 'Interaction') return inner;
     /** Checks under way, by interaction id: each resolves once the stale sign-in (if any) is taken out. */
     const checks = new Map<string, Promise<void>>();
-    /** Ids destroyed while their check ran: the sign-in taken out is not written back (that would restore the entry). */
+    /**
+     * Ids destroyed while their check ran: the sign-in taken out is not written back (that would restore the entry).
+     */
     const destroyed = new Set<string>();
     const checked = Object.create(inner) as Adapter;
     checked.find = async (id: string) => {
@@ -61,7 +67,10 @@ export function checkedSignIns(base: AdapterFactory, credentialsChangedAt: Crede
       const session = payload?.session as { uid?: unknown } | undefined;
       const result = payload?.result as { login?: LoginResult } | undefined;
       const login = result?.login;
-      const checkedAt = login && !session?.uid && typeof login.accountId === 'string' ? firstFactorAt(login, payload!.iat as number | undefined) : undefined;
+      const checkedAt =
+        login && !session?.uid && typeof login.accountId === 'string'
+          ? firstFactorAt(login, payload!.iat as number | undefined)
+          : undefined;
       if (checkedAt === undefined) return payload;
       const check = (async () => {
         if (!outlivedBy(await credentialsChangedAt(login!.accountId as string), checkedAt)) return;
@@ -71,7 +80,10 @@ export function checkedSignIns(base: AdapterFactory, credentialsChangedAt: Crede
       })();
       checks.set(id, check);
       // Settled either way; a failure is rethrown by the destroy or write that waits for it, never unhandled.
-      const settled = () => { checks.delete(id); destroyed.delete(id); };
+      const settled = () => {
+        checks.delete(id);
+        destroyed.delete(id);
+      };
       void check.then(settled, settled);
       return payload;
     };

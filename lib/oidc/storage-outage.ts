@@ -30,7 +30,10 @@ function translate(err: unknown): never {
   throw new ProviderStorageOutage(err);
 }
 
-/** `fn` with a {@link StorageUnavailableError} it throws or rejects with turned into a {@link ProviderStorageOutage}; sync stays sync. */
+/**
+ * `fn` with a {@link StorageUnavailableError} it throws or rejects with turned into a {@link ProviderStorageOutage};
+ * sync stays sync.
+ */
 function translated<F extends (...args: never[]) => unknown>(fn: F): F {
   return function translateStorageOutage(this: unknown, ...args: Parameters<F>) {
     try {
@@ -42,7 +45,15 @@ function translated<F extends (...args: never[]) => unknown>(fn: F): F {
   } as F;
 }
 
-const ADAPTER_METHODS = ['upsert', 'find', 'findByUid', 'findByUserCode', 'consume', 'destroy', 'revokeByGrantId'] as const;
+const ADAPTER_METHODS = [
+  'upsert',
+  'find',
+  'findByUid',
+  'findByUserCode',
+  'consume',
+  'destroy',
+  'revokeByGrantId',
+] as const;
 
 /** The adapter factory oidc-provider gets: each adapter's methods translate storage outages. */
 export function providerAdapter(factory: AdapterFactory): AdapterFactory {
@@ -50,7 +61,8 @@ export function providerAdapter(factory: AdapterFactory): AdapterFactory {
     const adapter = factory(modelName);
     const wrapped = Object.create(adapter) as Adapter;
     for (const method of ADAPTER_METHODS) {
-      if (typeof adapter[method] === 'function') (wrapped as unknown as Record<string, unknown>)[method] = translated(adapter[method].bind(adapter) as never);
+      if (typeof adapter[method] === 'function')
+        (wrapped as unknown as Record<string, unknown>)[method] = translated(adapter[method].bind(adapter) as never);
     }
     return wrapped;
   };
@@ -67,7 +79,8 @@ export function providerAdapter(factory: AdapterFactory): AdapterFactory {
  */
 export function throughProviderBoundary(configuration: Configuration): Configuration {
   const out: Configuration = { ...configuration };
-  if (typeof out.adapter === 'function') out.adapter = providerAdapter(out.adapter as unknown as AdapterFactory) as unknown as Configuration['adapter'];
+  if (typeof out.adapter === 'function')
+    out.adapter = providerAdapter(out.adapter as unknown as AdapterFactory) as unknown as Configuration['adapter'];
   if (out.findAccount) out.findAccount = translated(out.findAccount);
   if (out.loadExistingGrant) out.loadExistingGrant = translated(out.loadExistingGrant);
   const registration = out.features?.registration;
@@ -85,15 +98,36 @@ export function throughProviderBoundary(configuration: Configuration): Configura
  * an event of an endpoint that is not enabled is never emitted), and `server_error`.
  */
 const ROUTE_ERROR_EVENTS = [
-  'authorization.error', 'grant.error', 'userinfo.error', 'introspection.error', 'revocation.error',
-  'pushed_authorization_request.error', 'registration_create.error', 'registration_read.error',
-  'registration_update.error', 'registration_delete.error', 'end_session.error', 'end_session_confirm.error',
-  'end_session_success.error', 'jwks.error', 'discovery.error', 'device_authorization.error', 'code_verification.error',
-  'device_resume.error', 'backchannel_authentication.error', 'credential.error', 'challenge.error',
-  'openid_credential_issuer.error', 'server_error',
+  'authorization.error',
+  'grant.error',
+  'userinfo.error',
+  'introspection.error',
+  'revocation.error',
+  'pushed_authorization_request.error',
+  'registration_create.error',
+  'registration_read.error',
+  'registration_update.error',
+  'registration_delete.error',
+  'end_session.error',
+  'end_session_confirm.error',
+  'end_session_success.error',
+  'jwks.error',
+  'discovery.error',
+  'device_authorization.error',
+  'code_verification.error',
+  'device_resume.error',
+  'backchannel_authentication.error',
+  'credential.error',
+  'challenge.error',
+  'openid_credential_issuer.error',
+  'server_error',
 ] as const;
 
-type ErrorEventContext = { status: number; response: { get(name: string): string }; set(name: string, value: string): void };
+type ErrorEventContext = {
+  status: number;
+  response: { get(name: string): string };
+  set(name: string, value: string): void;
+};
 
 /**
  * A 503 answered by oidc-provider's route error handlers, which set status and body but no header, gets the
@@ -101,7 +135,9 @@ type ErrorEventContext = { status: number; response: { get(name: string): string
  * GraphQL do: set from the error events those handlers emit before the response is written, so a request that
  * meets no error pays nothing (a `provider.use` step would run on every request, `/userinfo` and `/token` included).
  */
-export function retryAfterOnOutages(provider: { on(event: string, listener: (ctx: ErrorEventContext) => void): unknown }): void {
+export function retryAfterOnOutages(provider: {
+  on(event: string, listener: (ctx: ErrorEventContext) => void): unknown;
+}): void {
   const listener = (ctx: ErrorEventContext) => {
     if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', STORAGE_RETRY_AFTER_SECONDS);
   };
@@ -113,13 +149,22 @@ export function retryAfterOnOutages(provider: { on(event: string, listener: (ctx
  * (our `provider.use` steps, e.g. rate limits) answers 503 `temporarily_unavailable` like the routes do, not a
  * bare Koa error.
  */
-export async function answerStorageOutages(ctx: { req: object; status: number; body: unknown; set(k: string, v: string): void }, next: () => Promise<void>) {
+export async function answerStorageOutages(
+  ctx: { req: object; status: number; body: unknown; set(k: string, v: string): void },
+  next: () => Promise<void>,
+) {
   try {
     await next();
   } catch (err) {
     if (!(err instanceof StorageUnavailableError || err instanceof ProviderStorageOutage)) throw err;
     const outage = storageOutageOf(err);
     if (outage) noteStorageOutage(ctx.req, outage);
-    writeError(ctx as never, 503, 'temporarily_unavailable', err instanceof ProviderStorageOutage ? String(err.error_description) : err.message, { headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS }, page: false });
+    writeError(
+      ctx as never,
+      503,
+      'temporarily_unavailable',
+      err instanceof ProviderStorageOutage ? String(err.error_description) : err.message,
+      { headers: { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS }, page: false },
+    );
   }
 }

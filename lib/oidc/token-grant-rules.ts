@@ -32,7 +32,9 @@ const exchangedCode = requestSlot<{ scope: unknown; resource: unknown; consuming
 function exchangeOf(id: string): ProviderRequestContext | undefined {
   const ctx = Provider.ctx as ProviderRequestContext | undefined;
   const oidc = ctx?.oidc;
-  return oidc?.route === 'token' && oidc.params?.grant_type === 'authorization_code' && oidc.params.code === id ? ctx : undefined;
+  return oidc?.route === 'token' && oidc.params?.grant_type === 'authorization_code' && oidc.params.code === id
+    ? ctx
+    : undefined;
 }
 
 /** Marks a refresh-token request that reached the consume of its own refresh token (every check passed). */
@@ -45,7 +47,9 @@ const refreshedResource = requestSlot<{ resource: unknown }>('portcullis.refresh
 function refreshOf(id: string): ProviderRequestContext | undefined {
   const ctx = Provider.ctx as ProviderRequestContext | undefined;
   const oidc = ctx?.oidc;
-  return oidc?.route === 'token' && oidc.params?.grant_type === 'refresh_token' && oidc.params.refresh_token === id ? ctx : undefined;
+  return oidc?.route === 'token' && oidc.params?.grant_type === 'refresh_token' && oidc.params.refresh_token === id
+    ? ctx
+    : undefined;
 }
 
 /**
@@ -66,12 +70,20 @@ function refuseScopeBeyondApproval(ctx: ProviderRequestContext, approvedScope: u
   const requested = ctx.oidc?.body?.scope;
   if (requested === undefined) return;
   // oidc-provider checks duplicates only among the grant's own parameters, and scope is not one of them.
-  if (typeof requested !== 'string') throw new errors.InvalidRequest("'scope' parameter must only be provided once (RFC 6749 §3.1)");
-  const approved = new Set(String(approvedScope ?? '').split(' ').filter(Boolean));
+  if (typeof requested !== 'string')
+    throw new errors.InvalidRequest("'scope' parameter must only be provided once (RFC 6749 §3.1)");
+  const approved = new Set(
+    String(approvedScope ?? '')
+      .split(' ')
+      .filter(Boolean),
+  );
   const beyond = [...new Set(requested.split(' ').filter((s) => s && !approved.has(s)))];
   if (beyond.length > 0) {
     // No `scope` member in the answer (oidc-provider adds one when given): the body stays RFC 6749 §5.2's, as before.
-    throw new errors.InvalidScope(`requested scope goes beyond the scope approved for this authorization code: ${beyond.join(' ')}`, undefined as unknown as string);
+    throw new errors.InvalidScope(
+      `requested scope goes beyond the scope approved for this authorization code: ${beyond.join(' ')}`,
+      undefined as unknown as string,
+    );
   }
 }
 
@@ -147,10 +159,18 @@ export function revokeOnCodeReplay(provider: Provider, tokenPath: string) {
     if ((ctx.body as { error?: string } | undefined)?.error !== 'invalid_grant') return;
     const params = ctx.oidc?.params as { grant_type?: string; code?: string; refresh_token?: string } | undefined;
     let source: { consumed?: number; grantId?: string; clientId?: string } | undefined;
-    if (params?.grant_type === 'authorization_code' && typeof params.code === 'string' && exchangedCode.get(ctx.req)?.consuming) {
-      source = await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true }) as typeof source;
-    } else if (params?.grant_type === 'refresh_token' && typeof params.refresh_token === 'string' && consumingRefreshToken.get(ctx.req)) {
-      source = await provider.RefreshToken.find(params.refresh_token, { ignoreExpiration: true }) as typeof source;
+    if (
+      params?.grant_type === 'authorization_code' &&
+      typeof params.code === 'string' &&
+      exchangedCode.get(ctx.req)?.consuming
+    ) {
+      source = (await provider.AuthorizationCode.find(params.code, { ignoreExpiration: true })) as typeof source;
+    } else if (
+      params?.grant_type === 'refresh_token' &&
+      typeof params.refresh_token === 'string' &&
+      consumingRefreshToken.get(ctx.req)
+    ) {
+      source = (await provider.RefreshToken.find(params.refresh_token, { ignoreExpiration: true })) as typeof source;
     }
     if (!source?.consumed || !source.grantId) return;
     if (source.clientId !== ctx.oidc.client?.clientId) return;

@@ -10,7 +10,9 @@ const noRequestUi = (): PageUi => uiOf({ req: { headers: {} } as never });
 
 /** Who the client is: its name in bold, and the domain it sends the user back to in small print. */
 function clientLabel(name: string, domain?: string): SafeHtml {
-  return html`<strong>${name}</strong>${domain ? html` <span class="small" id="client-domain-inline">(${domain})</span>` : ''}`;
+  return html`<strong>${name}</strong>${
+    domain ? html` <span class="small" id="client-domain-inline">(${domain})</span>` : ''
+  }`;
 }
 
 /**
@@ -20,19 +22,36 @@ function clientLabel(name: string, domain?: string): SafeHtml {
 export function loginPage(v: LoginView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
-  const body = pageBody(ui, 'login', v, () => html`<h1>${t.t('login.title')}</h1>
+  const body = pageBody(
+    ui,
+    'login',
+    v,
+    () => html`<h1>${t.t('login.title')}</h1>
 <p>${t.html('login.continueTo', { client: clientLabel(v.clientName, v.clientDomain) })}</p>
 ${v.error ? html`<p class="error" role="alert" id="login-error">${v.error}</p>` : ''}
 <form method="post" action="${v.action}" autocomplete="on">
 <input type="hidden" name="csrf" value="${v.csrfToken}">
-<label for="email">${t.t('login.email')}</label><input id="email" type="email" name="email" required autocomplete="${v.passkey ? 'username webauthn' : 'username'}"${v.focusPassword ? '' : html` autofocus`} value="${v.email ?? ''}">
+<label for="email">${t.t('login.email')}</label><input id="email" type="email" name="email" required autocomplete="${
+      v.passkey ? 'username webauthn' : 'username'
+    }"${v.focusPassword ? '' : html` autofocus`} value="${v.email ?? ''}">
 <label for="password">${t.t('login.password')}</label><input id="password" type="password" name="password" required autocomplete="current-password"${v.focusPassword ? html` autofocus` : ''}${v.error ? html` aria-describedby="login-error"` : ''}>
 <button type="submit">${t.t('login.submit')}</button>
 </form>
 ${v.passkey ?? ''}
-${v.cancelAction ? html`<form method="post" action="${v.cancelAction}" class="inline"><input type="hidden" name="csrf" value="${v.csrfToken}"><button type="submit" id="cancel" class="secondary">${t.t('login.cancel')}</button></form>` : ''}
+${
+  v.cancelAction
+    ? html`<form method="post" action="${v.cancelAction}" class="inline"><input type="hidden" name="csrf" value="${
+        v.csrfToken
+      }"><button type="submit" id="cancel" class="secondary">${t.t('login.cancel')}</button></form>`
+    : ''
+}
 ${v.resetUrl ? html`<p><a id="reset" href="${v.resetUrl}">${t.t('login.forgot')}</a></p>` : ''}
-${v.signupUrl ? html`<p>${t.t('login.noAccount')} <a id="signup" href="${v.signupUrl}">${t.t('login.createAccount')}</a></p>` : ''}`);
+${
+  v.signupUrl
+    ? html`<p>${t.t('login.noAccount')} <a id="signup" href="${v.signupUrl}">${t.t('login.createAccount')}</a></p>`
+    : ''
+}`,
+  );
   return layout(v.nonce, t.t('login.title'), body, ui);
 }
 
@@ -40,15 +59,39 @@ ${v.signupUrl ? html`<p>${t.t('login.noAccount')} <a id="signup" href="${v.signu
 export function consentPage(v: ConsentView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
-  const body = pageBody(ui, 'consent', v, () => html`${v.logoUri ? html`<img id="client-logo" src="${v.logoUri}" alt="" width="64" height="64" referrerpolicy="no-referrer">` : ''}<h1>${t.t('consent.title')}</h1>
-<p>${t.html('consent.asks', { client: html`<strong>${v.clientName}</strong>`, account: html`<strong>${v.accountEmail}</strong>` })}</p>
+  const body = pageBody(
+    ui,
+    'consent',
+    v,
+    () => html`${
+      v.logoUri
+        ? html`<img id="client-logo" src="${v.logoUri}" alt="" width="64" height="64" referrerpolicy="no-referrer">`
+        : ''
+    }<h1>${t.t('consent.title')}</h1>
+<p>${t.html('consent.asks', {
+      client: html`<strong>${v.clientName}</strong>`,
+      account: html`<strong>${v.accountEmail}</strong>`,
+    })}</p>
 <ul>${v.scopes.map((s) => html`<li>${s.description} <code>${s.name}</code></li>`)}</ul>
-${v.clientDomain ? html`<p class="small" id="client-domain">${t.html('consent.site', { domain: html`<strong>${v.clientDomain}</strong>` })}</p>` : ''}
+${
+  v.clientDomain
+    ? html`<p class="small" id="client-domain">${t.html('consent.site', {
+        domain: html`<strong>${v.clientDomain}</strong>`,
+      })}</p>`
+    : ''
+}
 <form method="post" action="${v.action}">
 <input type="hidden" name="csrf" value="${v.csrfToken}">
 <button type="submit" name="decision" value="allow">${t.t('consent.allow')}</button><button type="submit" name="decision" value="deny" class="secondary">${t.t('consent.deny')}</button>
 </form>
-${v.switchAccountUrl ? html`<p class="small">${t.t('consent.notYou')} <a id="switch-account" href="${v.switchAccountUrl}">${t.t('consent.switch')}</a></p>` : ''}`);
+${
+  v.switchAccountUrl
+    ? html`<p class="small">${t.t('consent.notYou')} <a id="switch-account" href="${
+        v.switchAccountUrl
+      }">${t.t('consent.switch')}</a></p>`
+    : ''
+}`,
+  );
   return layout(v.nonce, t.t('consent.title'), body, ui);
 }
 
@@ -57,10 +100,19 @@ export function logoutPage(v: LogoutView): string {
   const { ui } = v;
   const { t } = ui;
   const product = ui.settings.productName;
-  const body = pageBody(ui, 'logout', v, () => html`<h1>${t.t('logout.title')}</h1>
-<p>${v.clientName ? t.html('logout.clientAsks', { client: html`<strong>${v.clientName}</strong>`, product }) : t.t('logout.question', { product })}</p>
+  const body = pageBody(
+    ui,
+    'logout',
+    v,
+    () => html`<h1>${t.t('logout.title')}</h1>
+<p>${
+      v.clientName
+        ? t.html('logout.clientAsks', { client: html`<strong>${v.clientName}</strong>`, product })
+        : t.t('logout.question', { product })
+    }</p>
 ${v.form}
-<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>${t.t('logout.yes')}</button><button type="submit" form="op.logoutForm" class="secondary">${t.t('logout.no')}</button>`);
+<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>${t.t('logout.yes')}</button><button type="submit" form="op.logoutForm" class="secondary">${t.t('logout.no')}</button>`,
+  );
   return layout(v.nonce, t.t('logout.title'), body, ui);
 }
 
@@ -69,8 +121,24 @@ export function signedOutPage(v: SignedOutView): string {
   const { ui } = v;
   const { t } = ui;
   const product = ui.settings.productName;
-  const body = pageBody(ui, 'signedOut', v, () => html`<h1>${t.t('signedOut.title')}</h1>
-<p id="message">${v.clientName ? t.html(v.stillSignedIn ? 'signedOut.messageClientOnly' : 'signedOut.messageClient', { client: html`<strong>${v.clientName}</strong>`, product }) : t.t('signedOut.message', { product })}</p>
-${v.onward ? html`<p><a id="onward" href="${v.onward.href}">${v.onward.text}</a></p>` : html`<p>${t.t('signedOut.close')}</p>`}`);
+  const body = pageBody(
+    ui,
+    'signedOut',
+    v,
+    () => html`<h1>${t.t('signedOut.title')}</h1>
+<p id="message">${
+      v.clientName
+        ? t.html(v.stillSignedIn ? 'signedOut.messageClientOnly' : 'signedOut.messageClient', {
+            client: html`<strong>${v.clientName}</strong>`,
+            product,
+          })
+        : t.t('signedOut.message', { product })
+    }</p>
+${
+  v.onward
+    ? html`<p><a id="onward" href="${v.onward.href}">${v.onward.text}</a></p>`
+    : html`<p>${t.t('signedOut.close')}</p>`
+}`,
+  );
   return layout(v.nonce, t.t('signedOut.title'), body, ui);
 }

@@ -4,5 +4,9 @@
  * @packageDocumentation
  */
 export {
-  verifyAccessTokenForUser, TokenPairingError, type TokenPairingErrorCode, type VerifyAccessTokenOptions, type VerifiedUser,
+  verifyAccessTokenForUser,
+  TokenPairingError,
+  type TokenPairingErrorCode,
+  type VerifyAccessTokenOptions,
+  type VerifiedUser,
 } from './verify-access-token.js';

@@ -30,7 +30,10 @@ export class TokenPairingError extends PortcullisError {
 
 /** Options of {@link verifyAccessTokenForUser}. */
 export interface VerifyAccessTokenOptions {
-  /** The authorization server's issuer URL (its `/token/introspection` endpoint is used unless `introspectionEndpoint` is given). */
+  /**
+   * The authorization server's issuer URL (its `/token/introspection` endpoint is used unless `introspectionEndpoint`
+   * is given).
+   */
   issuer: string;
   /** RFC 7662 introspection endpoint; defaults to `${issuer}/token/introspection`. */
   introspectionEndpoint?: string;
@@ -95,7 +98,11 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
   if (claimedSub !== undefined && claimedSub !== sub) {
     throw new TokenPairingError('ERR_TOKEN_OTHER_USER', 'the access token belongs to another user');
   }
-  const verified: VerifiedUser = { sub, scopes, exp: typeof introspection.exp === 'number' ? introspection.exp : undefined };
+  const verified: VerifiedUser = {
+    sub,
+    scopes,
+    exp: typeof introspection.exp === 'number' ? introspection.exp : undefined,
+  };
   const toCompare = Object.entries(otherClaims).filter(([, v]) => v !== undefined);
   if (toCompare.length === 0) return verified;
 
@@ -107,13 +114,22 @@ export async function verifyAccessTokenForUser(options: VerifyAccessTokenOptions
 }
 
 /** RFC 7662 introspection of the token, authenticated as this client (Basic, or `client_id` for a public one). */
-async function introspect(options: VerifyAccessTokenOptions, issuer: string, doFetch: typeof fetch): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+async function introspect(
+  options: VerifyAccessTokenOptions,
+  issuer: string,
+  doFetch: typeof fetch,
+): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
   const form = new URLSearchParams({ token: options.accessToken, token_type_hint: 'access_token' });
   if (options.clientSecret === undefined) {
     form.set('client_id', options.clientId);
   } else {
-    const basic = Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64');
+    const basic = Buffer.from(
+      `${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`,
+    ).toString('base64');
     headers.authorization = `Basic ${basic}`;
   }
   try {
@@ -122,41 +138,65 @@ async function introspect(options: VerifyAccessTokenOptions, issuer: string, doF
       headers,
       body: form,
     });
-    if (!res.ok) throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: introspection answered HTTP ${res.status}`);
-    return await res.json() as Record<string, unknown>;
+    if (!res.ok)
+      throw new TokenPairingError(
+        'ERR_INTROSPECTION_FAILED',
+        `token introspection failed: introspection answered HTTP ${res.status}`,
+      );
+    return (await res.json()) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TokenPairingError) throw err;
-    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: ${(err as Error).message}`, { cause: err });
+    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `token introspection failed: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
 /** The introspection answer: an active access token with a subject, issued to this client, with the scopes. */
-function checkIntrospection(introspection: Record<string, unknown>, options: VerifyAccessTokenOptions): { sub: string; scopes: string[] } {
+function checkIntrospection(
+  introspection: Record<string, unknown>,
+  options: VerifyAccessTokenOptions,
+): { sub: string; scopes: string[] } {
   if (introspection.active !== true || typeof introspection.sub !== 'string') {
     throw new TokenPairingError('ERR_TOKEN_INACTIVE', 'the access token is not active');
   }
   if (introspection.client_id !== options.clientId) {
     throw new TokenPairingError('ERR_TOKEN_OTHER_CLIENT', 'the access token was issued to another client');
   }
-  if (introspection.token_type !== undefined && introspection.token_type !== 'Bearer' && introspection.token_type !== 'access_token') {
+  if (
+    introspection.token_type !== undefined &&
+    introspection.token_type !== 'Bearer' &&
+    introspection.token_type !== 'access_token'
+  ) {
     throw new TokenPairingError('ERR_TOKEN_INACTIVE', 'the token is not an access token');
   }
   const scopes = typeof introspection.scope === 'string' ? introspection.scope.split(' ').filter(Boolean) : [];
   const missing = (options.requiredScopes ?? []).filter((s) => !scopes.includes(s));
-  if (missing.length) throw new TokenPairingError('ERR_TOKEN_MISSING_SCOPE', `the access token lacks scope: ${missing.join(' ')}`);
+  if (missing.length)
+    throw new TokenPairingError('ERR_TOKEN_MISSING_SCOPE', `the access token lacks scope: ${missing.join(' ')}`);
   return { sub: introspection.sub, scopes };
 }
 
 /** The userinfo claims, fetched with the token itself (OpenID Connect Core §5.3). */
-async function fetchUserinfo(options: VerifyAccessTokenOptions, issuer: string, doFetch: typeof fetch): Promise<Record<string, unknown>> {
+async function fetchUserinfo(
+  options: VerifyAccessTokenOptions,
+  issuer: string,
+  doFetch: typeof fetch,
+): Promise<Record<string, unknown>> {
   try {
     const res = await doFetch(options.userinfoEndpoint ?? `${issuer}/userinfo`, {
       headers: { authorization: `Bearer ${options.accessToken}`, accept: 'application/json' },
     });
-    if (!res.ok) throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: userinfo answered HTTP ${res.status}`);
-    return await res.json() as Record<string, unknown>;
+    if (!res.ok)
+      throw new TokenPairingError(
+        'ERR_INTROSPECTION_FAILED',
+        `userinfo request failed: userinfo answered HTTP ${res.status}`,
+      );
+    return (await res.json()) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TokenPairingError) throw err;
-    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: ${(err as Error).message}`, { cause: err });
+    throw new TokenPairingError('ERR_INTROSPECTION_FAILED', `userinfo request failed: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }

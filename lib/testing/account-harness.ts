@@ -19,10 +19,15 @@ export interface AccountStoreHarness {
 }
 
 /** The seed every case's store holds: alice (`alice-demo-password`), verified. */
-export const CONFORMANCE_SEED: readonly AccountSeed[] = Object.freeze([{
-  id: 'alice', email: 'alice@example.com', password: 'alice-demo-password', email_verified: true,
-  claims: { given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell' },
-}]);
+export const CONFORMANCE_SEED: readonly AccountSeed[] = Object.freeze([
+  {
+    id: 'alice',
+    email: 'alice@example.com',
+    password: 'alice-demo-password',
+    email_verified: true,
+    claims: { given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell' },
+  },
+]);
 
 /** The fixture of an account-store case: the harness with `leaveIndexEntry` always callable. */
 export interface AccountFixture {

@@ -1,5 +1,9 @@
-import { CONFORMANCE_SEED, type AccountCase, type AccountFixture, type AccountStoreHarness } from
-  './account-harness.js';
+import {
+  CONFORMANCE_SEED,
+  type AccountCase,
+  type AccountFixture,
+  type AccountStoreHarness,
+} from './account-harness.js';
 import { accountCases, accountUpdateCase, staleIndexCases } from './account-store-cases.js';
 import { grouped, onFreshFixture, type ConformanceCase } from './cases.js';
 import { passkeyCases } from './passkey-cases.js';
@@ -50,11 +54,17 @@ export function accountStoreConformance(
   }
   if (passkeys) cases.push(...grouped('passkeys', passkeyCases));
   const closers = new WeakMap<AccountFixture, () => Promise<void>>();
-  return onFreshFixture(cases, async () => {
-    const harness = await make(CONFORMANCE_SEED);
-    const leaveIndexEntry = harness.leaveIndexEntry?.bind(harness) ?? (async () => {});
-    const fixture = { store: harness.store, leaveIndexEntry };
-    closers.set(fixture, async () => { await harness.close?.(); });
-    return fixture;
-  }, (fixture) => closers.get(fixture)!());
+  return onFreshFixture(
+    cases,
+    async () => {
+      const harness = await make(CONFORMANCE_SEED);
+      const leaveIndexEntry = harness.leaveIndexEntry?.bind(harness) ?? (async () => {});
+      const fixture = { store: harness.store, leaveIndexEntry };
+      closers.set(fixture, async () => {
+        await harness.close?.();
+      });
+      return fixture;
+    },
+    (fixture) => closers.get(fixture)!(),
+  );
 }

@@ -10,7 +10,11 @@ import assert from 'node:assert/strict';
 function plain(value: unknown): unknown {
   if (Array.isArray(value)) return Array.from(value, plain);
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, plain(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, plain(v)]),
+  );
 }
 
 /** Asserts deep equality of `actual` and `expected` as plain data (see {@link plain}). */

@@ -18,7 +18,9 @@ export interface FixtureCase<F> {
  * with `close` whether the body passed or not (a failing close fails the case only when the body passed).
  */
 export function onFreshFixture<F>(
-  cases: readonly FixtureCase<F>[], open: () => Promise<F>, close: (fixture: F) => Promise<void>,
+  cases: readonly FixtureCase<F>[],
+  open: () => Promise<F>,
+  close: (fixture: F) => Promise<void>,
 ): ConformanceCase[] {
   return cases.map((c) => ({
     name: c.name,

@@ -6,75 +6,86 @@ import { grouped, onFreshFixture, type ConformanceCase, type FixtureCase } from 
 
 type StorageCase = FixtureCase<Storage>;
 
-const basics: StorageCase[] = [{
-  name: 'upsert then find returns a copy of the payload; unknown ids are undefined',
-  async run(storage) {
-    const a = storage.adapter('AccessToken');
-    const payload = { jti: 'at1', accountId: 'alice', grantId: 'g1', scope: 'openid' };
-    await a.upsert('at1', payload, 60);
-    const found = await a.find('at1');
-    equal(found, payload);
-    found!.scope = 'changed';
-    assert.equal((await a.find('at1'))!.scope, 'openid', 'a change to what find returned changed the stored entry');
-    assert.equal(await a.find('nope'), undefined);
+const basics: StorageCase[] = [
+  {
+    name: 'upsert then find returns a copy of the payload; unknown ids are undefined',
+    async run(storage) {
+      const a = storage.adapter('AccessToken');
+      const payload = { jti: 'at1', accountId: 'alice', grantId: 'g1', scope: 'openid' };
+      await a.upsert('at1', payload, 60);
+      const found = await a.find('at1');
+      equal(found, payload);
+      found!.scope = 'changed';
+      assert.equal((await a.find('at1'))!.scope, 'openid', 'a change to what find returned changed the stored entry');
+      assert.equal(await a.find('nope'), undefined);
+    },
   },
-}, {
-  name: 'what is stored is what JSON keeps: no later mutation of the upserted object, dates as strings, '
-    + 'undefined left out',
-  async run(storage) {
-    const a = storage.adapter('Grant');
-    const resources: Record<string, string> = { 'https://api.example': 'read' };
-    const openid = { scope: 'openid' };
-    const payload = { jti: 'g1', accountId: 'alice', openid, resources, at: new Date(0), gone: undefined };
-    await a.upsert('g1', payload, 60);
-    payload.openid.scope = 'openid email';
-    payload.resources['https://other.example'] = 'write';
-    const found = await a.find('g1');
-    assert.ok(found && !Object.hasOwn(found, 'gone'), 'a member whose value was undefined was kept');
-    equal(found, {
-      jti: 'g1', accountId: 'alice', openid: { scope: 'openid' }, resources: { 'https://api.example': 'read' },
-      at: '1970-01-01T00:00:00.000Z',
-    });
-    (found!.openid as { scope: string }).scope = 'changed';
-    assert.equal(((await a.find('g1'))!.openid as { scope: string }).scope, 'openid');
+  {
+    name:
+      'what is stored is what JSON keeps: no later mutation of the upserted object, dates as strings, ' +
+      'undefined left out',
+    async run(storage) {
+      const a = storage.adapter('Grant');
+      const resources: Record<string, string> = { 'https://api.example': 'read' };
+      const openid = { scope: 'openid' };
+      const payload = { jti: 'g1', accountId: 'alice', openid, resources, at: new Date(0), gone: undefined };
+      await a.upsert('g1', payload, 60);
+      payload.openid.scope = 'openid email';
+      payload.resources['https://other.example'] = 'write';
+      const found = await a.find('g1');
+      assert.ok(found && !Object.hasOwn(found, 'gone'), 'a member whose value was undefined was kept');
+      equal(found, {
+        jti: 'g1',
+        accountId: 'alice',
+        openid: { scope: 'openid' },
+        resources: { 'https://api.example': 'read' },
+        at: '1970-01-01T00:00:00.000Z',
+      });
+      (found!.openid as { scope: string }).scope = 'changed';
+      assert.equal(((await a.find('g1'))!.openid as { scope: string }).scope, 'openid');
+    },
   },
-}, {
-  name: 'models are separate namespaces',
-  async run(storage) {
-    await storage.adapter('AccessToken').upsert('same', { kind: 'at' }, 60);
-    await storage.adapter('RefreshToken').upsert('same', { kind: 'rt' }, 60);
-    assert.equal((await storage.adapter('AccessToken').find('same'))!.kind, 'at');
-    assert.equal((await storage.adapter('RefreshToken').find('same'))!.kind, 'rt');
+  {
+    name: 'models are separate namespaces',
+    async run(storage) {
+      await storage.adapter('AccessToken').upsert('same', { kind: 'at' }, 60);
+      await storage.adapter('RefreshToken').upsert('same', { kind: 'rt' }, 60);
+      assert.equal((await storage.adapter('AccessToken').find('same'))!.kind, 'at');
+      assert.equal((await storage.adapter('RefreshToken').find('same'))!.kind, 'rt');
+    },
   },
-}, {
-  name: 'upsert replaces the payload and its indexes',
-  async run(storage) {
-    const a = storage.adapter('Session');
-    await a.upsert('s1', { uid: 'u-old' }, 60);
-    await a.upsert('s1', { uid: 'u-new' }, 60);
-    assert.equal(await a.findByUid('u-old'), undefined);
-    assert.equal((await a.findByUid('u-new'))!.uid, 'u-new');
+  {
+    name: 'upsert replaces the payload and its indexes',
+    async run(storage) {
+      const a = storage.adapter('Session');
+      await a.upsert('s1', { uid: 'u-old' }, 60);
+      await a.upsert('s1', { uid: 'u-new' }, 60);
+      assert.equal(await a.findByUid('u-old'), undefined);
+      assert.equal((await a.findByUid('u-new'))!.uid, 'u-new');
+    },
   },
-}, {
-  name: 'findByUid and findByUserCode',
-  async run(storage) {
-    await storage.adapter('Session').upsert('s2', { uid: 'uid-2', accountId: 'alice' }, 60);
-    await storage.adapter('DeviceCode').upsert('d1', { userCode: 'ABCD-EFGH' }, 60);
-    assert.equal((await storage.adapter('Session').findByUid('uid-2'))!.accountId, 'alice');
-    equal(await storage.adapter('DeviceCode').findByUserCode('ABCD-EFGH'), { userCode: 'ABCD-EFGH' });
-    assert.equal(await storage.adapter('Session').findByUid('missing'), undefined);
+  {
+    name: 'findByUid and findByUserCode',
+    async run(storage) {
+      await storage.adapter('Session').upsert('s2', { uid: 'uid-2', accountId: 'alice' }, 60);
+      await storage.adapter('DeviceCode').upsert('d1', { userCode: 'ABCD-EFGH' }, 60);
+      assert.equal((await storage.adapter('Session').findByUid('uid-2'))!.accountId, 'alice');
+      equal(await storage.adapter('DeviceCode').findByUserCode('ABCD-EFGH'), { userCode: 'ABCD-EFGH' });
+      assert.equal(await storage.adapter('Session').findByUid('missing'), undefined);
+    },
   },
-}, {
-  name: 'entries expire after expiresIn seconds',
-  async run(storage) {
-    const a = storage.adapter('AuthorizationCode');
-    await a.upsert('c1', { uid: 'cu1', grantId: 'g-exp' }, 1);
-    assert.notEqual(await a.find('c1'), undefined);
-    await new Promise((r) => setTimeout(r, 1100));
-    assert.equal(await a.find('c1'), undefined);
-    assert.equal(await a.findByUid('cu1'), undefined);
+  {
+    name: 'entries expire after expiresIn seconds',
+    async run(storage) {
+      const a = storage.adapter('AuthorizationCode');
+      await a.upsert('c1', { uid: 'cu1', grantId: 'g-exp' }, 1);
+      assert.notEqual(await a.find('c1'), undefined);
+      await new Promise((r) => setTimeout(r, 1100));
+      assert.equal(await a.find('c1'), undefined);
+      assert.equal(await a.findByUid('cu1'), undefined);
+    },
   },
-}];
+];
 
 // expiresIn as oidc-provider passes it: `exp - now` reaches 0 or less at the end of a lifetime (an Interaction
 // resumed, a DeviceCode confirmed, a ReplayDetection), and a client's assertion `exp` can be any number.
@@ -88,19 +99,21 @@ const lifetimes: Array<[string, number | undefined, boolean]> = [
   ['1e300: kept', 1e300, true],
   ['Infinity: kept', Infinity, true],
 ];
-const expiresInCases = lifetimes.map(([label, expiresIn, kept]): StorageCase => ({
-  name: `upsert with expiresIn ${label}; the earlier entry and its indexes are replaced`,
-  async run(storage) {
-    const a = storage.adapter('DeviceCode');
-    await a.upsert('ttl', { userCode: 'OLD-CODE', grantId: 'g-ttl' }, 60);
-    await a.upsert('ttl', { userCode: 'NEW-CODE', grantId: 'g-ttl' }, expiresIn);
-    const expected = kept ? { userCode: 'NEW-CODE', grantId: 'g-ttl' } : undefined;
-    const found = [await a.find('ttl'), await a.findByUserCode('NEW-CODE'), await a.findByUserCode('OLD-CODE')];
-    equal(found, [expected, expected, undefined]);
-    await a.revokeByGrantId('g-ttl');
-    assert.equal(await a.find('ttl'), undefined);
-  },
-}));
+const expiresInCases = lifetimes.map(
+  ([label, expiresIn, kept]): StorageCase => ({
+    name: `upsert with expiresIn ${label}; the earlier entry and its indexes are replaced`,
+    async run(storage) {
+      const a = storage.adapter('DeviceCode');
+      await a.upsert('ttl', { userCode: 'OLD-CODE', grantId: 'g-ttl' }, 60);
+      await a.upsert('ttl', { userCode: 'NEW-CODE', grantId: 'g-ttl' }, expiresIn);
+      const expected = kept ? { userCode: 'NEW-CODE', grantId: 'g-ttl' } : undefined;
+      const found = [await a.find('ttl'), await a.findByUserCode('NEW-CODE'), await a.findByUserCode('OLD-CODE')];
+      equal(found, [expected, expected, undefined]);
+      await a.revokeByGrantId('g-ttl');
+      assert.equal(await a.find('ttl'), undefined);
+    },
+  }),
+);
 
 const destroyCase: StorageCase = {
   name: 'destroy removes the entry and its indexes',
@@ -121,7 +134,7 @@ type IndexMember = 'uid' | 'userCode' | 'grantId';
  */
 async function nonStringIndex(a: Adapter, member: IndexMember, value: unknown, spellings: string[]): Promise<void> {
   const lookup = (v: string) =>
-    (member === 'uid' ? a.findByUid(v) : member === 'userCode' ? a.findByUserCode(v) : undefined);
+    member === 'uid' ? a.findByUid(v) : member === 'userCode' ? a.findByUserCode(v) : undefined;
   await a.upsert('n1', { [member]: value }, 60);
   equal(await a.find('n1'), { [member]: value });
   for (const s of spellings) assert.equal(await lookup(s), undefined, `looked up by ${JSON.stringify(s)}`);
@@ -146,7 +159,9 @@ async function nonStringIndex(a: Adapter, member: IndexMember, value: unknown, s
 // oidc-provider writes strings here, but a payload is data: a null or an object in an index member broke the
 // Redis scripts (cjson's null is a userdata: "attempt to concatenate field 'uid'") and answered 500.
 const indexMembers: Array<[IndexMember, string]> = [
-  ['uid', 'Session'], ['userCode', 'DeviceCode'], ['grantId', 'AccessToken'],
+  ['uid', 'Session'],
+  ['userCode', 'DeviceCode'],
+  ['grantId', 'AccessToken'],
 ];
 const nonStrings: Array<[string, unknown, string[]]> = [
   ['null', null, ['null']],
@@ -154,38 +169,53 @@ const nonStrings: Array<[string, unknown, string[]]> = [
   ['a number', 5, ['5']],
   ['an empty string', '', ['']],
 ];
-const indexCases = indexMembers.flatMap(([member, model]) => grouped<Storage>(
-  `only string values of ${member} are indexed`,
-  nonStrings.map(([label, value, spellings]) => ({
-    name: `${label}: stored as data, not indexed; replaced and destroyed without error`,
-    run: (storage) => nonStringIndex(storage.adapter(model), member, value, spellings),
-  }))));
+const indexCases = indexMembers.flatMap(([member, model]) =>
+  grouped<Storage>(
+    `only string values of ${member} are indexed`,
+    nonStrings.map(([label, value, spellings]) => ({
+      name: `${label}: stored as data, not indexed; replaced and destroyed without error`,
+      run: (storage) => nonStringIndex(storage.adapter(model), member, value, spellings),
+    })),
+  ),
+);
 
-const consumeCases: StorageCase[] = [{
-  name: 'consume marks the entry consumed once; a second consume throws',
-  async run(storage) {
-    const a = storage.adapter('AuthorizationCode');
-    await a.upsert('c2', { grantId: 'g2' }, 60);
-    await a.consume('c2');
-    assert.equal(typeof (await a.find('c2'))!.consumed, 'number', 'consumed is epoch seconds');
-    await assert.rejects(a.consume('c2'), { error: 'invalid_grant' });
-    await assert.rejects(a.consume('missing'), { error: 'invalid_grant' });
+const consumeCases: StorageCase[] = [
+  {
+    name: 'consume marks the entry consumed once; a second consume throws',
+    async run(storage) {
+      const a = storage.adapter('AuthorizationCode');
+      await a.upsert('c2', { grantId: 'g2' }, 60);
+      await a.consume('c2');
+      assert.equal(typeof (await a.find('c2'))!.consumed, 'number', 'consumed is epoch seconds');
+      await assert.rejects(a.consume('c2'), { error: 'invalid_grant' });
+      await assert.rejects(a.consume('missing'), { error: 'invalid_grant' });
+    },
   },
-}, {
-  name: 'concurrent consumes of one code: exactly one wins',
-  async run(storage) {
-    const a = storage.adapter('AuthorizationCode');
-    await a.upsert('c3', { grantId: 'g3' }, 60);
-    const results = await Promise.allSettled(Array.from({ length: 8 }, () => a.consume('c3')));
-    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-    assert.equal(results.filter((r) => r.status === 'rejected').length, 7);
+  {
+    name: 'concurrent consumes of one code: exactly one wins',
+    async run(storage) {
+      const a = storage.adapter('AuthorizationCode');
+      await a.upsert('c3', { grantId: 'g3' }, 60);
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => a.consume('c3')));
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      assert.equal(results.filter((r) => r.status === 'rejected').length, 7);
+    },
   },
-}];
+];
 
 /** Every model that can carry a grantId, as oidc-provider stores them. */
 const GRANT_CARRIERS = [
-  'AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest',
-  'PreAuthorizedCode', 'ClientCredentials', 'Interaction', 'Session', 'Grant', 'PushedAuthorizationRequest',
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'PreAuthorizedCode',
+  'ClientCredentials',
+  'Interaction',
+  'Session',
+  'Grant',
+  'PushedAuthorizationRequest',
   'ReplayDetection',
 ];
 
@@ -198,7 +228,7 @@ async function survivors(find: (model: string) => Pick<Adapter, 'find'>): Promis
 
 // An Interaction has the client's current grantId while a user switches accounts: revoking it broke prompt=login.
 const revokeCase: StorageCase = {
-  name: 'revokeByGrantId removes exactly the models oidc-provider\'s own adapter removes, and nothing else',
+  name: "revokeByGrantId removes exactly the models oidc-provider's own adapter removes, and nothing else",
   async run(storage) {
     const reference = createMemoryAdapter() as (model: string) => Adapter;
     for (const [i, model] of GRANT_CARRIERS.entries()) {
@@ -211,7 +241,12 @@ const revokeCase: StorageCase = {
     await reference('AccessToken').revokeByGrantId('victim');
     const expected = await survivors(reference);
     equal(expected, [
-      'ClientCredentials', 'Interaction', 'Session', 'Grant', 'PushedAuthorizationRequest', 'ReplayDetection',
+      'ClientCredentials',
+      'Interaction',
+      'Session',
+      'Grant',
+      'PushedAuthorizationRequest',
+      'ReplayDetection',
     ]);
     equal(await survivors(storage.adapter), expected);
     const interaction = await storage.adapter('Interaction').findByUid(`u${GRANT_CARRIERS.indexOf('Interaction')}`);
@@ -252,5 +287,9 @@ const pingCase: StorageCase = {
  */
 export function storageConformance(make: () => Storage | Promise<Storage>): ConformanceCase[] {
   const cases = [...basics, ...expiresInCases, destroyCase, ...indexCases, ...consumeCases, revokeCase, pingCase];
-  return onFreshFixture(cases, async () => make(), (storage) => storage.close());
+  return onFreshFixture(
+    cases,
+    async () => make(),
+    (storage) => storage.close(),
+  );
 }

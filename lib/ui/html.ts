@@ -9,7 +9,9 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   values.forEach((value, i) => {
     const piece = Array.isArray(value)
       ? value.map((v) => (v instanceof SafeHtml ? v.value : escapeHtml(v))).join('')
-      : value instanceof SafeHtml ? value.value : escapeHtml(value);
+      : value instanceof SafeHtml
+        ? value.value
+        : escapeHtml(value);
     out += piece + strings[i + 1];
   });
   return new SafeHtml(out);

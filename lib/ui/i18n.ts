@@ -35,8 +35,9 @@ export type Catalog = { readonly [K in MessageKey]: string };
 /** The `{name}` placeholders of a message text, as a union of names. */
 type Placeholders<S extends string> = S extends `${string}{${infer P}}${infer Rest}` ? P | Placeholders<Rest> : never;
 /** The values a message needs: none, or one per placeholder. */
-export type MessageParams<K extends MessageKey, V = string | number> =
-  [Placeholders<English[K]>] extends [never] ? [] : [Record<Placeholders<English[K]>, V>];
+export type MessageParams<K extends MessageKey, V = string | number> = [Placeholders<English[K]>] extends [never]
+  ? []
+  : [Record<Placeholders<English[K]>, V>];
 
 /** The keys of messages without placeholders (a page can keep one and translate it later). */
 export type PlainKey = { [K in MessageKey]: MessageParams<K> extends [] ? K : never }[MessageKey];
@@ -51,11 +52,14 @@ const CATALOGS: Readonly<Record<Locale, Record<string, string>>> = Object.freeze
  * @throws {PortcullisError} `ERR_INTERNAL` when a key is already in the catalogs with another text (two features chose
  *   the same key).
  */
-export function addMessages<M extends Readonly<Record<string, string>>>(messages: { readonly en: M } & { readonly [L in Exclude<Locale, 'en'>]: { readonly [K in keyof M]: string } }): void {
+export function addMessages<M extends Readonly<Record<string, string>>>(
+  messages: { readonly en: M } & { readonly [L in Exclude<Locale, 'en'>]: { readonly [K in keyof M]: string } },
+): void {
   for (const locale of LOCALES) {
     for (const [key, text] of Object.entries(messages[locale] as Readonly<Record<string, string>>)) {
       const known = CATALOGS[locale][key];
-      if (known !== undefined && known !== text) throw new PortcullisError('ERR_INTERNAL', `message key ${key} (${locale}) is already in the catalogs`);
+      if (known !== undefined && known !== text)
+        throw new PortcullisError('ERR_INTERNAL', `message key ${key} (${locale}) is already in the catalogs`);
       CATALOGS[locale][key] = text;
     }
   }
@@ -85,12 +89,17 @@ export function negotiateLocale(uiLocales: unknown, acceptLanguage: string | und
     }
   }
   if (acceptLanguage) {
-    const ranked = acceptLanguage.slice(0, 1000).split(',').map((part, index) => {
-      const [tag = '', ...params] = part.split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      const weight = q ? Number(q.slice(2)) : 1;
-      return { tag: tag.trim(), weight: Number.isFinite(weight) ? weight : 0, index };
-    }).filter((r) => r.weight > 0).sort((a, b) => b.weight - a.weight || a.index - b.index);
+    const ranked = acceptLanguage
+      .slice(0, 1000)
+      .split(',')
+      .map((part, index) => {
+        const [tag = '', ...params] = part.split(';');
+        const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+        const weight = q ? Number(q.slice(2)) : 1;
+        return { tag: tag.trim(), weight: Number.isFinite(weight) ? weight : 0, index };
+      })
+      .filter((r) => r.weight > 0)
+      .sort((a, b) => b.weight - a.weight || a.index - b.index);
     for (const { tag } of ranked) {
       if (tag === '*') return fallback;
       const found = shipped(tag);
@@ -100,7 +109,12 @@ export function negotiateLocale(uiLocales: unknown, acceptLanguage: string | und
   return fallback;
 }
 
-function fill(text: string, params: Record<string, unknown> | undefined, piece: (value: unknown) => string, plain: (text: string) => string): string {
+function fill(
+  text: string,
+  params: Record<string, unknown> | undefined,
+  piece: (value: unknown) => string,
+  plain: (text: string) => string,
+): string {
   if (!params) return plain(text);
   let out = '';
   let last = 0;
@@ -119,7 +133,10 @@ export class Translator {
   readonly #catalog: Readonly<Record<string, string>>;
 
   /** @param overrides operator wording per key (`ui.messages[locale]`), used instead of the shipped message. */
-  constructor(readonly locale: Locale, overrides: Partial<Record<MessageKey, string>> = {}) {
+  constructor(
+    readonly locale: Locale,
+    overrides: Partial<Record<MessageKey, string>> = {},
+  ) {
     this.#overrides = { ...overrides };
     this.#catalog = CATALOGS[locale];
   }
@@ -143,13 +160,17 @@ export class Translator {
    * {@link SafeHtml} (e.g. `html\`<strong>${name}</strong>\``).
    */
   html<K extends MessageKey>(key: K, ...params: MessageParams<K, string | number | SafeHtml>): SafeHtml {
-    return new SafeHtml(fill(this.#text(key), params[0], (v) => (v instanceof SafeHtml ? v.value : escapeHtml(v)), escapeHtml));
+    return new SafeHtml(
+      fill(this.#text(key), params[0], (v) => (v instanceof SafeHtml ? v.value : escapeHtml(v)), escapeHtml),
+    );
   }
 
   /** A duration in words: whole hours when it divides evenly, else minutes rounded up. */
   duration(seconds: number): string {
     if (seconds === 3600) return this.t('mail.hour');
-    return seconds % 3600 === 0 ? this.t('mail.hours', { count: seconds / 3600 }) : this.t('mail.minutes', { count: Math.ceil(seconds / 60) });
+    return seconds % 3600 === 0
+      ? this.t('mail.hours', { count: seconds / 3600 })
+      : this.t('mail.minutes', { count: Math.ceil(seconds / 60) });
   }
 }
 

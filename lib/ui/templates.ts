@@ -172,7 +172,12 @@ export interface ErrorView {
 
 /** The code prompt of a sign-in's second step (`ui.templates.secondFactor`): field `code`, TOTP or recovery code. */
 export interface CodeView {
-  nonce: string; /** @default English, unbranded */ ui?: PageUi; action: string; csrfToken: string; clientName?: string; error?: string;
+  nonce: string /** @default English, unbranded */;
+  ui?: PageUi;
+  action: string;
+  csrfToken: string;
+  clientName?: string;
+  error?: string;
   /** Another way to pass the step, shown below the code form (the passkey button). */
   passkey?: SafeHtml;
 }
@@ -181,17 +186,44 @@ export interface CodeView {
  * TOTP enrolment (`ui.templates.totpEnrol`): `svg` is our QR code (put it in with `raw`), `secret` the key in
  * base32; send `sealed` back in the hidden `enrolment` field with `code`. `required`: the sign-in needs it.
  */
-export interface EnrolView { nonce: string; /** @default English, unbranded */ ui?: PageUi; action: string; csrfToken: string; svg: string; secret: string; sealed: string; required?: boolean; error?: string; hidden?: Record<string, string> }
+export interface EnrolView {
+  nonce: string /** @default English, unbranded */;
+  ui?: PageUi;
+  action: string;
+  csrfToken: string;
+  svg: string;
+  secret: string;
+  sealed: string;
+  required?: boolean;
+  error?: string;
+  hidden?: Record<string, string>;
+}
 
 /** The recovery codes, shown once (`ui.templates.recoveryCodes`), and the way on: a form (sign-in) or a link. */
-export interface RecoveryView { nonce: string; /** @default English, unbranded */ ui?: PageUi; codes: string[]; next: { action: string; csrfToken: string } | { href: string; text: string } }
+export interface RecoveryView {
+  nonce: string /** @default English, unbranded */;
+  ui?: PageUi;
+  codes: string[];
+  next: { action: string; csrfToken: string } | { href: string; text: string };
+}
 
 /** The passkey-only second factor (`ui.templates.passkey`); `form` is our passkey form and script tag: keep it. */
-export interface PasskeyPageView { nonce: string; ui: PageUi; error?: string; form: SafeHtml }
+export interface PasskeyPageView {
+  nonce: string;
+  ui: PageUi;
+  error?: string;
+  form: SafeHtml;
+}
 
-/** The account page `/account` (`ui.templates.accountHome`): `actions` are POST forms with `csrf`, except the links `passkeys` and `signOut`. */
+/**
+ * The account page `/account` (`ui.templates.accountHome`): `actions` are POST forms with `csrf`, except the links
+ * `passkeys` and `signOut`.
+ */
 export interface AccountHomeView {
-  nonce: string; ui: PageUi; csrfToken: string; email: string;
+  nonce: string;
+  ui: PageUi;
+  csrfToken: string;
+  email: string;
   /** The account's string and number claims, `[name, value]`. */
   profile: Array<[string, string]>;
   /** Link to the e-mail change page (absent without mail). */
@@ -207,7 +239,14 @@ export interface AccountHomeView {
    * The page's form actions and links. `totpAdd`, `totpRemove`, `recoveryCodes` (with `mfa.enabled`) and `passkeys`
    * (with `passkeys.enabled`) are filled by those features' sections, and are empty strings when the feature is off.
    */
-  actions: { totpAdd: string; totpRemove: string; recoveryCodes: string; signOutOthers: string; passkeys: string; signOut: string };
+  actions: {
+    totpAdd: string;
+    totpRemove: string;
+    recoveryCodes: string;
+    signOutOthers: string;
+    passkeys: string;
+    signOut: string;
+  };
 }
 
 /** The pages a host may replace (`ui.templates`). */
@@ -237,5 +276,17 @@ export interface UiTemplates {
 
 /** The names of {@link UiTemplates}. */
 export const TEMPLATE_NAMES = [
-  'layout', 'login', 'consent', 'error', 'logout', 'signedOut', 'form', 'message', 'secondFactor', 'totpEnrol', 'recoveryCodes', 'passkey', 'accountHome',
+  'layout',
+  'login',
+  'consent',
+  'error',
+  'logout',
+  'signedOut',
+  'form',
+  'message',
+  'secondFactor',
+  'totpEnrol',
+  'recoveryCodes',
+  'passkey',
+  'accountHome',
 ] as const;

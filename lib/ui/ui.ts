@@ -10,7 +10,15 @@ import { html, raw, type SafeHtml } from './html.js';
 import { requestSlot } from '../core/request-slot.js';
 import { mountedPath } from '../core/mount-path.js';
 import { CATALOG_TEXTS, isLocale, LOCALES, negotiateLocale, Translator, type Locale, type MessageKey } from './i18n.js';
-import { TEMPLATE_NAMES, templateOutput, type Logo, type PageUi, type TemplateKit, type UiSettings, type UiTemplates } from './templates.js';
+import {
+  TEMPLATE_NAMES,
+  templateOutput,
+  type Logo,
+  type PageUi,
+  type TemplateKit,
+  type UiSettings,
+  type UiTemplates,
+} from './templates.js';
 
 export type { Logo, PageUi, UiSettings } from './templates.js';
 
@@ -24,7 +32,11 @@ export const MAX_LOGO_BYTES = 256 * 1024;
 export const LOGO_PATH = '/ui/logo';
 
 const EXTENSIONS: Record<Logo['type'], string[]> = {
-  'image/png': ['.png'], 'image/jpeg': ['.jpg', '.jpeg'], 'image/gif': ['.gif'], 'image/webp': ['.webp'], 'image/svg+xml': ['.svg'],
+  'image/png': ['.png'],
+  'image/jpeg': ['.jpg', '.jpeg'],
+  'image/gif': ['.gif'],
+  'image/webp': ['.webp'],
+  'image/svg+xml': ['.svg'],
 };
 
 /** The image type the bytes of a file show (magic numbers; SVG: text whose root element is `<svg`). */
@@ -58,18 +70,24 @@ export function readLogo(path: string): Logo {
     throw new ConfigError('ui.logo', `cannot read ${path}: ${(err as Error).message}`);
   }
   if (size === 0) throw new ConfigError('ui.logo', `${path} is empty`);
-  if (size > MAX_LOGO_BYTES) throw new ConfigError('ui.logo', `${path} has ${size} bytes; at most ${MAX_LOGO_BYTES} (256 KiB) are served`);
+  if (size > MAX_LOGO_BYTES)
+    throw new ConfigError('ui.logo', `${path} has ${size} bytes; at most ${MAX_LOGO_BYTES} (256 KiB) are served`);
   const body = readFileSync(path);
   const type = sniffImageType(body);
   if (!type) throw new ConfigError('ui.logo', `${path} is not a PNG, JPEG, GIF, WebP or SVG image`);
   if (!EXTENSIONS[type].includes(extname(path).toLowerCase())) {
-    throw new ConfigError('ui.logo', `${path} holds ${type} but its extension says otherwise; use ${EXTENSIONS[type].join(' or ')}`);
+    throw new ConfigError(
+      'ui.logo',
+      `${path} holds ${type} but its extension says otherwise; use ${EXTENSIONS[type].join(' or ')}`,
+    );
   }
   return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
 function variables(p: Palette): string {
-  return Object.entries(p).map(([name, value]) => `--pc-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}:${value}`).join(';');
+  return Object.entries(p)
+    .map(([name, value]) => `--pc-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}:${value}`)
+    .join(';');
 }
 
 /**
@@ -103,18 +121,24 @@ ul{padding-left:20px}li{margin:6px 0}code{background:var(--pc-background);paddin
 export function resolveUi(options: UiOptions): UiSettings {
   const messages = (options.messages ?? {}) as Record<string, Record<string, unknown>>;
   for (const [locale, overrides] of Object.entries(messages)) {
-    if (!isLocale(locale)) throw new ConfigError(`ui.messages.${locale}`, `unknown language; shipped: ${LOCALES.join(', ')}`);
+    if (!isLocale(locale))
+      throw new ConfigError(`ui.messages.${locale}`, `unknown language; shipped: ${LOCALES.join(', ')}`);
     for (const [key, text] of Object.entries(overrides ?? {})) {
-      if (!(key in CATALOG_TEXTS.en)) throw new ConfigError(`ui.messages.${locale}.${key}`, 'unknown message key (see lib/ui/messages/en.ts)');
+      if (!(key in CATALOG_TEXTS.en))
+        throw new ConfigError(`ui.messages.${locale}.${key}`, 'unknown message key (see lib/ui/messages/en.ts)');
       if (typeof text !== 'string') throw new ConfigError(`ui.messages.${locale}.${key}`, 'must be a string');
     }
   }
   const templates = (options.templates ?? {}) as Record<string, unknown>;
   for (const [name, fn] of Object.entries(templates)) {
-    if (!(TEMPLATE_NAMES as readonly string[]).includes(name)) throw new ConfigError(`ui.templates.${name}`, `unknown page; one of ${TEMPLATE_NAMES.join(', ')}`);
-    if (typeof fn !== 'function') throw new ConfigError(`ui.templates.${name}`, 'must be a function (view, kit) => SafeHtml');
+    if (!(TEMPLATE_NAMES as readonly string[]).includes(name))
+      throw new ConfigError(`ui.templates.${name}`, `unknown page; one of ${TEMPLATE_NAMES.join(', ')}`);
+    if (typeof fn !== 'function')
+      throw new ConfigError(`ui.templates.${name}`, 'must be a function (view, kit) => SafeHtml');
   }
-  const translators = Object.fromEntries(LOCALES.map((l) => [l, new Translator(l, messages[l] as Partial<Record<MessageKey, string>>)])) as Record<Locale, Translator>;
+  const translators = Object.fromEntries(
+    LOCALES.map((l) => [l, new Translator(l, messages[l] as Partial<Record<MessageKey, string>>)]),
+  ) as Record<Locale, Translator>;
   return Object.freeze({
     productName: options.productName,
     logo: options.logo ? readLogo(options.logo) : undefined,
@@ -132,9 +156,8 @@ export function resolveUi(options: UiOptions): UiSettings {
 /** The settings of a request that no {@link uiContext} saw (a page rendered outside our route table). */
 let fallbackSettings: UiSettings | undefined;
 function defaults(): UiSettings {
-  return fallbackSettings ??= resolveUi(DEFAULTS.ui as UiOptions);
+  return (fallbackSettings ??= resolveUi(DEFAULTS.ui as UiOptions));
 }
-
 
 /** A request's UI, or how to work it out: most requests (tokens, userinfo, JWKS) never render a page. */
 const perRequest = requestSlot<PageUi | (() => PageUi)>('portcullis.pageUi');
@@ -142,7 +165,13 @@ const perRequest = requestSlot<PageUi | (() => PageUi)>('portcullis.pageUi');
 function pageUi(settings: UiSettings, uiLocales: unknown, acceptLanguage: string | undefined, mountPath = ''): PageUi {
   const locale = negotiateLocale(uiLocales, acceptLanguage, settings.defaultLocale);
   const fromUiLocales = typeof uiLocales === 'string' && locale === negotiateLocale(uiLocales, undefined, '' as Locale);
-  return { settings, locale, t: settings.translators[locale], localeQuery: fromUiLocales ? `ui_locales=${locale}` : undefined, mountPath };
+  return {
+    settings,
+    locale,
+    t: settings.translators[locale],
+    localeQuery: fromUiLocales ? `ui_locales=${locale}` : undefined,
+    mountPath,
+  };
 }
 
 /**
@@ -195,7 +224,12 @@ export function templateKit(ui: PageUi): TemplateKit {
  * The body of page `name`: the host's template when `ui.templates[name]` is set (its result escaped unless it
  * is {@link SafeHtml}), else ours.
  */
-export function pageBody<N extends keyof UiTemplates>(ui: PageUi, name: N, view: Parameters<NonNullable<UiTemplates[N]>>[0], ours: () => SafeHtml): SafeHtml {
+export function pageBody<N extends keyof UiTemplates>(
+  ui: PageUi,
+  name: N,
+  view: Parameters<NonNullable<UiTemplates[N]>>[0],
+  ours: () => SafeHtml,
+): SafeHtml {
   const custom = ui.settings.templates[name] as ((v: unknown, kit: TemplateKit) => unknown) | undefined;
   return custom ? templateOutput(custom(view, templateKit(ui))) : ours();
 }
@@ -203,10 +237,15 @@ export function pageBody<N extends keyof UiTemplates>(ui: PageUi, name: N, view:
 /** Our page frame's pieces. */
 export function frameParts(ui: PageUi): { header: SafeHtml; footer: SafeHtml } {
   const s = ui.settings;
-  const mark = s.logo ? html`<img src="${ui.mountPath}${LOGO_PATH}" alt="${s.logoAlt}">` : html`<span id="product-name">${s.productName}</span>`;
+  const mark = s.logo
+    ? html`<img src="${ui.mountPath}${LOGO_PATH}" alt="${s.logoAlt}">`
+    : html`<span id="product-name">${s.productName}</span>`;
   const header = html`<header class="brand">${s.homeUrl ? html`<a href="${s.homeUrl}">${mark}</a>` : mark}</header>`;
-  const footer = s.footer || s.supportUrl
-    ? html`<footer>${s.footer ? html`<p id="footer-text">${s.footer}</p>` : ''}${s.supportUrl ? html`<p><a id="support" href="${s.supportUrl}">${ui.t.t('layout.support')}</a></p>` : ''}</footer>`
-    : html``;
+  const footer =
+    s.footer || s.supportUrl
+      ? html`<footer>${s.footer ? html`<p id="footer-text">${s.footer}</p>` : ''}${
+          s.supportUrl ? html`<p><a id="support" href="${s.supportUrl}">${ui.t.t('layout.support')}</a></p>` : ''
+        }</footer>`
+      : html``;
   return { header, footer };
 }

@@ -13,7 +13,10 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  */
 let srv: RunningServer;
 let mailbox: Mailbox;
-afterEach(async () => { await srv.close(); await mailbox.remove(); });
+afterEach(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 
 const ALICE = { email: 'alice@example.com', password: 'alice-demo-password' };
 const MALLORY = 'mallory@evil.test';
@@ -23,7 +26,10 @@ const code = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor
 
 async function start(localhost = false) {
   mailbox = await Mailbox.create();
-  srv = await startServer((address) => ({ mail: { mailbox: mailbox.dir }, ...(localhost ? { issuer: address.replace('127.0.0.1', 'localhost') } : {}) }));
+  srv = await startServer((address) => ({
+    mail: { mailbox: mailbox.dir },
+    ...(localhost ? { issuer: address.replace('127.0.0.1', 'localhost') } : {}),
+  }));
 }
 const issuer = () => srv.server.config.issuer;
 
@@ -57,9 +63,23 @@ describe('e-mail change of an account with TOTP', () => {
   beforeEach(() => start());
 
   test.each([
-    ['the password alone', (_: Awaited<ReturnType<typeof aliceWithTotp>>) => ({ ...ALICE }), 401, 'This account uses two-step verification'],
+    [
+      'the password alone',
+      (_: Awaited<ReturnType<typeof aliceWithTotp>>) => ({ ...ALICE }),
+      401,
+      'This account uses two-step verification',
+    ],
     ['the password and a wrong code', () => ({ ...ALICE, code: '000000' }), 401, 'That code is not right'],
-    ['a wrong password and the right code', async (f: Awaited<ReturnType<typeof aliceWithTotp>>) => ({ ...ALICE, password: 'not-her-password', code: await code(f.secret, 1) }), 401, 'The e-mail address or password is incorrect.'],
+    [
+      'a wrong password and the right code',
+      async (f: Awaited<ReturnType<typeof aliceWithTotp>>) => ({
+        ...ALICE,
+        password: 'not-her-password',
+        code: await code(f.secret, 1),
+      }),
+      401,
+      'The e-mail address or password is incorrect.',
+    ],
   ])('%s: refused, no link to the new address, nothing changes', async (_name, fields, status, text) => {
     const factors = await aliceWithTotp();
     const page = await changeTo(await fields(factors));
@@ -104,7 +124,13 @@ describe('e-mail change of an account whose second factor is a passkey', () => {
 
   test('refused (403) with the way to do it, even with a code typed in; no link goes out', async () => {
     expect(srv.server.config.passkeys).toMatchObject({ enabled: true, secondFactor: true });
-    await srv.server.accounts.savePasskey!('alice', { credentialId: 'AAAA', publicKey: 'AAAA', counter: 0, name: 'key', createdAt: Date.now() } as never);
+    await srv.server.accounts.savePasskey!('alice', {
+      credentialId: 'AAAA',
+      publicKey: 'AAAA',
+      counter: 0,
+      name: 'key',
+      createdAt: Date.now(),
+    } as never);
     const page = await changeTo({ ...ALICE, code: '123456' });
     expect(page.status).toBe(403);
     expect(error(page)).toContain('passkey');

@@ -21,7 +21,9 @@ import { startServer } from '../helpers/server.js';
  */
 const redis = await redisAvailable();
 const prefixes: string[] = [];
-afterAll(async () => { for (const p of prefixes) await deletePrefix(p); });
+afterAll(async () => {
+  for (const p of prefixes) await deletePrefix(p);
+});
 
 const PASSWORD = 'correct horse battery';
 const PASSWORD_HASH = await hashPassword(PASSWORD);
@@ -46,42 +48,90 @@ describe('e-mail index entries of earlier versions are moved to canonical keys a
     return;
   }
   let client: Redis;
-  beforeEach(() => { client = new Redis(REDIS_URL); });
+  beforeEach(() => {
+    client = new Redis(REDIS_URL);
+  });
   afterEach(() => client.disconnect());
 
   // [row, stored address (old index key: lower-cased), sign-up spelling, canonical key, mailbox the notice goes to]
   test.each([
-    ['old entry under the Unicode domain, sign-up in punycode (review repro)', 'dora@bücher.example', 'dora@xn--bcher-kva.example', 'dora@xn--bcher-kva.example', 'dora@xn--bcher-kva.example'],
-    ['old entry under punycode, sign-up with the Unicode domain', 'Erin@XN--BCHER-KVA.example', 'erin@Bücher.example', 'erin@xn--bcher-kva.example', 'Erin@xn--bcher-kva.example'],
-    ['old entry with a trailing dot, sign-up without it', 'Fred@Example.com.', 'fred@example.com', 'fred@example.com', 'Fred@example.com'],
-  ])('%s: no second account, and the old account signs in with its own spelling', async (_row, stored, typed, canonical, to) => {
-    const keyPrefix = prefix('email-migrate');
-    const old = `${keyPrefix}AccountEmail:{${stored.toLowerCase()}}`;
-    await legacyAccount(client, keyPrefix, 'legacy', stored);
-    const mailbox = await Mailbox.create();
-    const srv = await startServer({ mail: { mailbox: mailbox.dir }, storage: { type: 'redis', url: REDIS_URL, keyPrefix } });
-    try {
-      const b = new TestBrowser(srv.issuer);
-      const signup = await b.submit(await b.go(`${srv.issuer}/account/signup`), { given_name: 'M', family_name: 'X', email: typed, password: 'another password 123' });
-      expect([signup.status, signup.dom.querySelector('h1')?.text]).toEqual([200, 'Check your e-mail']);
-      await mailbox.waitFor('@', 1);
-      expect((await mailbox.settledFor('@')).map((m) => [m.to, m.subject])).toEqual([[to, 'Someone tried to create an account with your address']]);
-      expect(await client.get(`${keyPrefix}AccountEmail:{${canonical}}`)).toBe('legacy');
-      if (old !== `${keyPrefix}AccountEmail:{${canonical}}`) expect(await client.exists(old)).toBe(0);
-      const rp = await relyingParty(srv.issuer);
-      for (const email of [stored, typed]) {
-        const lb = new TestBrowser(srv.issuer);
-        expect(signedIn(await lb.submit(await lb.go(String((await startAuthorization(rp)).url)), { email, password: PASSWORD }))).toBe(true);
+    [
+      'old entry under the Unicode domain, sign-up in punycode (review repro)',
+      'dora@bücher.example',
+      'dora@xn--bcher-kva.example',
+      'dora@xn--bcher-kva.example',
+      'dora@xn--bcher-kva.example',
+    ],
+    [
+      'old entry under punycode, sign-up with the Unicode domain',
+      'Erin@XN--BCHER-KVA.example',
+      'erin@Bücher.example',
+      'erin@xn--bcher-kva.example',
+      'Erin@xn--bcher-kva.example',
+    ],
+    [
+      'old entry with a trailing dot, sign-up without it',
+      'Fred@Example.com.',
+      'fred@example.com',
+      'fred@example.com',
+      'Fred@example.com',
+    ],
+  ])(
+    '%s: no second account, and the old account signs in with its own spelling',
+    async (_row, stored, typed, canonical, to) => {
+      const keyPrefix = prefix('email-migrate');
+      const old = `${keyPrefix}AccountEmail:{${stored.toLowerCase()}}`;
+      await legacyAccount(client, keyPrefix, 'legacy', stored);
+      const mailbox = await Mailbox.create();
+      const srv = await startServer({
+        mail: { mailbox: mailbox.dir },
+        storage: { type: 'redis', url: REDIS_URL, keyPrefix },
+      });
+      try {
+        const b = new TestBrowser(srv.issuer);
+        const signup = await b.submit(await b.go(`${srv.issuer}/account/signup`), {
+          given_name: 'M',
+          family_name: 'X',
+          email: typed,
+          password: 'another password 123',
+        });
+        expect([signup.status, signup.dom.querySelector('h1')?.text]).toEqual([200, 'Check your e-mail']);
+        await mailbox.waitFor('@', 1);
+        expect((await mailbox.settledFor('@')).map((m) => [m.to, m.subject])).toEqual([
+          [to, 'Someone tried to create an account with your address'],
+        ]);
+        expect(await client.get(`${keyPrefix}AccountEmail:{${canonical}}`)).toBe('legacy');
+        if (old !== `${keyPrefix}AccountEmail:{${canonical}}`) expect(await client.exists(old)).toBe(0);
+        const rp = await relyingParty(srv.issuer);
+        for (const email of [stored, typed]) {
+          const lb = new TestBrowser(srv.issuer);
+          expect(
+            signedIn(
+              await lb.submit(await lb.go(String((await startAuthorization(rp)).url)), { email, password: PASSWORD }),
+            ),
+          ).toBe(true);
+        }
+      } finally {
+        await srv.close();
+        await mailbox.remove();
       }
-    } finally { await srv.close(); await mailbox.remove(); }
-  });
+    },
+  );
 
   test('a canonical key held by another account is left, with a warning naming both ids and no address', async () => {
     const keyPrefix = prefix('email-migrate-conflict');
     await legacyAccount(client, keyPrefix, 'legacy-gus', 'gus@bücher.example');
     await legacyAccount(client, keyPrefix, 'other-gus', 'gus@xn--bcher-kva.example');
     const lines: string[] = [];
-    const logger = pino({ level: 'info' }, new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
     const srv = await startServer({ storage: { type: 'redis', url: REDIS_URL, keyPrefix }, logger });
     await srv.close();
     expect(await client.get(`${keyPrefix}AccountEmail:{gus@bücher.example}`)).toBe('legacy-gus');
@@ -105,7 +155,9 @@ describe('e-mail index entries of earlier versions are moved to canonical keys a
       const store = new RedisAccountStore(storage);
       expect((await store.findByEmail('late@bücher.example'))?.id).toBe('late');
       expect(await client.get(`${keyPrefix}AccountEmail:{late@xn--bcher-kva.example}`)).toBe('late');
-    } finally { await storage.close(); }
+    } finally {
+      await storage.close();
+    }
   });
 
   test('several instances at once move every entry once; out of time it stops without the marker', async () => {
@@ -113,7 +165,12 @@ describe('e-mail index entries of earlier versions are moved to canonical keys a
     for (let i = 0; i < 300; i++) await legacyAccount(client, keyPrefix, `acc-${i}`, `user${i}@bücher.example.`);
     await legacyAccount(client, keyPrefix, 'ascii', 'Plain@Example.com');
     const late = new RedisStorage({ url: REDIS_URL, keyPrefix });
-    expect(await migrateEmailIndex(late, undefined, 0)).toEqual({ skipped: false, complete: false, moved: 0, conflicts: 0 });
+    expect(await migrateEmailIndex(late, undefined, 0)).toEqual({
+      skipped: false,
+      complete: false,
+      moved: 0,
+      conflicts: 0,
+    });
     expect(await client.exists(`${keyPrefix}AccountEmailCanonical:v1`)).toBe(0);
     await late.close();
     const storages = [0, 1, 2].map(() => new RedisStorage({ url: REDIS_URL, keyPrefix }));
@@ -129,8 +186,14 @@ describe('e-mail index entries of earlier versions are moved to canonical keys a
     } finally {
       for (const s of storages) await s.close();
       // deletePrefix matches `<prefix>*` unescaped, which misses this prefix's keys
-      for (let cursor = '0'; ;) {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
+      for (let cursor = '0'; ; ) {
+        const [next, keys] = await client.scan(
+          cursor,
+          'MATCH',
+          `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}*`,
+          'COUNT',
+          500,
+        );
         if (keys.length) await client.del(...keys);
         if ((cursor = next) === '0') break;
       }

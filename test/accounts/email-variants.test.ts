@@ -18,13 +18,18 @@ const redis = await redisAvailable();
 const prefixes: string[] = [];
 const storages: Array<[string, () => Partial<PortcullisConfig>]> = [['memory', () => ({})]];
 if (redis) {
-  storages.push(['redis', () => {
-    const keyPrefix = uniquePrefix('email-variants');
-    prefixes.push(keyPrefix);
-    return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
-  }]);
+  storages.push([
+    'redis',
+    () => {
+      const keyPrefix = uniquePrefix('email-variants');
+      prefixes.push(keyPrefix);
+      return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
+    },
+  ]);
 }
-afterAll(async () => { for (const p of prefixes) await deletePrefix(p); });
+afterAll(async () => {
+  for (const p of prefixes) await deletePrefix(p);
+});
 
 const PASSWORD = 'correct horse battery';
 const ALICE_PASSWORD = 'alice-demo-password';
@@ -39,18 +44,54 @@ const signedIn = (p: Page) => p.status === 200 && p.dom.querySelector('button[na
  */
 const VARIANTS: Array<[string, string, string, string, 'same account' | 'refused']> = [
   ['a trailing dot on the domain', 'dot@example.com', 'dot@example.com.', 'dot@example.com', 'same account'],
-  ['the punycode form of an IDN domain', 'bob@bücher.example', 'bob@xn--bcher-kva.example', 'bob@xn--bcher-kva.example', 'same account'],
-  ['the IDN form of a punycode domain, in capitals', 'una@xn--bcher-kva.example', 'una@BÜCHER.EXAMPLE', 'una@xn--bcher-kva.example', 'same account'],
-  ['an IDN domain with a combining mark (NFD)', 'zoe@b\u00fccher.example', 'zoe@bu\u0308cher.example', 'zoe@xn--bcher-kva.example', 'same account'],
-  ['a local part with a combining mark (NFD vs NFC)', 'jos\u00e9@x.test', 'jose\u0301@x.test', 'jos\u00e9@x.test', 'same account'],
+  [
+    'the punycode form of an IDN domain',
+    'bob@bücher.example',
+    'bob@xn--bcher-kva.example',
+    'bob@xn--bcher-kva.example',
+    'same account',
+  ],
+  [
+    'the IDN form of a punycode domain, in capitals',
+    'una@xn--bcher-kva.example',
+    'una@BÜCHER.EXAMPLE',
+    'una@xn--bcher-kva.example',
+    'same account',
+  ],
+  [
+    'an IDN domain with a combining mark (NFD)',
+    'zoe@b\u00fccher.example',
+    'zoe@bu\u0308cher.example',
+    'zoe@xn--bcher-kva.example',
+    'same account',
+  ],
+  [
+    'a local part with a combining mark (NFD vs NFC)',
+    'jos\u00e9@x.test',
+    'jose\u0301@x.test',
+    'jos\u00e9@x.test',
+    'same account',
+  ],
   ['a fullwidth domain', 'carol@example.test', 'carol@ｅｘａｍｐｌｅ.test', 'carol@example.test', 'same account'],
-  ['an ideographic full stop in the domain', 'dan@mail.example.test', 'dan@mail.example\u3002test', 'dan@mail.example.test', 'same account'],
+  [
+    'an ideographic full stop in the domain',
+    'dan@mail.example.test',
+    'dan@mail.example\u3002test',
+    'dan@mail.example.test',
+    'same account',
+  ],
   ['the Kelvin sign for K', 'kate@x.test', '\u212Aate@x.test', 'kate@x.test', 'same account'],
   ['capitals in an ASCII address', 'erin@example.test', 'ERIN@Example.TEST', 'erin@example.test', 'same account'],
   ['a soft hyphen in the local part', 'frank@x.test', 'fr\u00ADank@x.test', 'frank@x.test', 'refused'],
   ['a zero-width joiner in the local part', 'grace@x.test', 'gr\u200Dace@x.test', 'grace@x.test', 'refused'],
   ['a fullwidth letter in the local part', 'heidi@x.test', 'ｈeidi@x.test', 'heidi@x.test', 'refused'],
-  ['an invalid IDN (a punycode label that decodes to nothing)', 'ivy@x.test', 'ivy@xn--zz.test', 'ivy@x.test', 'refused'],
+  [
+    'an invalid IDN (a punycode label that decodes to nothing)',
+    'ivy@x.test',
+    'ivy@xn--zz.test',
+    'ivy@x.test',
+    'refused',
+  ],
 ];
 
 describe.each(storages)('spellings of one e-mail address (%s storage)', (_storage, storage) => {
@@ -62,13 +103,17 @@ describe.each(storages)('spellings of one e-mail address (%s storage)', (_storag
     srv = await startServer({ mail: { mailbox: mailbox.dir }, ...storage(), ...extra });
     rp = await relyingParty(srv.issuer);
   }
-  afterEach(async () => { await srv.close(); await mailbox.remove(); });
+  afterEach(async () => {
+    await srv.close();
+    await mailbox.remove();
+  });
 
   async function submit(path: string, fields: Record<string, string>) {
     const browser = new TestBrowser(srv.issuer);
     return browser.submit(await browser.go(`${srv.issuer}${path}`), fields);
   }
-  const signUp = (email: string) => submit('/account/signup', { given_name: 'Test', family_name: 'User', email, password: PASSWORD });
+  const signUp = (email: string) =>
+    submit('/account/signup', { given_name: 'Test', family_name: 'User', email, password: PASSWORD });
   async function login(email: string, password: string) {
     const browser = new TestBrowser(srv.issuer);
     return browser.submit(await browser.go(String((await startAuthorization(rp)).url)), { email, password });
@@ -79,34 +124,43 @@ describe.each(storages)('spellings of one e-mail address (%s storage)', (_storag
     return (await mailbox.settledFor('@')).map((m) => [m.to, m.subject]).sort();
   }
 
-  test.each(VARIANTS)('%s: a second sign-up and a reset request find the first account under its mail limit (or are refused); every mail goes to its mailbox', async (_name, first, second, to, outcome) => {
-    await start({ accountLimits: { mailPerAddress: { points: 2, durationSeconds: 600 } } });
-    expect(h1(await signUp(first))).toBe('Check your e-mail');
-    const again = await signUp(second);
-    const reset = await submit('/account/reset', { email: second });
-    if (outcome === 'same account') {
-      // The answer is the one for a new address (no enumeration); the mail shows it was taken. The reset request is
-      // the third mail request for the mailbox: over the limit of 2.
-      expect(await mails(2)).toEqual([[to, 'Confirm your e-mail address'], [to, 'Finish setting up your account']]);
-      expect([again.status, h1(again), reset.status]).toEqual([200, 'Check your e-mail', 429]);
-      expect(Number(reset.headers.get('retry-after'))).toBeGreaterThan(0);
-    } else {
-      expect(await mails(1)).toEqual([[to, 'Confirm your e-mail address']]);
-      expect([again.status, alert(again), reset.status]).toEqual([400, 'Enter a valid e-mail address.', 400]);
-    }
-  });
+  test.each(VARIANTS)(
+    '%s: a second sign-up and a reset request find the first account under its mail limit (or are refused); every mail goes to its mailbox',
+    async (_name, first, second, to, outcome) => {
+      await start({ accountLimits: { mailPerAddress: { points: 2, durationSeconds: 600 } } });
+      expect(h1(await signUp(first))).toBe('Check your e-mail');
+      const again = await signUp(second);
+      const reset = await submit('/account/reset', { email: second });
+      if (outcome === 'same account') {
+        // The answer is the one for a new address (no enumeration); the mail shows it was taken. The reset request is
+        // the third mail request for the mailbox: over the limit of 2.
+        expect(await mails(2)).toEqual([
+          [to, 'Confirm your e-mail address'],
+          [to, 'Finish setting up your account'],
+        ]);
+        expect([again.status, h1(again), reset.status]).toEqual([200, 'Check your e-mail', 429]);
+        expect(Number(reset.headers.get('retry-after'))).toBeGreaterThan(0);
+      } else {
+        expect(await mails(1)).toEqual([[to, 'Confirm your e-mail address']]);
+        expect([again.status, alert(again), reset.status]).toEqual([400, 'Enter a valid e-mail address.', 400]);
+      }
+    },
+  );
 
   test.each([
     ['a trailing dot', 'alice@example.com.'],
     ['a fullwidth domain', 'alice@ｅｘａｍｐｌｅ.com'],
     ['an ideographic full stop', 'alice@example\u3002com'],
     ['capitals', 'ALICE@Example.COM'],
-  ])('login with %s finds the account, and its failures count against the same login limit', async (_name, spelling) => {
-    await start({ accountLimits: { loginPerAccount: { points: 2, durationSeconds: 600 } } });
-    expect(signedIn(await login(spelling, ALICE_PASSWORD))).toBe(true);
-    for (let i = 0; i < 2; i++) expect((await login('alice@example.com', 'wrong-password')).status).toBe(401);
-    expect((await login(spelling, ALICE_PASSWORD)).status).toBe(429);
-  });
+  ])(
+    'login with %s finds the account, and its failures count against the same login limit',
+    async (_name, spelling) => {
+      await start({ accountLimits: { loginPerAccount: { points: 2, durationSeconds: 600 } } });
+      expect(signedIn(await login(spelling, ALICE_PASSWORD))).toBe(true);
+      for (let i = 0; i < 2; i++) expect((await login('alice@example.com', 'wrong-password')).status).toBe(401);
+      expect((await login(spelling, ALICE_PASSWORD)).status).toBe(429);
+    },
+  );
 
   test('an address with an IDN domain is confirmed through its ASCII mailbox, signs in and resets under any spelling, and keeps the typed form in the email claim', async () => {
     await start();
@@ -114,16 +168,27 @@ describe.each(storages)('spellings of one e-mail address (%s storage)', (_storag
     const [confirm] = await mailbox.waitFor('Bob@xn--bcher-kva.example');
     const browser = new TestBrowser(srv.issuer);
     expect(h1(await browser.submit(await browser.go(confirm!.link!), {}))).toBe('E-mail address confirmed');
-    const { tokens } = await signIn(srv.issuer, rp, { email: 'bob@XN--BCHER-KVA.EXAMPLE.', password: PASSWORD, params: { scope: 'openid email' } });
+    const { tokens } = await signIn(srv.issuer, rp, {
+      email: 'bob@XN--BCHER-KVA.EXAMPLE.',
+      password: PASSWORD,
+      params: { scope: 'openid email' },
+    });
     expect(tokens.claims()).toMatchObject({ email: 'Bob@Bücher.example', email_verified: true });
     // The reset link goes to the account's own mailbox, whatever spelling was typed.
     expect((await submit('/account/reset', { email: 'bob@bu\u0308cher.example.' })).status).toBe(200);
-    expect(await mails(2)).toEqual([['Bob@xn--bcher-kva.example', 'Confirm your e-mail address'], ['Bob@xn--bcher-kva.example', 'Reset your password']]);
+    expect(await mails(2)).toEqual([
+      ['Bob@xn--bcher-kva.example', 'Confirm your e-mail address'],
+      ['Bob@xn--bcher-kva.example', 'Reset your password'],
+    ]);
   });
 
   test('an e-mail change to another spelling of a taken address tells its holder and sends no link', async () => {
     await start();
-    const page = await submit('/account/email', { email: 'alice@example.com', password: ALICE_PASSWORD, new_email: 'ADMIN@example.com.' });
+    const page = await submit('/account/email', {
+      email: 'alice@example.com',
+      password: ALICE_PASSWORD,
+      new_email: 'ADMIN@example.com.',
+    });
     expect(h1(page)).toBe('Check your e-mail');
     expect(await mails(1)).toEqual([['admin@example.com', 'Someone tried to use your address']]);
   });
@@ -138,12 +203,19 @@ describe('accounts stored by an earlier version (Redis index keyed by the addres
   let mailbox: Mailbox;
   let client: Redis;
   let keyPrefix: string;
-  afterEach(async () => { await srv.close(); await mailbox.remove(); client.disconnect(); });
+  afterEach(async () => {
+    await srv.close();
+    await mailbox.remove();
+    client.disconnect();
+  });
 
   /** Writes an account the way the previous version did: its record, and its index under the address lower-cased. */
   async function legacyAccount(id: string, email: string, emailVerified: boolean) {
     const account = { id, email, emailVerified, roles: [], claims: {} };
-    await client.set(`${keyPrefix}Account:{${id}}`, JSON.stringify({ account, passwordHash: await hashPassword(PASSWORD) }));
+    await client.set(
+      `${keyPrefix}Account:{${id}}`,
+      JSON.stringify({ account, passwordHash: await hashPassword(PASSWORD) }),
+    );
     await client.set(`${keyPrefix}AccountEmail:{${email.toLowerCase()}}`, id);
   }
 
@@ -159,7 +231,10 @@ describe('accounts stored by an earlier version (Redis index keyed by the addres
     const rp = await relyingParty(srv.issuer);
     const login = async (email: string) => {
       const browser = new TestBrowser(srv.issuer);
-      return browser.submit(await browser.go(String((await startAuthorization(rp)).url)), { email, password: PASSWORD });
+      return browser.submit(await browser.go(String((await startAuthorization(rp)).url)), {
+        email,
+        password: PASSWORD,
+      });
     };
 
     expect(signedIn(await login('carol@example.com'))).toBe(true);
@@ -171,9 +246,15 @@ describe('accounts stored by an earlier version (Redis index keyed by the addres
     // A sign-up with its old spelling finds dora's account before any lookup moved it.
     const signUp = async (email: string) => {
       const browser = new TestBrowser(srv.issuer);
-      return browser.submit(await browser.go(`${srv.issuer}/account/signup`), { given_name: 'T', family_name: 'U', email, password: PASSWORD });
+      return browser.submit(await browser.go(`${srv.issuer}/account/signup`), {
+        given_name: 'T',
+        family_name: 'U',
+        email,
+        password: PASSWORD,
+      });
     };
-    for (const email of ['Dora@Bücher.example', 'bob@xn--bcher-kva.example', 'CAROL@example.com.']) expect((await signUp(email)).status).toBe(200);
+    for (const email of ['Dora@Bücher.example', 'bob@xn--bcher-kva.example', 'CAROL@example.com.'])
+      expect((await signUp(email)).status).toBe(200);
     await mailbox.waitFor('@', 3);
     expect((await mailbox.settledFor('@')).map((m) => [m.to, m.subject]).sort()).toEqual([
       ['Bob@xn--bcher-kva.example', 'Someone tried to create an account with your address'],

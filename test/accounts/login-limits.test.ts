@@ -29,9 +29,15 @@ async function attempt(email: string, password: string) {
 async function fromIp(ip: string) {
   const { browser, page } = await loginPage();
   const form = page.dom.querySelector('form')!;
-  const body = new URLSearchParams({ csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!, email: 'x@example.com', password: 'wrong-password' });
+  const body = new URLSearchParams({
+    csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!,
+    email: 'x@example.com',
+    password: 'wrong-password',
+  });
   return browser.request(new URL(form.getAttribute('action')!, srv.issuer).href, {
-    method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
   });
 }
 

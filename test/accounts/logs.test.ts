@@ -7,7 +7,12 @@ import { REDACTED_PATHS } from '../../lib/core/logger.js';
 
 test('the development mailbox logs the link; no password ever reaches the log', async () => {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   const logger = pino({ level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
   const mailbox = await Mailbox.create();
   const srv = await startServer({ mail: { mailbox: mailbox.dir }, logger });
@@ -15,7 +20,12 @@ test('the development mailbox logs the link; no password ever reaches the log', 
   const newPassword = 'Another-Secret-Reset-Password-43';
   try {
     const browser = new TestBrowser(srv.issuer);
-    await browser.submit(await browser.go(`${srv.issuer}/account/signup`), { given_name: 'Lo', family_name: 'Gs', email: 'logs@example.org', password });
+    await browser.submit(await browser.go(`${srv.issuer}/account/signup`), {
+      given_name: 'Lo',
+      family_name: 'Gs',
+      email: 'logs@example.org',
+      password,
+    });
     const [mail] = await mailbox.waitFor('logs@example.org');
     await browser.submit(await browser.go(`${srv.issuer}/account/reset`), { email: 'logs@example.org' });
     const reset = (await mailbox.waitFor('logs@example.org', 2)).find((m) => m.subject === 'Reset your password')!;

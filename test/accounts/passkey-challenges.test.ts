@@ -18,13 +18,18 @@ const redis = await redisAvailable();
 const storages: Array<[string, () => Record<string, unknown>]> = [['memory', () => ({})]];
 const prefixes: string[] = [];
 if (redis) {
-  storages.push(['redis', () => {
-    const keyPrefix = uniquePrefix('passkey-challenges');
-    prefixes.push(keyPrefix);
-    return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
-  }]);
+  storages.push([
+    'redis',
+    () => {
+      const keyPrefix = uniquePrefix('passkey-challenges');
+      prefixes.push(keyPrefix);
+      return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
+    },
+  ]);
 }
-afterAll(async () => { for (const p of prefixes) await deletePrefix(p); });
+afterAll(async () => {
+  for (const p of prefixes) await deletePrefix(p);
+});
 /** An issuer on `localhost` (an IP address is never a WebAuthn relying-party ID). */
 const local = (address: string) => address.replace('127.0.0.1', 'localhost');
 
@@ -73,8 +78,11 @@ describe.each(storages)('passkey challenges, one per page (%s storage)', (_name,
     await store(on).markEmailVerified(account.id);
     if (passkey) {
       await store(on).savePasskey(account.id, {
-        credentialId: passkey.credentialId.toString('base64url'), publicKey: passkey.coseKey.toString('base64url'),
-        counter: 0, name: 'Key', createdAt: Date.now(),
+        credentialId: passkey.credentialId.toString('base64url'),
+        publicKey: passkey.coseKey.toString('base64url'),
+        counter: 0,
+        name: 'Key',
+        createdAt: Date.now(),
       });
     }
     return { id: account.id, email, password };
@@ -120,9 +128,11 @@ describe.each(storages)('passkey challenges, one per page (%s storage)', (_name,
     expect([oldest.status, text(oldest, '#error')]).toEqual([400, 'The request to add a passkey expired. Try again.']);
   });
 
-  test('registration: two pages\' challenges both expire after passkeys.challengeTtl', async () => {
+  test("registration: two pages' challenges both expire after passkeys.challengeTtl", async () => {
     const short = await startServer((address) => ({
-      ...storage(), issuer: local(address), passkeys: { challengeTtl: 1 },
+      ...storage(),
+      issuer: local(address),
+      passkeys: { challengeTtl: 1 },
     }));
     try {
       const at = short.server.config.issuer;
@@ -138,7 +148,7 @@ describe.each(storages)('passkey challenges, one per page (%s storage)', (_name,
     }
   });
 
-  test('sign-in: the login page shown twice for one sign-in; each page\'s assertion works once', async () => {
+  test("sign-in: the login page shown twice for one sign-in; each page's assertion works once", async () => {
     const key = new SoftAuthenticator(issuer);
     const who = await newAccount(key);
     const rp = await relyingParty(issuer);
@@ -161,7 +171,7 @@ describe.each(storages)('passkey challenges, one per page (%s storage)', (_name,
     expect(await status(second, fromSecond)).toEqual([400, 'The passkey sign-in expired. Try again.']);
   });
 
-  test('second factor: the passkey step shown twice after the password; the first page\'s still works', async () => {
+  test("second factor: the passkey step shown twice after the password; the first page's still works", async () => {
     const key = new SoftAuthenticator(issuer);
     const who = await newAccount(key);
     const rp = await relyingParty(issuer);

@@ -3,9 +3,20 @@ import { ConfigError, loadConfig, type PortcullisConfig } from '../../lib/index.
 import { relyingPartyFor } from '../../lib/features/passkeys/relying-party.js';
 
 // A host store with the seven required methods and the second-factor pair that mfa (on by default) needs.
-const store = { findById() {}, findByEmail() {}, verifyPassword() {}, create() {}, setPassword() {}, setEmail() {}, markEmailVerified() {}, getSecondFactor() {}, setSecondFactor() {} };
+const store = {
+  findById() {},
+  findByEmail() {},
+  verifyPassword() {},
+  create() {},
+  setPassword() {},
+  setEmail() {},
+  markEmailVerified() {},
+  getSecondFactor() {},
+  setSecondFactor() {},
+};
 const passkeyMethods = { listPasskeys() {}, savePasskey() {}, deletePasskey() {}, findAccountByPasskey() {} };
-const load = (input: Partial<PortcullisConfig>) => loadConfig({ issuer: 'http://localhost:3000', ...input } as PortcullisConfig, {});
+const load = (input: Partial<PortcullisConfig>) =>
+  loadConfig({ issuer: 'http://localhost:3000', ...input } as PortcullisConfig, {});
 
 describe('passkeys options', () => {
   test('on by default for a domain issuer with the shipped stores or a store with the passkey methods', () => {
@@ -21,7 +32,12 @@ describe('passkeys options', () => {
   });
 
   test('turned on explicitly where they cannot work: refused naming the option', () => {
-    let err = errorOf(() => load({ accountStore: { ...store, ...passkeyMethods, deletePasskey: undefined } as never, passkeys: { enabled: true } }));
+    let err = errorOf(() =>
+      load({
+        accountStore: { ...store, ...passkeyMethods, deletePasskey: undefined } as never,
+        passkeys: { enabled: true },
+      }),
+    );
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.path).toBe('accountStore.deletePasskey');
     expect(err.message).toMatch(/must be a function when passkeys.enabled is on/);
@@ -33,7 +49,12 @@ describe('passkeys options', () => {
   });
 
   test('relying party: RP ID = host name, origin = issuer origin', () => {
-    expect(relyingPartyFor('https://id.example.com:8443/auth', 'X')).toEqual({ id: 'id.example.com', origin: 'https://id.example.com:8443', name: 'X', usable: true });
+    expect(relyingPartyFor('https://id.example.com:8443/auth', 'X')).toEqual({
+      id: 'id.example.com',
+      origin: 'https://id.example.com:8443',
+      name: 'X',
+      usable: true,
+    });
     expect(relyingPartyFor('http://app.localhost:3000', 'X').usable).toBe(true);
     expect(relyingPartyFor('https://[::1]:3000', 'X').usable).toBe(false);
   });

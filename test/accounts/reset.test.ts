@@ -29,7 +29,10 @@ async function requestReset(browser: TestBrowser, email: string) {
 
 /** Signs alice in with offline_access: a session cookie in `browser`, an access token and a refresh token. */
 async function aliceWithTokens(browser: TestBrowser) {
-  const { tokens } = await signIn(srv.issuer, rp, { browser, params: { scope: 'openid email offline_access', prompt: 'consent' } });
+  const { tokens } = await signIn(srv.issuer, rp, {
+    browser,
+    params: { scope: 'openid email offline_access', prompt: 'consent' },
+  });
   expect(tokens.refresh_token).toBeDefined();
   return tokens;
 }
@@ -58,7 +61,9 @@ describe('password reset by e-mail link', () => {
     expect(done.dom.querySelector('a#continue')?.getAttribute('href')).toBe(new URL(login.url).pathname);
 
     // Tokens and the grant are gone.
-    await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     await expect(oidc.fetchUserInfo(rp.config, tokens.access_token, 'alice')).rejects.toThrow();
     // The victim browser's session is gone: a new authorization asks for the password again.
     const again = await victimBrowser.go(String((await startAuthorization(rp)).url));
@@ -120,7 +125,12 @@ describe('password reset by e-mail link', () => {
   test('a verification link is not a reset link (tokens are bound to their purpose)', async () => {
     const browser = new TestBrowser(srv.issuer);
     const signup = await browser.go(`${srv.issuer}/account/signup`);
-    await browser.submit(signup, { given_name: 'Eve', family_name: 'E', email: 'eve@example.org', password: 'eve-long-password' });
+    await browser.submit(signup, {
+      given_name: 'Eve',
+      family_name: 'E',
+      email: 'eve@example.org',
+      password: 'eve-long-password',
+    });
     const [mail] = await mailbox.waitFor('eve@example.org');
     const token = new URL(mail!.link!).searchParams.get('token');
     const page = await browser.go(`${srv.issuer}/account/reset/confirm?token=${token}`);
@@ -135,7 +145,11 @@ describe('changing the e-mail address', () => {
     const tokens = await aliceWithTokens(victimBrowser);
     const browser = new TestBrowser(srv.issuer);
     const form = await browser.go(`${srv.issuer}/account/email`);
-    const wrong = await browser.submit(form, { email: ALICE.email, password: 'not-her-password', new_email: 'alice@new.example' });
+    const wrong = await browser.submit(form, {
+      email: ALICE.email,
+      password: 'not-her-password',
+      new_email: 'alice@new.example',
+    });
     expect(wrong.status).toBe(401);
     const sent = await browser.submit(wrong, { ...ALICE, new_email: 'alice@new.example' });
     expect(h1(sent)).toBe('Check your e-mail');
@@ -146,11 +160,23 @@ describe('changing the e-mail address', () => {
     const [mail] = await mailbox.waitFor('alice@new.example');
     const done = await browser.submit(await browser.go(mail!.link!), {});
     expect(h1(done)).toBe('E-mail address changed');
-    expect(await srv.server.accounts.findById('alice')).toMatchObject({ email: 'alice@new.example', emailVerified: true });
-    await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    const { tokens: fresh } = await signIn(srv.issuer, rp, { email: 'alice@new.example', params: { scope: 'openid email' } });
+    expect(await srv.server.accounts.findById('alice')).toMatchObject({
+      email: 'alice@new.example',
+      emailVerified: true,
+    });
+    await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const { tokens: fresh } = await signIn(srv.issuer, rp, {
+      email: 'alice@new.example',
+      params: { scope: 'openid email' },
+    });
     expect(fresh.claims()).toMatchObject({ sub: 'alice', email: 'alice@new.example', email_verified: true });
-    expect((await browse(new TestBrowser(srv.issuer), (await startAuthorization(rp)).url, { email: ALICE.email }).catch((e: Error) => e))).toBeInstanceOf(Error);
+    expect(
+      await browse(new TestBrowser(srv.issuer), (await startAuthorization(rp)).url, { email: ALICE.email }).catch(
+        (e: Error) => e,
+      ),
+    ).toBeInstanceOf(Error);
   });
 });
 
@@ -192,7 +218,10 @@ describe('links issued before a password or address change stop working', () => 
     let page = await browser.go(`${srv.issuer}/account`);
     page = await browser.submit(page, { email: ALICE.email, password: ALICE.password });
     const form = page.dom.querySelector('#password-form button')!.closest('form')!;
-    const done = await browser.submit({ ...page, dom: parse(`<div>${form.toString()}</div>`) }, { current_password: ALICE.password, new_password: next });
+    const done = await browser.submit(
+      { ...page, dom: parse(`<div>${form.toString()}</div>`) },
+      { current_password: ALICE.password, new_password: next },
+    );
     expect(done.status).toBe(200);
   }
 
@@ -205,7 +234,7 @@ describe('links issued before a password or address change stop working', () => 
     expect(await srv.server.accounts.verifyPassword(ALICE.email, NEW_PASSWORD)).toBeDefined();
   });
 
-  test('a pending e-mail change does not survive the owner\'s password reset (account takeover)', async () => {
+  test("a pending e-mail change does not survive the owner's password reset (account takeover)", async () => {
     const change = await changeLink('attacker@evil.test');
     expect((await useReset(await resetLink(), NEW_PASSWORD)).status).toBe(200);
     const stale = await useChange(change);

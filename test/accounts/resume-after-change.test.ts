@@ -19,8 +19,13 @@ let srv: RunningServer;
 let mailbox: Mailbox;
 let web: RelyingParty;
 let mfaApp: RelyingParty;
-beforeEach(async () => { ({ srv, mailbox, web, mfaApp } = await startWithMfaApp()); });
-afterEach(async () => { await srv.close(); await mailbox.remove(); });
+beforeEach(async () => {
+  ({ srv, mailbox, web, mfaApp } = await startWithMfaApp());
+});
+afterEach(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 // The server reads the test clock: links expire, and seconds roll over, by moving it, not by waiting
 useTestClock();
 
@@ -28,9 +33,14 @@ useTestClock();
 async function submitParked(browser: TestBrowser, page: Page, fields: Record<string, string>): Promise<string> {
   const form = page.dom.querySelector('form')!;
   const data = new URLSearchParams();
-  for (const input of form.querySelectorAll('input[type=hidden]')) data.set(input.getAttribute('name')!, input.getAttribute('value') ?? '');
+  for (const input of form.querySelectorAll('input[type=hidden]'))
+    data.set(input.getAttribute('name')!, input.getAttribute('value') ?? '');
   for (const [k, v] of Object.entries(fields)) data.set(k, v);
-  const res = await browser.request(new URL(form.getAttribute('action')!, page.url).href, { method: 'POST', body: data, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const res = await browser.request(new URL(form.getAttribute('action')!, page.url).href, {
+    method: 'POST',
+    body: data,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(res.status).toBe(303);
   const location = new URL(res.headers.get('location')!, page.url).href;
   expect(location).toMatch(new RegExp(`^${srv.issuer}/authorization/[\\w-]+$`));
@@ -39,14 +49,17 @@ async function submitParked(browser: TestBrowser, page: Page, fields: Record<str
 
 /** Where the attacker, holding alice's old password, stops: the saved Location of the finished sign-in. */
 const PARKED: Record<string, (browser: TestBrowser) => Promise<string>> = {
-  'after the password': async (browser) => submitParked(browser, await browser.go(String((await startAuthorization(web)).url)), ALICE),
+  'after the password': async (browser) =>
+    submitParked(browser, await browser.go(String((await startAuthorization(web)).url)), ALICE),
   'after the password, consent remembered': async (browser) => {
     await signIn(srv.issuer, web, { consent: 'allow' }); // alice's own sign-in: her consent to demo-web is remembered
     return submitParked(browser, await browser.go(String((await startAuthorization(web)).url)), ALICE);
   },
   'after the password and the second step (require_mfa client)': async (browser) => {
     const enrol = await browser.submit(await browser.go(String((await startAuthorization(mfaApp)).url)), ALICE);
-    const codes = await browser.submit(enrol, { code: await generate({ secret: enrol.dom.querySelector('#totp-secret')!.text }) });
+    const codes = await browser.submit(enrol, {
+      code: await generate({ secret: enrol.dom.querySelector('#totp-secret')!.text }),
+    });
     expect(codes.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);
     return submitParked(browser, codes, {});
   },
@@ -68,7 +81,9 @@ const CHANGES: Record<string, { act: () => Promise<void>; after: { email: string
     act: async () => {
       const browser = new TestBrowser(srv.issuer);
       await browser.submit(await browser.go(`${srv.issuer}/account/reset`), { email: ALICE.email });
-      const done = await browser.submit(await browser.go(await linkOf(ALICE.email, 'Reset your password')), { password: NEW_PASSWORD });
+      const done = await browser.submit(await browser.go(await linkOf(ALICE.email, 'Reset your password')), {
+        password: NEW_PASSWORD,
+      });
       expect(done.dom.querySelector('h1')!.text).toBe('Password changed');
     },
     after: { email: ALICE.email, password: NEW_PASSWORD },
@@ -76,7 +91,10 @@ const CHANGES: Record<string, { act: () => Promise<void>; after: { email: string
   'a password change on /account': {
     act: async () => {
       const { browser, home } = await accountPage(srv.issuer, web);
-      const done = await accountPost(browser, home, '/account/password', { current_password: ALICE.password, new_password: NEW_PASSWORD });
+      const done = await accountPost(browser, home, '/account/password', {
+        current_password: ALICE.password,
+        new_password: NEW_PASSWORD,
+      });
       expect(done.status).toBe(200);
     },
     after: { email: ALICE.email, password: NEW_PASSWORD },
@@ -84,7 +102,10 @@ const CHANGES: Record<string, { act: () => Promise<void>; after: { email: string
   'an e-mail change by mail link': {
     act: async () => {
       const browser = new TestBrowser(srv.issuer);
-      const sent = await browser.submit(await browser.go(`${srv.issuer}/account/email`), { ...ALICE, new_email: NEW_EMAIL });
+      const sent = await browser.submit(await browser.go(`${srv.issuer}/account/email`), {
+        ...ALICE,
+        new_email: NEW_EMAIL,
+      });
       expect(sent.dom.querySelector('h1')!.text).toBe('Check your e-mail');
       const done = await browser.submit(await browser.go((await mailbox.waitFor(NEW_EMAIL))[0]!.link!), {});
       expect(done.status).toBe(200);
@@ -101,7 +122,8 @@ async function silently(browser: TestBrowser): Promise<string | null> {
   return callback.searchParams.get('error') ?? (callback.searchParams.has('code') ? 'code' : null);
 }
 
-const ROWS = Object.keys(CHANGES).flatMap((change) => Object.keys(PARKED).map((parked) => [change, parked] as const))
+const ROWS = Object.keys(CHANGES)
+  .flatMap((change) => Object.keys(PARKED).map((parked) => [change, parked] as const))
   // the second step's rows: the reset (on /account, alice would need the attacker's TOTP to sign in)
   .filter(([change, parked]) => change === 'a password reset by mail link' || !parked.includes('second step'));
 
@@ -124,13 +146,16 @@ describe('a finished sign-in resumed after the owner changed the password or add
     expect(signedIn.dom.querySelector('input[name=password]')).toBeNull();
   });
 
-  test.each(Object.keys(CHANGES))('%s, a session signed in before it: prompt=none is login_required', async (change) => {
-    const victim = new TestBrowser(srv.issuer);
-    await signIn(srv.issuer, web, { browser: victim });
-    expect(await silently(victim)).toBe('code');
-    await CHANGES[change]!.act();
-    expect(await silently(victim)).toBe('login_required');
-  });
+  test.each(Object.keys(CHANGES))(
+    '%s, a session signed in before it: prompt=none is login_required',
+    async (change) => {
+      const victim = new TestBrowser(srv.issuer);
+      await signIn(srv.issuer, web, { browser: victim });
+      expect(await silently(victim)).toBe('code');
+      await CHANGES[change]!.act();
+      expect(await silently(victim)).toBe('login_required');
+    },
+  );
 
   test.each(Object.keys(CHANGES))('%s, then a sign-in with the new credentials: a code, as before', async (change) => {
     await CHANGES[change]!.act();
@@ -140,11 +165,16 @@ describe('a finished sign-in resumed after the owner changed the password or add
 
   test('the session that changed the password on /account steps up to two factors after it, as before', async () => {
     const { browser, home } = await accountPage(srv.issuer, web);
-    await accountPost(browser, home, '/account/password', { current_password: ALICE.password, new_password: NEW_PASSWORD });
+    await accountPost(browser, home, '/account/password', {
+      current_password: ALICE.password,
+      new_password: NEW_PASSWORD,
+    });
     // the kept session's sign-in predates the change; a step-up adds a factor to it (no password asked)
     const enrol = await browser.go(String((await startAuthorization(mfaApp)).url));
     expect(enrol.dom.querySelector('input[name=password]')).toBeNull();
-    const codes = await browser.submit(enrol, { code: await generate({ secret: enrol.dom.querySelector('#totp-secret')!.text }) });
+    const codes = await browser.submit(enrol, {
+      code: await generate({ secret: enrol.dom.querySelector('#totp-secret')!.text }),
+    });
     const consent = await browser.submit(codes, {});
     expect(consent.dom.querySelector('button[name=decision]')).not.toBeNull();
     const done = await browser.submit(consent, {}, { name: 'decision', value: 'allow' });
@@ -185,9 +215,8 @@ describe('a finished sign-in resumed after the owner changed the password or add
   });
 });
 
-
 describe('links shorter-lived than a sign-in in the making', () => {
-  test('the change is remembered for the interaction\'s lifetime: resumed after the links\' 1 s, a fresh login page', async () => {
+  test("the change is remembered for the interaction's lifetime: resumed after the links' 1 s, a fresh login page", async () => {
     await srv.close();
     srv = await startServer({ mail: { mailbox: mailbox.dir }, selfService: { resetTtl: 1, verificationTtl: 1 } });
     web = await relyingParty(srv.issuer);

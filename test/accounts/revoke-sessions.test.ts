@@ -12,17 +12,24 @@ const redis = await redisAvailable();
 const prefixes: string[] = [];
 const storages: Array<[string, () => Record<string, unknown>]> = [['memory', () => ({})]];
 if (redis) {
-  storages.push(['redis', () => {
-    const keyPrefix = uniquePrefix('revoke-sessions');
-    prefixes.push(keyPrefix);
-    return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
-  }]);
+  storages.push([
+    'redis',
+    () => {
+      const keyPrefix = uniquePrefix('revoke-sessions');
+      prefixes.push(keyPrefix);
+      return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
+    },
+  ]);
 }
-afterAll(async () => { for (const p of prefixes) await deletePrefix(p); });
+afterAll(async () => {
+  for (const p of prefixes) await deletePrefix(p);
+});
 
 describe.each(storages)('revokeSessions (%s storage)', (_name, storage) => {
   let srv: RunningServer;
-  beforeEach(async () => { srv = await startServer(storage()); });
+  beforeEach(async () => {
+    srv = await startServer(storage());
+  });
   afterEach(() => srv.close());
 
   test('ends the sessions of two browsers and revokes both grants with their tokens; other accounts keep theirs', async () => {
@@ -33,14 +40,18 @@ describe.each(storages)('revokeSessions (%s storage)', (_name, storage) => {
     const a = await signIn(srv.issuer, rp, { browser: first, params });
     const b = await signIn(srv.issuer, rp, { browser: second, params });
     const admin = await signIn(srv.issuer, rp, { email: 'admin@example.com', password: 'admin-demo-password', params });
-    await expect(oidc.fetchUserInfo(rp.config, a.tokens.access_token, 'alice')).resolves.toMatchObject({ sub: 'alice' });
+    await expect(oidc.fetchUserInfo(rp.config, a.tokens.access_token, 'alice')).resolves.toMatchObject({
+      sub: 'alice',
+    });
 
     const found = await srv.server.revokeSessions('alice');
     // each sign-in saves a session before and after login (a new id once signed in): both ids are indexed
     expect(found).toEqual({ sessions: 4, grants: 2 });
 
     for (const { tokens } of [a, b]) {
-      await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+      await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({
+        error: 'invalid_grant',
+      });
       await expect(oidc.fetchUserInfo(rp.config, tokens.access_token, 'alice')).rejects.toThrow();
     }
     for (const browser of [first, second]) {
@@ -48,7 +59,9 @@ describe.each(storages)('revokeSessions (%s storage)', (_name, storage) => {
       expect(again.dom.querySelector('input[name=password]')).not.toBeNull();
     }
     // admin's tokens are untouched, and a second call finds nothing left
-    await expect(oidc.fetchUserInfo(rp.config, admin.tokens.access_token, 'admin')).resolves.toMatchObject({ sub: 'admin' });
+    await expect(oidc.fetchUserInfo(rp.config, admin.tokens.access_token, 'admin')).resolves.toMatchObject({
+      sub: 'admin',
+    });
     expect(await srv.server.revokeSessions('alice')).toEqual({ sessions: 0, grants: 0 });
   });
 });

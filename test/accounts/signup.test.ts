@@ -21,7 +21,12 @@ afterEach(async () => {
 // The server reads the test clock: a link expires by moving it forward, not by waiting
 useTestClock();
 
-const NEW_USER = { given_name: 'Bob', family_name: 'Builder', email: 'bob@example.org', password: 'correct horse battery' };
+const NEW_USER = {
+  given_name: 'Bob',
+  family_name: 'Builder',
+  email: 'bob@example.org',
+  password: 'correct horse battery',
+};
 const alert = (p: Page) => p.dom.querySelector('[role=alert]')?.text.trim();
 const messageOf = (p: Page) => p.dom.querySelector('#message')?.text.trim();
 
@@ -65,12 +70,23 @@ describe('sign-up with e-mail verification', () => {
     // "Continue signing in" leads back into the same authorization request.
     const cont = confirmed.dom.querySelector('a#continue')?.getAttribute('href');
     expect(cont).toBe(new URL(login.url).pathname);
-    const seen = await browse(browser, new URL(cont!, srv.issuer), { email: NEW_USER.email, password: NEW_USER.password });
+    const seen = await browse(browser, new URL(cont!, srv.issuer), {
+      email: NEW_USER.email,
+      password: NEW_USER.password,
+    });
     const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-      pkceCodeVerifier: auth.codeVerifier, expectedState: auth.state, expectedNonce: auth.nonce,
+      pkceCodeVerifier: auth.codeVerifier,
+      expectedState: auth.state,
+      expectedNonce: auth.nonce,
     });
     const claims = tokens.claims()!;
-    expect(claims).toMatchObject({ email: NEW_USER.email, email_verified: true, given_name: 'Bob', family_name: 'Builder', name: 'Bob Builder' });
+    expect(claims).toMatchObject({
+      email: NEW_USER.email,
+      email_verified: true,
+      given_name: 'Bob',
+      family_name: 'Builder',
+      name: 'Bob Builder',
+    });
     expect(typeof claims.updated_at).toBe('number');
     expect(claims.sub).not.toContain('bob');
 
@@ -123,10 +139,13 @@ describe('sign-up with e-mail verification', () => {
     expect(await srv.server.accounts.verifyPassword('alice@example.com', NEW_USER.password)).toBeUndefined();
   });
 
-  test('pre-account hijacking: a second sign-up for an unconfirmed address mails the owner a set-password link, not the first sign-up\'s confirmation', async () => {
+  test("pre-account hijacking: a second sign-up for an unconfirmed address mails the owner a set-password link, not the first sign-up's confirmation", async () => {
     await start();
     const attacker = new TestBrowser(srv.issuer);
-    await attacker.submit(await attacker.go(`${srv.issuer}/account/signup`), { ...NEW_USER, password: 'attacker-chosen-password' });
+    await attacker.submit(await attacker.go(`${srv.issuer}/account/signup`), {
+      ...NEW_USER,
+      password: 'attacker-chosen-password',
+    });
     const owner = new TestBrowser(srv.issuer);
     const answer = await owner.submit(await owner.go(`${srv.issuer}/account/signup`), NEW_USER);
     expect(answer.dom.querySelector('h1')?.text).toBe('Check your e-mail');
@@ -137,12 +156,22 @@ describe('sign-up with e-mail verification', () => {
     const done = await owner.submit(await owner.go(setup.link!), { password: NEW_USER.password });
     expect(done.dom.querySelector('h1')?.text).toBe('Password changed');
     expect(await srv.server.accounts.verifyPassword(NEW_USER.email, 'attacker-chosen-password')).toBeUndefined();
-    expect(await srv.server.accounts.verifyPassword(NEW_USER.email, NEW_USER.password)).toMatchObject({ emailVerified: true });
+    expect(await srv.server.accounts.verifyPassword(NEW_USER.email, NEW_USER.password)).toMatchObject({
+      emailVerified: true,
+    });
   });
 
   test.each([
-    ['a password shorter than 12 characters', { password: 'short-pass1' }, 'Choose a password of at least 12 characters.'],
-    ['a password longer than 256 characters', { password: 'x'.repeat(257) }, 'Choose a password of at most 256 characters.'],
+    [
+      'a password shorter than 12 characters',
+      { password: 'short-pass1' },
+      'Choose a password of at least 12 characters.',
+    ],
+    [
+      'a password longer than 256 characters',
+      { password: 'x'.repeat(257) },
+      'Choose a password of at most 256 characters.',
+    ],
     ['an invalid e-mail address', { email: 'bob@' }, 'Enter a valid e-mail address.'],
     ['an address with a display name', { email: 'Bob <bob@example.org>' }, 'Enter a valid e-mail address.'],
     ['no given name', { given_name: '' }, 'Enter your given and family name.'],
@@ -169,7 +198,9 @@ describe('sign-up with e-mail verification', () => {
   test('a sign-up without the CSRF token (cross-site form) is refused', async () => {
     await start();
     const res = await fetch(`${srv.issuer}/account/signup`, {
-      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(NEW_USER),
     });
     expect(res.status).toBe(403);
@@ -182,7 +213,9 @@ describe('sign-up with e-mail verification', () => {
     const { auth, login } = await signUpFromLogin(browser);
     const seen = await browse(browser, new URL(login.url), { email: NEW_USER.email, password: NEW_USER.password });
     const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-      pkceCodeVerifier: auth.codeVerifier, expectedState: auth.state, expectedNonce: auth.nonce,
+      pkceCodeVerifier: auth.codeVerifier,
+      expectedState: auth.state,
+      expectedNonce: auth.nonce,
     });
     expect(tokens.claims()).toMatchObject({ email: NEW_USER.email, email_verified: false });
   });
@@ -200,7 +233,9 @@ describe('sign-up with e-mail verification', () => {
     await start({ accountLimits: { mailPerAddress: { points: 2, durationSeconds: 600 } } });
     const browser = new TestBrowser(srv.issuer);
     for (const expected of [200, 200, 429]) {
-      const page = await browser.submit(await browser.go(`${srv.issuer}/account/resend`), { email: 'alice@example.com' });
+      const page = await browser.submit(await browser.go(`${srv.issuer}/account/resend`), {
+        email: 'alice@example.com',
+      });
       expect(page.status).toBe(expected);
       if (expected === 429) {
         expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(0);

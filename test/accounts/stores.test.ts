@@ -22,7 +22,10 @@ if (available) {
       const storage = new RedisStorage({ url: REDIS_URL, keyPrefix });
       return {
         store: await RedisAccountStore.fromSeed(storage, seed),
-        close: async () => { await storage.close(); await deletePrefix(keyPrefix); },
+        close: async () => {
+          await storage.close();
+          await deletePrefix(keyPrefix);
+        },
         leaveIndexEntry: async (email, id) => {
           await storage.client.set(`${keyPrefix}AccountEmail:{${canonicalEmail(email)}}`, id);
         },

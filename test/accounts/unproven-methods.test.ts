@@ -14,25 +14,42 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  */
 let srv: RunningServer;
 let mailbox: Mailbox;
-afterEach(async () => { await srv.close(); await mailbox.remove(); });
+afterEach(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 
 const VICTIM = 'victim@example.org';
 const ATTACKER_PASSWORD = 'attacker-chose-this';
 const OWNER_PASSWORD = 'the owners own passphrase';
 const h1 = (p: Page) => p.dom.querySelector('h1')?.text;
-const PASSKEY = { credentialId: 'Y3JlZC0x', publicKey: 'AQID', counter: 0, name: 'attacker key', createdAt: Date.now() };
+const PASSKEY = {
+  credentialId: 'Y3JlZC0x',
+  publicKey: 'AQID',
+  counter: 0,
+  name: 'attacker key',
+  createdAt: Date.now(),
+};
 
 async function start() {
   mailbox = await Mailbox.create();
   // localhost (a domain name) so that passkeys are on.
-  srv = await startServer((issuer) => ({ issuer: issuer.replace('127.0.0.1', 'localhost'), mail: { mailbox: mailbox.dir }, selfService: { requireVerifiedEmail: false } }));
+  srv = await startServer((issuer) => ({
+    issuer: issuer.replace('127.0.0.1', 'localhost'),
+    mail: { mailbox: mailbox.dir },
+    selfService: { requireVerifiedEmail: false },
+  }));
 }
 
 /** Signs `VICTIM` up with the attacker's password and enrols the attacker's TOTP on /account; returns the TOTP secret. */
 async function attackerSetsUpTotp(): Promise<string> {
   const browser = new TestBrowser(srv.server.config.issuer);
   const signup = await browser.go(`${srv.server.config.issuer}/account/signup`);
-  expect(h1(await browser.submit(signup, { given_name: 'Eve', family_name: 'X', email: VICTIM, password: ATTACKER_PASSWORD }))).toBe('Check your e-mail');
+  expect(
+    h1(
+      await browser.submit(signup, { given_name: 'Eve', family_name: 'X', email: VICTIM, password: ATTACKER_PASSWORD }),
+    ),
+  ).toBe('Check your e-mail');
   let home = await browser.go(`${srv.server.config.issuer}/account`);
   home = await browser.submit(home, { email: VICTIM, password: ATTACKER_PASSWORD });
   expect(home.dom.querySelector('#totp-status')!.text).toContain('off');
@@ -43,14 +60,29 @@ async function attackerSetsUpTotp(): Promise<string> {
   expect(codes.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);
   // The notice of the TOTP set-up is mailed in the background: wait for it, so that the owner's reset mail comes after.
   const before = await mailbox.waitFor(VICTIM, 2);
-  expect(before.map((m) => m.subject)).toEqual(['Confirm your e-mail address', 'A sign-in method was added to your account']);
+  expect(before.map((m) => m.subject)).toEqual([
+    'Confirm your e-mail address',
+    'A sign-in method was added to your account',
+  ]);
   return secret;
 }
 
 /** The owner's way to a reset link: "forgot password", or signing up again (the "set your password" mail). */
 const takeovers: Array<[string, (b: TestBrowser) => Promise<Page>]> = [
-  ['forgot password', async (b) => b.submit(await b.go(`${srv.server.config.issuer}/account/reset`), { email: VICTIM })],
-  ['second sign-up', async (b) => b.submit(await b.go(`${srv.server.config.issuer}/account/signup`), { given_name: 'Vic', family_name: 'Tim', email: VICTIM, password: OWNER_PASSWORD })],
+  [
+    'forgot password',
+    async (b) => b.submit(await b.go(`${srv.server.config.issuer}/account/reset`), { email: VICTIM }),
+  ],
+  [
+    'second sign-up',
+    async (b) =>
+      b.submit(await b.go(`${srv.server.config.issuer}/account/signup`), {
+        given_name: 'Vic',
+        family_name: 'Tim',
+        email: VICTIM,
+        password: OWNER_PASSWORD,
+      }),
+  ],
 ];
 
 async function ownerResets(how: (b: TestBrowser) => Promise<Page>): Promise<void> {
@@ -67,17 +99,24 @@ async function ownerResets(how: (b: TestBrowser) => Promise<Page>): Promise<void
 describe('a reset that confirms an unconfirmed address removes the sign-in methods set up before', () => {
   beforeEach(start);
 
-  test.each(takeovers)('TOTP set up by the first sign-up, owner takes over by %s: the password alone signs in', async (_how, how) => {
-    await attackerSetsUpTotp();
-    await ownerResets(how);
-    const account = await srv.server.accounts.findByEmail(VICTIM);
-    expect(account).toMatchObject({ emailVerified: true });
-    expect(await srv.server.accounts.getSecondFactor!(account!.id)).toBeUndefined();
-    // No second-factor page: the owner's password ends the sign-in at the client.
-    const rp = await relyingParty(srv.server.config.issuer);
-    const { tokens } = await signIn(srv.server.config.issuer, rp, { email: VICTIM, password: OWNER_PASSWORD, params: { scope: 'openid email' } });
-    expect(tokens.claims()).toMatchObject({ email: VICTIM, email_verified: true, amr: ['pwd'] });
-  });
+  test.each(takeovers)(
+    'TOTP set up by the first sign-up, owner takes over by %s: the password alone signs in',
+    async (_how, how) => {
+      await attackerSetsUpTotp();
+      await ownerResets(how);
+      const account = await srv.server.accounts.findByEmail(VICTIM);
+      expect(account).toMatchObject({ emailVerified: true });
+      expect(await srv.server.accounts.getSecondFactor!(account!.id)).toBeUndefined();
+      // No second-factor page: the owner's password ends the sign-in at the client.
+      const rp = await relyingParty(srv.server.config.issuer);
+      const { tokens } = await signIn(srv.server.config.issuer, rp, {
+        email: VICTIM,
+        password: OWNER_PASSWORD,
+        params: { scope: 'openid email' },
+      });
+      expect(tokens.claims()).toMatchObject({ email: VICTIM, email_verified: true, amr: ['pwd'] });
+    },
+  );
 
   test.each(takeovers)('a passkey of the first sign-up, owner takes over by %s: it is deleted', async (_how, how) => {
     await attackerSetsUpTotp();
@@ -98,9 +137,14 @@ describe('a reset that confirms an unconfirmed address removes the sign-in metho
     const enrol = await browser.submit({ ...home, dom: parse(`<div>${form!.toString()}</div>`) }, {});
     await browser.submit(enrol, { code: await generate({ secret: enrol.dom.querySelector('#totp-secret')!.text }) });
     await srv.server.accounts.savePasskey!(alice.id, PASSKEY);
-    const reset = await browser.submit(await browser.go(`${srv.server.config.issuer}/account/reset`), { email: 'alice@example.com' });
+    const reset = await browser.submit(await browser.go(`${srv.server.config.issuer}/account/reset`), {
+      email: 'alice@example.com',
+    });
     expect(h1(reset)).toBe('Check your e-mail');
-    const link = (await mailbox.waitFor('alice@example.com', 2)).map((m) => m.link).filter((l) => l?.includes('/account/reset/confirm')).at(-1)!;
+    const link = (await mailbox.waitFor('alice@example.com', 2))
+      .map((m) => m.link)
+      .filter((l) => l?.includes('/account/reset/confirm'))
+      .at(-1)!;
     expect(h1(await browser.submit(await browser.go(link), { password: OWNER_PASSWORD }))).toBe('Password changed');
     expect((await srv.server.accounts.getSecondFactor!(alice.id))?.totp).toBeDefined();
     expect(await srv.server.accounts.listPasskeys!(alice.id)).toHaveLength(1);

@@ -1,16 +1,34 @@
 import { jsonCopy } from '../../lib/core/json-copy.js';
 
-class Point { constructor(public x: number, public y?: number) {} }
+class Point {
+  constructor(
+    public x: number,
+    public y?: number,
+  ) {}
+}
 
 /** Values whose copy must equal their JSON round trip, one row per rule of JSON.stringify the copy follows. */
 const ROWS: Array<[string, unknown]> = [
-  ['an oidc-provider grant payload', { iat: 1, exp: 2, accountId: 'alice', openid: { scope: 'openid email', claims: ['sub'] }, resources: { 'https://api.example': 'read' }, rejected: {} }],
+  [
+    'an oidc-provider grant payload',
+    {
+      iat: 1,
+      exp: 2,
+      accountId: 'alice',
+      openid: { scope: 'openid email', claims: ['sub'] },
+      resources: { 'https://api.example': 'read' },
+      rejected: {},
+    },
+  ],
   ['undefined members are left out', { a: undefined, b: 1, c: { d: undefined } }],
   ['functions and symbols as members are left out', { f: () => 1, s: Symbol('x'), k: 'kept' }],
   ['undefined, functions and symbols in arrays become null', [undefined, () => 1, Symbol('x'), 2]],
   ['non-finite numbers become null', { n: NaN, p: Infinity, m: -Infinity, z: -0, a: [NaN] }],
   ['a Date becomes its ISO string (toJSON)', { at: new Date(0), list: [new Date(1000)] }],
-  ['toJSON gets the member name and is called once', { k: { toJSON: (key: string) => ({ key, toJSON: () => 'not called' }) } }],
+  [
+    'toJSON gets the member name and is called once',
+    { k: { toJSON: (key: string) => ({ key, toJSON: () => 'not called' }) } },
+  ],
   ['a Map becomes an empty object', { m: new Map([['a', 1]]) }],
   ['a class instance keeps its own enumerable members, not its prototype', { p: new Point(1) }],
   ['boxed primitives are unboxed', { n: Object(1), s: Object('x'), b: Object(false) }],
@@ -19,7 +37,7 @@ const ROWS: Array<[string, unknown]> = [
   ['strings with control, quote and lone-surrogate characters', { s: 'a"b\\c\n\u0000\ud800' }],
 ];
 
-describe('jsonCopy (the memory storage\'s copies) equals JSON.parse(JSON.stringify(value))', () => {
+describe("jsonCopy (the memory storage's copies) equals JSON.parse(JSON.stringify(value))", () => {
   test.each(ROWS)('%s', (_name, value) => {
     const copied = jsonCopy(value);
     expect(copied).toStrictEqual(JSON.parse(JSON.stringify(value)));

@@ -23,9 +23,17 @@ describe('memory storage specifics', () => {
     await a.upsert('s1', {}, 60);
     await a.upsert('s2', {}, 60);
     await a.upsert('s1', { updated: true }, 60); // updating an existing entry is fine
-    const full = await a.upsert('s3', {}, 60).then(() => undefined, (err: unknown) => err);
+    const full = await a.upsert('s3', {}, 60).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(full).toBeInstanceOf(StorageUnavailableError);
-    expect(full).toMatchObject({ status: 503, expose: true, code: 'ERR_STORAGE_FULL', message: expect.stringContaining('storage is full') });
+    expect(full).toMatchObject({
+      status: 503,
+      expose: true,
+      code: 'ERR_STORAGE_FULL',
+      message: expect.stringContaining('storage is full'),
+    });
     expect(await a.find('s1')).toEqual({ updated: true });
     expect(await a.find('s2')).toBeDefined();
     await storage.close();

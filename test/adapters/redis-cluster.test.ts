@@ -15,7 +15,8 @@ import { suiteIf } from '../helpers/skip.js';
  * The same conformance suite against a real three-node Redis Cluster started by the test (redis-server
  * --cluster-enabled, redis-cli --cluster create), through an ioredis `Cluster` client.
  */
-const hasRedis = spawnSync('redis-server', ['--version']).status === 0 && spawnSync('redis-cli', ['--version']).status === 0;
+const hasRedis =
+  spawnSync('redis-server', ['--version']).status === 0 && spawnSync('redis-cli', ['--version']).status === 0;
 if (!hasRedis && process.env.CI) throw new Error('CI=true but redis-server/redis-cli are not installed');
 if (!hasRedis) console.warn('\n!!! redis-server is not installed: the Redis Cluster tests are SKIPPED !!!\n');
 
@@ -28,10 +29,44 @@ let client: Cluster;
 async function startClusterNode(): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const node = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    for (let i = 0; i < 50 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i++) await new Promise((r) => setTimeout(r, 100));
-    const ours = node.exitCode === null && /cluster_enabled:1/.test(spawnSync('redis-cli', ['-p', String(port), 'info', 'cluster']).stdout?.toString() ?? '');
-    if (ours) { nodes.push(node); return port; }
+    const node = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
+    for (
+      let i = 0;
+      i < 50 &&
+      spawnSync('redis-cli', ['-p', String(port), 'ping'])
+        .stdout?.toString()
+        .trim() !== 'PONG';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
+    const ours =
+      node.exitCode === null &&
+      /cluster_enabled:1/.test(
+        spawnSync('redis-cli', ['-p', String(port), 'info', 'cluster']).stdout?.toString() ?? '',
+      );
+    if (ours) {
+      nodes.push(node);
+      return port;
+    }
     node.kill();
     if (attempt >= 4) throw new Error(`no cluster node could be started (last port ${port})`);
   }
@@ -44,14 +79,28 @@ beforeAll(async () => {
   // node's bind: then the node is not ours and `cluster create` fails with "is not configured as a cluster node".
   // Each node is checked to be a cluster node, and started again on another port when it is not.
   for (let i = 0; i < 3; i++) ports.push(await startClusterNode());
-  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+  const created = spawnSync('redis-cli', [
+    '--cluster',
+    'create',
+    ...ports.map((p) => `127.0.0.1:${p}`),
+    '--cluster-replicas',
+    '0',
+    '--cluster-yes',
+  ]);
   if (created.status !== 0) throw new Error(`cluster create failed: ${created.stdout}${created.stderr}`);
   for (let i = 0; i < 100; i++) {
-    if (/cluster_state:ok/.test(spawnSync('redis-cli', ['-p', String(ports[0]), 'cluster', 'info']).stdout.toString())) break;
+    if (/cluster_state:ok/.test(spawnSync('redis-cli', ['-p', String(ports[0]), 'cluster', 'info']).stdout.toString()))
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  client = new Cluster(ports.map((port) => ({ host: '127.0.0.1', port })), { enableOfflineQueue: true });
-  await new Promise<void>((resolve, reject) => { client.once('ready', () => resolve()); client.once('error', reject); });
+  client = new Cluster(
+    ports.map((port) => ({ host: '127.0.0.1', port })),
+    { enableOfflineQueue: true },
+  );
+  await new Promise<void>((resolve, reject) => {
+    client.once('ready', () => resolve());
+    client.once('error', reject);
+  });
 }, 30000);
 
 afterAll(async () => {
@@ -89,14 +138,16 @@ suiteIf(hasRedis, 'no redis-server/redis-cli binaries to start a cluster')('Redi
       await client.set(`${storage.keyPrefix}AccountEmail:{${id}@bücher.example}`, id);
     }
     // the old entries live on every master (a SCAN of one node would miss the others')
-    const perNode = await Promise.all(client.nodes('master').map(async (node) => {
-      let [cursor, found] = ['0', 0];
-      do {
-        const [next, keys] = await node.scan(cursor, 'MATCH', `${storage.keyPrefix}AccountEmail:*`, 'COUNT', 1000);
-        [cursor, found] = [next, found + keys.length];
-      } while (cursor !== '0');
-      return found;
-    }));
+    const perNode = await Promise.all(
+      client.nodes('master').map(async (node) => {
+        let [cursor, found] = ['0', 0];
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', `${storage.keyPrefix}AccountEmail:*`, 'COUNT', 1000);
+          [cursor, found] = [next, found + keys.length];
+        } while (cursor !== '0');
+        return found;
+      }),
+    );
     expect(perNode.filter((n) => n > 0)).toHaveLength(3);
     await RedisAccountStore.fromSeed(storage, []);
     for (const id of ids) {

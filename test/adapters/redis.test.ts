@@ -4,7 +4,9 @@ import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helper
 
 const available = await redisAvailable();
 const prefixes: string[] = [];
-afterAll(async () => { if (available) for (const p of prefixes) await deletePrefix(p); });
+afterAll(async () => {
+  if (available) for (const p of prefixes) await deletePrefix(p);
+});
 
 if (available) {
   describe('redis storage: oidc-provider adapter contract', () => {
@@ -63,7 +65,10 @@ if (available) {
       try {
         await storage.ready();
         const original = storage.client.sendCommand.bind(storage.client);
-        storage.client.sendCommand = ((command: { name: string }, ...rest: unknown[]) => { sent.push(command.name); return original(command as never, ...(rest as [])); }) as typeof storage.client.sendCommand;
+        storage.client.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+          sent.push(command.name);
+          return original(command as never, ...(rest as []));
+        }) as typeof storage.client.sendCommand;
         await storage.adapter('Session').upsert('s1', { uid: 'su1', accountId: 'a' }, 60);
         sent.length = 0;
         await storage.adapter('Session').upsert('s1', { uid: 'su1', accountId: 'b' }, 60);
@@ -86,7 +91,14 @@ if (available) {
         const payload = { jti: 'x', scopes: [], claims: { a: [1, 2], b: {} }, n: 1.5, s: 'ü', consumed: undefined };
         await storage.adapter('Grant').upsert('x', payload, 60);
         await storage.adapter('Grant').upsert('x', { ...payload, uid: 'changed' }, 60);
-        expect(await storage.adapter('Grant').find('x')).toEqual({ jti: 'x', scopes: [], claims: { a: [1, 2], b: {} }, n: 1.5, s: 'ü', uid: 'changed' });
+        expect(await storage.adapter('Grant').find('x')).toEqual({
+          jti: 'x',
+          scopes: [],
+          claims: { a: [1, 2], b: {} },
+          n: 1.5,
+          s: 'ü',
+          uid: 'changed',
+        });
       } finally {
         await storage.close();
       }

@@ -5,9 +5,19 @@ import { MAX_FILE_LINES, MAX_FUNCTION_LINES, oversized } from '../../scripts/cod
 
 /** The layer rules (`.dependency-cruiser.cjs`) run here so that the README's `npm test` enforces them. */
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const depcruise = (...paths: string[]) => spawnSync(process.execPath, [
-  `${root}node_modules/dependency-cruiser/bin/dependency-cruise.mjs`, ...paths, '--config', '.dependency-cruiser.cjs', '--output-type', 'err',
-], { cwd: root, encoding: 'utf8' });
+const depcruise = (...paths: string[]) =>
+  spawnSync(
+    process.execPath,
+    [
+      `${root}node_modules/dependency-cruiser/bin/dependency-cruise.mjs`,
+      ...paths,
+      '--config',
+      '.dependency-cruiser.cjs',
+      '--output-type',
+      'err',
+    ],
+    { cwd: root, encoding: 'utf8' },
+  );
 
 test('lib/, adapters/ and config/ keep the layers: no cycle, core ← adapters ← features ← server (npm run check:layers)', () => {
   const run = depcruise('lib', 'adapters', 'config');
@@ -34,13 +44,33 @@ test.each([
 // Rules on lib/kernel and lib/features can only be tried from inside those folders: each row writes one module
 // there for the run (named so that nothing else picks it up) and removes it.
 test.each([
-  ['features-independent-folders', 'lib/features/zz-layer-fixture/index.ts', "export { passkeys } from '../passkeys/index.js';"],
-  ['features-use-kernel-types-only', 'lib/features/zz-layer-fixture/index.ts', "export { openKernel } from '../../kernel/kernel.js';"],
-  ['kernel-knows-no-feature', 'lib/kernel/zz-layer-fixture.ts', "export { health } from '../features/health/index.js';"],
+  [
+    'features-independent-folders',
+    'lib/features/zz-layer-fixture/index.ts',
+    "export { passkeys } from '../passkeys/index.js';",
+  ],
+  [
+    'features-use-kernel-types-only',
+    'lib/features/zz-layer-fixture/index.ts',
+    "export { openKernel } from '../../kernel/kernel.js';",
+  ],
+  [
+    'kernel-knows-no-feature',
+    'lib/kernel/zz-layer-fixture.ts',
+    "export { health } from '../features/health/index.js';",
+  ],
   ['features-below-top', 'lib/accounts/zz-layer-fixture.ts', "export type { Kernel } from '../kernel/types.js';"],
   // config/options.ts composes the features' option slices: they stay schema only, and config/ takes nothing else of a feature.
-  ['option-slices-are-schema-only', 'lib/features/zz-layer-fixture/options.ts', "export { BODY_LIMITS } from '../../http/body-limit.js';"],
-  ['config-uses-contracts-only', 'config/zz-layer-fixture.ts', "export { health } from '../lib/features/health/index.js';"],
+  [
+    'option-slices-are-schema-only',
+    'lib/features/zz-layer-fixture/options.ts',
+    "export { BODY_LIMITS } from '../../http/body-limit.js';",
+  ],
+  [
+    'config-uses-contracts-only',
+    'config/zz-layer-fixture.ts',
+    "export { health } from '../lib/features/health/index.js';",
+  ],
 ])('%s: a violation fails the check', (rule, file, source) => {
   const path = `${root}${file}`;
   mkdirSync(path.slice(0, path.lastIndexOf('/')), { recursive: true });
@@ -50,7 +80,10 @@ test.each([
     expect(run.status).not.toBe(0);
     expect(run.stdout).toContain(rule);
   } finally {
-    rmSync(file.includes('/zz-layer-fixture/') ? path.slice(0, path.lastIndexOf('/')) : path, { recursive: true, force: true });
+    rmSync(file.includes('/zz-layer-fixture/') ? path.slice(0, path.lastIndexOf('/')) : path, {
+      recursive: true,
+      force: true,
+    });
   }
 });
 

@@ -27,7 +27,9 @@ browserSuite('account page in headless Chromium', () => {
 
   function watch(page: Page): string[] {
     const violations: string[] = [];
-    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    });
     page.on('pageerror', (err) => violations.push(String(err)));
     return violations;
   }
@@ -45,16 +47,23 @@ browserSuite('account page in headless Chromium', () => {
     const context = await browser.newContext();
     context.setDefaultTimeout(5000);
     let callback: string | undefined;
-    await context.route((url) => url.host === 'localhost:8080', async (route) => {
-      callback = route.request().url();
-      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
-    });
+    await context.route(
+      (url) => url.host === 'localhost:8080',
+      async (route) => {
+        callback = route.request().url();
+        await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
+      },
+    );
     const page = await context.newPage();
     await page.goto(String(start.url));
     await signIn(page);
     await page.click('button[name=decision][value=allow]');
     await page.waitForURL(/localhost:8080/);
-    const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(callback!), { pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce });
+    const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(callback!), {
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
+    });
     return { context, accessToken: tokens.access_token };
   }
 
@@ -81,7 +90,9 @@ browserSuite('account page in headless Chromium', () => {
 
     await page.click('#revoke-0');
     await page.waitForSelector('text=Access revoked');
-    const userinfo = await fetch(`${srv.issuer}/userinfo`, { headers: { authorization: `Bearer ${other.accessToken}` } });
+    const userinfo = await fetch(`${srv.issuer}/userinfo`, {
+      headers: { authorization: `Bearer ${other.accessToken}` },
+    });
     expect(userinfo.status).toBe(401);
     await page.click('#back');
     expect(await page.locator('#apps-none').count()).toBe(1);

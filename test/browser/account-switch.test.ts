@@ -13,11 +13,14 @@ const redis = await redisAvailable();
 const storages: Array<[string, () => Record<string, unknown>]> = [['memory', () => ({})]];
 const prefixes: string[] = [];
 if (redis) {
-  storages.push(['redis', () => {
-    const keyPrefix = uniquePrefix('switch');
-    prefixes.push(keyPrefix);
-    return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
-  }]);
+  storages.push([
+    'redis',
+    () => {
+      const keyPrefix = uniquePrefix('switch');
+      prefixes.push(keyPrefix);
+      return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
+    },
+  ]);
 }
 
 browserSuite.each(storages)('account switching in headless Chromium (%s storage)', (_name, storage) => {
@@ -35,7 +38,13 @@ browserSuite.each(storages)('account switching in headless Chromium (%s storage)
   });
 
   /** Runs one authorization in `page` as `email`, returning the ID token's `sub` after the code exchange. */
-  async function authorize(page: Page, rp: RelyingParty, email: string, password: string, params: Record<string, string> = {}) {
+  async function authorize(
+    page: Page,
+    rp: RelyingParty,
+    email: string,
+    password: string,
+    params: Record<string, string> = {},
+  ) {
     const start = await startAuthorization(rp, { scope: 'openid profile', ...params });
     let callback: string | undefined;
     await page.route('http://localhost:8080/**', async (route) => {
@@ -44,10 +53,21 @@ browserSuite.each(storages)('account switching in headless Chromium (%s storage)
     });
     // A document answered >= 400 (e.g. 400 "interaction session not found") ends the wait at once, with its text.
     let failed: (reason: Error) => void = () => {};
-    const failure = new Promise<never>((_, reject) => { failed = reject; });
+    const failure = new Promise<never>((_, reject) => {
+      failed = reject;
+    });
     failure.catch(() => {});
     const onResponse = async (r: import('playwright-core').Response) => {
-      if (r.request().resourceType() === 'document' && r.status() >= 400) failed(new Error(`${r.status()} at ${r.url()}: ${(await r.text().catch(() => '')).replace(/<style[\s\S]*?<\/style>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`));
+      if (r.request().resourceType() === 'document' && r.status() >= 400)
+        failed(
+          new Error(
+            `${r.status()} at ${r.url()}: ${(await r.text().catch(() => ''))
+              .replace(/<style[\s\S]*?<\/style>/g, '')
+              .replace(/<[^>]+>/g, ' ')
+              .replace(/\s+/g, ' ')
+              .slice(0, 300)}`,
+          ),
+        );
     };
     page.on('response', onResponse);
     await page.goto(String(start.url));
@@ -66,7 +86,9 @@ browserSuite.each(storages)('account switching in headless Chromium (%s storage)
     page.off('response', onResponse);
     await page.unroute('http://localhost:8080/**');
     const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(callback!), {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     return tokens.claims()!.sub;
   }

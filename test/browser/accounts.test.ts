@@ -19,7 +19,9 @@ suite('account pages and logout in headless Chromium', () => {
     mailbox = await Mailbox.create();
     srv = await startServer({
       mail: { mailbox: mailbox.dir },
-      clients: demoFixtures().clients!.map((c) => (c.client_id === 'demo-web' ? { ...c, post_logout_redirect_uris: [POST_LOGOUT] } : c)),
+      clients: demoFixtures().clients!.map((c) =>
+        c.client_id === 'demo-web' ? { ...c, post_logout_redirect_uris: [POST_LOGOUT] } : c,
+      ),
     });
   });
   afterAll(async () => {
@@ -30,7 +32,9 @@ suite('account pages and logout in headless Chromium', () => {
 
   function watch(page: Page): string[] {
     const violations: string[] = [];
-    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    });
     return violations;
   }
 
@@ -65,11 +69,19 @@ suite('account pages and logout in headless Chromium', () => {
     await page.click('button[value=allow]');
     await page.waitForURL(/localhost:8080\/callback/);
     const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(landed!), {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     expect(tokens.claims()).toMatchObject({ email: 'dora@example.org', email_verified: true, given_name: 'Dora' });
 
-    await page.goto(oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: 's1' }).href);
+    await page.goto(
+      oidc.buildEndSessionUrl(rp.config, {
+        id_token_hint: tokens.id_token!,
+        post_logout_redirect_uri: POST_LOGOUT,
+        state: 's1',
+      }).href,
+    );
     await page.click('button[name=logout]');
     await page.waitForURL(/localhost:8080\/signed-out/);
     expect(landed).toBe(`${POST_LOGOUT}?state=s1`);

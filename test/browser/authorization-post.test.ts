@@ -21,7 +21,7 @@ browserSuite('authorization by a cross-site form POST in headless Chromium', () 
     await srv?.close();
   });
 
-  test('prompt=none by a form POST from the client\'s site, with a session: a code', async () => {
+  test("prompt=none by a form POST from the client's site, with a session: a code", async () => {
     const rp = await relyingParty(srv.issuer);
     const page = await browser.newPage();
     const callbacks: string[] = [];
@@ -43,17 +43,19 @@ browserSuite('authorization by a cross-site form POST in headless Chromium', () 
 
     const start = await startAuthorization(rp, { prompt: 'none' });
     const attr = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-    const inputs = [...start.url.searchParams]
-      .map(([name, value]) => `<input type="hidden" name="${attr(name)}" value="${attr(value)}">`);
-    form = `<!DOCTYPE html><form method="post" action="${srv.issuer}/authorization">${inputs.join('')}</form>`
-      + '<script>document.forms[0].submit()</script>';
+    const inputs = [...start.url.searchParams].map(
+      ([name, value]) => `<input type="hidden" name="${attr(name)}" value="${attr(value)}">`,
+    );
+    form =
+      `<!DOCTYPE html><form method="post" action="${srv.issuer}/authorization">${inputs.join('')}</form>` +
+      '<script>document.forms[0].submit()</script>';
     const methods: string[] = [];
     page.on('request', (request) => {
       if (request.url().startsWith(`${srv.issuer}/authorization`)) methods.push(request.method());
     });
     await page.goto('http://localhost:8080/post');
-    const isCallback = (url: URL) => url.href.startsWith('http://localhost:8080/callback')
-      && url.searchParams.get('state') === start.state;
+    const isCallback = (url: URL) =>
+      url.href.startsWith('http://localhost:8080/callback') && url.searchParams.get('state') === start.state;
     await page.waitForURL(isCallback, { timeout: 10_000 });
     const back = new URL(callbacks.at(-1)!).searchParams;
     expect([methods, back.get('error'), typeof back.get('code')]).toEqual([['POST', 'GET'], null, 'string']);

@@ -22,20 +22,25 @@ const ADMIN = { email: 'admin@example.com', password: 'admin-demo-password' };
 
 /** The attacker's sibling host: `/plant` sets cookies for the victim's browser, `/attack` posts the forged form. */
 function evilSite(target: string) {
-  return (req: { url?: string }, res: { writeHead(s: number, h: Record<string, string | string[]>): { end(b?: string): void } }) => {
+  return (
+    req: { url?: string },
+    res: { writeHead(s: number, h: Record<string, string | string[]>): { end(b?: string): void } },
+  ) => {
     const url = new URL(req.url ?? '/', 'https://evil.example.test');
     const nonce = url.searchParams.get('nonce') ?? '';
     if (url.pathname === '/plant') {
-      return res.writeHead(200, {
-        'content-type': 'text/plain',
-        'set-cookie': [
-          // For the parent domain, and a more specific path so that it is sent before the victim's own.
-          `portcullis.csrf=${nonce}; Domain=example.test; Path=/account/sessions; Secure; SameSite=None`,
-          // A browser must refuse both: a __Host- cookie with a Domain, and cannot send a host-only one elsewhere.
-          `__Host-portcullis.csrf=${nonce}; Domain=example.test; Path=/; Secure; SameSite=None`,
-          `__Host-portcullis.csrf=${nonce}; Path=/; Secure; SameSite=None`,
-        ],
-      }).end('planted');
+      return res
+        .writeHead(200, {
+          'content-type': 'text/plain',
+          'set-cookie': [
+            // For the parent domain, and a more specific path so that it is sent before the victim's own.
+            `portcullis.csrf=${nonce}; Domain=example.test; Path=/account/sessions; Secure; SameSite=None`,
+            // A browser must refuse both: a __Host- cookie with a Domain, and cannot send a host-only one elsewhere.
+            `__Host-portcullis.csrf=${nonce}; Domain=example.test; Path=/; Secure; SameSite=None`,
+            `__Host-portcullis.csrf=${nonce}; Path=/; Secure; SameSite=None`,
+          ],
+        })
+        .end('planted');
     }
     if (url.pathname === '/plant-session') {
       // The attacker's own signed-in session (value and signature) as the victim's, under each name it could have.
@@ -47,7 +52,9 @@ function evilSite(target: string) {
       return res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': cookies }).end('planted');
     }
     const token = url.searchParams.get('token') ?? '';
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><form id="f" method="post" action="${target}/account/sessions/others">
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<!DOCTYPE html><form id="f" method="post" action="${target}/account/sessions/others">
 <input type="hidden" name="csrf" value="${token}"></form><script>document.getElementById('f').submit()</script>`);
   };
 }
@@ -70,14 +77,36 @@ browserSuite('a CSRF cookie planted by a sibling host (Chromium, https)', () => 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'portcullis-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=example.test',
-      '-addext', 'subjectAltName=DNS:*.example.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=example.test',
+        '-addext',
+        'subjectAltName=DNS:*.example.test',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const tls = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
     const [idPort, evilPort] = [await freePort(), await freePort()];
     issuer = `https://id.example.test:${idPort}`;
     evil = `https://evil.example.test:${evilPort}`;
     portcullis = await createServer(withRunKeys({ issuer, ...demoFixtures() }));
-    for (const [port, listener] of [[idPort, portcullis.app.callback()], [evilPort, evilSite(issuer)]] as const) {
+    for (const [port, listener] of [
+      [idPort, portcullis.app.callback()],
+      [evilPort, evilSite(issuer)],
+    ] as const) {
       const server = createHttpsServer(tls, listener as never);
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
       servers.push(server);
@@ -86,7 +115,10 @@ browserSuite('a CSRF cookie planted by a sibling host (Chromium, https)', () => 
   });
   afterAll(async () => {
     await browser?.close();
-    for (const server of servers) { server.closeAllConnections(); server.close(); }
+    for (const server of servers) {
+      server.closeAllConnections();
+      server.close();
+    }
     await portcullis?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -103,7 +135,9 @@ browserSuite('a CSRF cookie planted by a sibling host (Chromium, https)', () => 
     const attacker = await (await context()).newPage();
     await signIn(attacker, issuer, ADMIN);
     const token = await attacker.getAttribute('input[name=csrf]', 'value');
-    const nonce = (await attacker.context().cookies(`${issuer}/account`)).find((c) => c.name.endsWith('portcullis.csrf'))!.value;
+    const nonce = (await attacker.context().cookies(`${issuer}/account`)).find((c) =>
+      c.name.endsWith('portcullis.csrf'),
+    )!.value;
 
     await page.goto(`${evil}/plant?nonce=${nonce}`);
     const answer = page.waitForResponse((r) => r.url() === `${issuer}/account/sessions/others`);
@@ -111,7 +145,9 @@ browserSuite('a CSRF cookie planted by a sibling host (Chromium, https)', () => 
     expect((await answer).status()).toBe(403);
     expect(await page.textContent('h1')).toBe('Please reload the page');
     // What Chromium sent: the victim's own __Host- cookie and the parent-domain one; neither planted __Host- cookie.
-    const held = (await victim.cookies(`${issuer}/account/sessions/others`)).filter((c) => c.name.endsWith('portcullis.csrf'));
+    const held = (await victim.cookies(`${issuer}/account/sessions/others`)).filter((c) =>
+      c.name.endsWith('portcullis.csrf'),
+    );
     expect(held.map((c) => [c.name, c.domain, c.value === nonce]).sort()).toEqual([
       ['__Host-portcullis.csrf', 'id.example.test', false],
       ['portcullis.csrf', '.example.test', true],
@@ -126,14 +162,19 @@ browserSuite('a CSRF cookie planted by a sibling host (Chromium, https)', () => 
     expect(await otherDevice.textContent('h1')).toBe('Sign in');
   });
 
-  test('a session cookie planted by the sibling host does not sign the victim in to the attacker\'s account (login CSRF)', async () => {
+  test("a session cookie planted by the sibling host does not sign the victim in to the attacker's account (login CSRF)", async () => {
     const attacker = await (await context()).newPage();
     await signIn(attacker, issuer, ADMIN);
     const held = await attacker.context().cookies(`${issuer}/account`);
     const session = held.find((c) => /session$/.test(c.name))!;
     const sig = held.find((c) => c.name === `${session.name}.sig`)!;
     // On this https issuer at the host's root the session cookie carries the __Host- prefix.
-    expect([session.name, session.secure, session.path, session.domain]).toEqual(['__Host-portcullis.session', true, '/', 'id.example.test']);
+    expect([session.name, session.secure, session.path, session.domain]).toEqual([
+      '__Host-portcullis.session',
+      true,
+      '/',
+      'id.example.test',
+    ]);
 
     const victim = await (await context()).newPage();
     await victim.goto(`${evil}/plant-session?value=${session.value}&sig=${sig.value}`);

@@ -27,10 +27,16 @@ suite('login and consent in headless Chromium', () => {
   async function clientPage() {
     const page = await browser.newPage();
     const violations: string[] = [];
-    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    });
     const callbacks: Array<{ url: string; method: string; body: string }> = [];
     await page.route('http://localhost:8080/**', async (route) => {
-      callbacks.push({ url: route.request().url(), method: route.request().method(), body: route.request().postData() ?? '' });
+      callbacks.push({
+        url: route.request().url(),
+        method: route.request().method(),
+        body: route.request().postData() ?? '',
+      });
       await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
     });
     return { page, violations, callbacks };
@@ -57,7 +63,9 @@ suite('login and consent in headless Chromium', () => {
     expect(violations).toEqual([]);
     expect(callbacks).toHaveLength(1);
     const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(callbacks[0]!.url), {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     expect(tokens.claims()?.given_name).toBe('Alice');
     await page.close();
@@ -70,7 +78,10 @@ suite('login and consent in headless Chromium', () => {
     await page.goto(String(start.url));
     await page.fill('input[name=email]', 'alice@example.com');
     await page.fill('input[name=password]', 'wrong-password-123');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('button[type=submit]'),
+    ]);
     expect(response.status()).toBe(401);
     expect(await page.locator('[role=alert]').textContent()).toBe('The e-mail address or password is incorrect.');
     await page.close();

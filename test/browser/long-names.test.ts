@@ -14,7 +14,10 @@ const NAMES: Array<[string, string]> = [
   // A run of blanks (`Google` + 150 no-break spaces + `evil`) is refused at registration and in the configuration
   // (test/registration/client-name-characters.test.ts); single no-break spaces are allowed, and do not break either.
   ['a name of words joined by single no-break spaces', Array.from({ length: 20 }, () => 'Longword').join('\u00a0')],
-  ['a name of long words joined by hyphens (U+2011, non-breaking)', Array.from({ length: 8 }, () => 'Verylongword').join('\u2011')],
+  [
+    'a name of long words joined by hyphens (U+2011, non-breaking)',
+    Array.from({ length: 8 }, () => 'Verylongword').join('\u2011'),
+  ],
   // Every row signs in with the long address, which the consent page shows: this row has it alone.
   ['a short name (only the account address is long)', 'Short app'],
 ];
@@ -26,8 +29,12 @@ browserSuite('long client names and addresses wrap inside the page on a narrow s
   beforeAll(async () => {
     srv = await startServer({
       clients: NAMES.map(([, name], i) => ({
-        client_id: `long-${i}`, client_name: name, redirect_uris: ['http://localhost:8080/callback'], token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'], response_types: ['code'],
+        client_id: `long-${i}`,
+        client_name: name,
+        redirect_uris: ['http://localhost:8080/callback'],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
       })),
       accounts: [{ id: 'long', email: LONG_EMAIL, password: 'long-address-password', email_verified: true }],
     });
@@ -49,22 +56,32 @@ browserSuite('long client names and addresses wrap inside the page on a narrow s
     };
   })()`;
 
-  test.each(NAMES.map(([label, name], i) => [label, name, i] as const))('%s: login and consent pages', async (_label, _name, i) => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
-    await page.goto(`${srv.issuer}/authorization?${query({
-      client_id: `long-${i}`, response_type: 'code', redirect_uri: 'http://localhost:8080/callback', scope: 'openid',
-      code_challenge: CHALLENGE, code_challenge_method: 'S256', prompt: 'consent',
-    })}`);
-    const login = await page.evaluate(overflow);
-    await page.fill('#email', LONG_EMAIL);
-    await page.fill('#password', 'long-address-password');
-    await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
-    await page.waitForSelector('button[value=allow]');
-    const consent = await page.evaluate(overflow);
-    expect({ login, consent }).toEqual({
-      login: { page: 0, card: 0, nameInsideCard: true },
-      consent: { page: 0, card: 0, nameInsideCard: true },
-    });
-    await page.close();
-  });
+  test.each(NAMES.map(([label, name], i) => [label, name, i] as const))(
+    '%s: login and consent pages',
+    async (_label, _name, i) => {
+      const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+      await page.goto(
+        `${srv.issuer}/authorization?${query({
+          client_id: `long-${i}`,
+          response_type: 'code',
+          redirect_uri: 'http://localhost:8080/callback',
+          scope: 'openid',
+          code_challenge: CHALLENGE,
+          code_challenge_method: 'S256',
+          prompt: 'consent',
+        })}`,
+      );
+      const login = await page.evaluate(overflow);
+      await page.fill('#email', LONG_EMAIL);
+      await page.fill('#password', 'long-address-password');
+      await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+      await page.waitForSelector('button[value=allow]');
+      const consent = await page.evaluate(overflow);
+      expect({ login, consent }).toEqual({
+        login: { page: 0, card: 0, nameInsideCard: true },
+        consent: { page: 0, card: 0, nameInsideCard: true },
+      });
+      await page.close();
+    },
+  );
 });

@@ -17,7 +17,9 @@ browserSuite('keyboard-only sign-in and consent in headless Chromium', () => {
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     browser = await launchChromium();
-    srv = await startServer({ ui: { productName: 'Acme Login', footer: 'Acme Corp', supportUrl: 'https://help.example.com/' } });
+    srv = await startServer({
+      ui: { productName: 'Acme Login', footer: 'Acme Corp', supportUrl: 'https://help.example.com/' },
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -26,7 +28,9 @@ browserSuite('keyboard-only sign-in and consent in headless Chromium', () => {
 
   async function watch(page: Page): Promise<string[]> {
     const violations: string[] = [];
-    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text()); });
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    });
     page.on('pageerror', (err) => violations.push(String(err)));
     return violations;
   }
@@ -38,10 +42,13 @@ browserSuite('keyboard-only sign-in and consent in headless Chromium', () => {
     const page = await context.newPage();
     const violations = await watch(page);
     let callback: string | undefined;
-    await context.route((url) => url.host === 'localhost:8080', async (route) => {
-      callback = route.request().url();
-      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
-    });
+    await context.route(
+      (url) => url.host === 'localhost:8080',
+      async (route) => {
+        callback = route.request().url();
+        await route.fulfill({ status: 200, contentType: 'text/plain', body: 'client callback' });
+      },
+    );
 
     await page.goto(String(start.url));
     // The address field has the focus on arrival.
@@ -67,12 +74,17 @@ browserSuite('keyboard-only sign-in and consent in headless Chromium', () => {
     }
     expect(await page.evaluate('document.activeElement?.value')).toBe('allow');
     // The browser is sent to the client's callback (nothing listens there: the request itself is what counts).
-    const [sent] = await Promise.all([page.waitForRequest(/^http:\/\/localhost:8080\/callback\?/), page.keyboard.press('Enter')]);
+    const [sent] = await Promise.all([
+      page.waitForRequest(/^http:\/\/localhost:8080\/callback\?/),
+      page.keyboard.press('Enter'),
+    ]);
     callback ??= sent.url();
 
     expect(violations).toEqual([]);
     const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(callback!), {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     expect(tokens.claims()?.sub).toBe('alice');
     await context.close();

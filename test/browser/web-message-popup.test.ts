@@ -24,10 +24,16 @@ browserSuite('web_message answers reach the page that opened the sign-in popup',
     srv = await startServer({
       webMessageResponseMode: true,
       mail: { mailbox: mailbox.dir },
-      clients: [{
-        client_id: CLIENT_ID, client_name: 'Popup app', redirect_uris: [`${rp.origin}/cb`], token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'], response_types: ['code'],
-      }],
+      clients: [
+        {
+          client_id: CLIENT_ID,
+          client_name: 'Popup app',
+          redirect_uris: [`${rp.origin}/cb`],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+      ],
     });
     browser = await launchChromium();
   });
@@ -38,19 +44,36 @@ browserSuite('web_message answers reach the page that opened the sign-in popup',
     await mailbox?.remove();
   });
 
-  const authorizationUrl = (state: string, prompt?: string) => `${srv.issuer}/authorization?${query({
-    client_id: CLIENT_ID, response_type: 'code', response_mode: 'web_message', redirect_uri: `${rp.origin}/cb`,
-    scope: 'openid', state, code_challenge: CHALLENGE, code_challenge_method: 'S256', ...(prompt ? { prompt } : {}),
-  })}`;
+  const authorizationUrl = (state: string, prompt?: string) =>
+    `${srv.issuer}/authorization?${query({
+      client_id: CLIENT_ID,
+      response_type: 'code',
+      response_mode: 'web_message',
+      redirect_uri: `${rp.origin}/cb`,
+      scope: 'openid',
+      state,
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+      ...(prompt ? { prompt } : {}),
+    })}`;
 
   /** The relying party's page, listening for messages, and the popup it opens on the authorization request. */
-  async function openPopup(context: BrowserContext, state: string, prompt?: string): Promise<{ opener: Page; popup: Page }> {
+  async function openPopup(
+    context: BrowserContext,
+    state: string,
+    prompt?: string,
+  ): Promise<{ opener: Page; popup: Page }> {
     const opener = await context.newPage();
     await opener.goto(`${rp.origin}/app`);
     // Evaluated as text: the test's TypeScript has no DOM types.
-    await opener.evaluate(`window.received = []; window.addEventListener('message', (e) => window.received.push({ origin: e.origin, data: e.data }))`);
+    await opener.evaluate(
+      `window.received = []; window.addEventListener('message', (e) => window.received.push({ origin: e.origin, data: e.data }))`,
+    );
     const url = authorizationUrl(state, prompt);
-    const [popup] = await Promise.all([context.waitForEvent('page'), opener.evaluate(`void window.open(${JSON.stringify(url)}, 'signin', 'width=480,height=640')`)]);
+    const [popup] = await Promise.all([
+      context.waitForEvent('page'),
+      opener.evaluate(`void window.open(${JSON.stringify(url)}, 'signin', 'width=480,height=640')`),
+    ]);
     return { opener, popup };
   }
 
@@ -80,21 +103,31 @@ browserSuite('web_message answers reach the page that opened the sign-in popup',
   // `prompt=consent`: the consent page shows even though an earlier row already allowed this client.
   test.each<[string, () => Promise<BrowserContext>, string | undefined, (popup: Page) => Promise<void>]>([
     ['no session: sign in and allow in the popup', () => browser.newContext(), 'consent', signInAndAllow],
-    ['no session: a wrong password first, then the right one, then allow', () => browser.newContext(), 'consent', async (popup) => {
-      await signIn(popup, 'wrong-password-123');
-      await signIn(popup, 'alice-demo-password');
-      await popup.click('button[value=allow]');
-    }],
+    [
+      'no session: a wrong password first, then the right one, then allow',
+      () => browser.newContext(),
+      'consent',
+      async (popup) => {
+        await signIn(popup, 'wrong-password-123');
+        await signIn(popup, 'alice-demo-password');
+        await popup.click('button[value=allow]');
+      },
+    ],
     // The sign-up and reset pages are in the popup too (a storage read of the interaction decides their headers).
-    ['no session: "Create one" and "Forgot your password?", back to the sign-in, sign in and allow', () => browser.newContext(), 'consent', async (popup) => {
-      await popup.waitForSelector('#signup');
-      await Promise.all([popup.waitForNavigation(), popup.click('#signup')]);
-      await Promise.all([popup.waitForNavigation(), popup.click('#back')]);
-      // The reset page has no link back to the sign-in: the browser's Back.
-      await Promise.all([popup.waitForNavigation(), popup.click('#reset')]);
-      await popup.goBack();
-      await signInAndAllow(popup);
-    }],
+    [
+      'no session: "Create one" and "Forgot your password?", back to the sign-in, sign in and allow',
+      () => browser.newContext(),
+      'consent',
+      async (popup) => {
+        await popup.waitForSelector('#signup');
+        await Promise.all([popup.waitForNavigation(), popup.click('#signup')]);
+        await Promise.all([popup.waitForNavigation(), popup.click('#back')]);
+        // The reset page has no link back to the sign-in: the browser's Back.
+        await Promise.all([popup.waitForNavigation(), popup.click('#reset')]);
+        await popup.goBack();
+        await signInAndAllow(popup);
+      },
+    ],
     // The popup answers at once, no page of ours on the way (passed before the fix too).
     ['a session with remembered consent: no page in between', signedInContext, undefined, async () => {}],
   ])('%s', async (name, newContext, prompt, steps) => {
@@ -103,10 +136,12 @@ browserSuite('web_message answers reach the page that opened the sign-in popup',
     await steps(popup);
     if (!popup.isClosed()) await popup.waitForEvent('close', { timeout: 10_000 });
     const received = await opener.evaluate('window.received');
-    expect(received).toEqual([{
-      origin: srv.issuer,
-      data: { type: 'authorization_response', response: { code: expect.any(String), state: name, iss: srv.issuer } },
-    }]);
+    expect(received).toEqual([
+      {
+        origin: srv.issuer,
+        data: { type: 'authorization_response', response: { code: expect.any(String), state: name, iss: srv.issuer } },
+      },
+    ]);
     await context.close();
   });
 });

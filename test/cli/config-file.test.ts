@@ -15,16 +15,27 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const rows: Array<[string, string, string]> = [
   ['an Error at the top level', 'throw new Error("hunter2")', 'Error'],
   ['a TypeError from the default function', 'export default () => { throw new TypeError("hunter2"); }', 'TypeError'],
-  ['a string from an async default function', 'export default async () => { throw "hunter2"; }', 'it threw a string, not an Error'],
+  [
+    'a string from an async default function',
+    'export default async () => { throw "hunter2"; }',
+    'it threw a string, not an Error',
+  ],
   ['an object at the top level', 'throw { secret: "hunter2" };', 'it threw an object, not an Error'],
-  ['undefined from the default function', 'export default () => { throw undefined; }', 'it threw undefined, not an Error'],
+  [
+    'undefined from the default function',
+    'export default () => { throw undefined; }',
+    'it threw undefined, not an Error',
+  ],
   ['null from the default function', 'export default () => { throw null; }', 'it threw null, not an Error'],
 ];
 
 test.each(rows)('a module that throws %s', async (name, source, what) => {
   const file = join(dir, `${name.replace(/\W+/g, '-')}.mjs`);
   writeFileSync(file, source);
-  const err = await readConfigFile(file).then(() => undefined, (e: unknown) => e);
+  const err = await readConfigFile(file).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ConfigError);
   expect(err).toMatchObject({ path: '--config' });
   expect((err as Error).message).toContain(`cannot load ${file}: ${what}`);

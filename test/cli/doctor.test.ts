@@ -22,15 +22,29 @@ const CLI = join(ROOT, 'dist/lib/cli/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-doctor-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run { code: number | null; stdout: string; stderr: string; ids: string[] }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ids: string[];
+}
 /** Runs the CLI asynchronously (the servers under test live in this process). */
 async function doctor(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, 'doctor', ...args], { env: { ...process.env, NODE_OPTIONS: '', ...env } });
-  let stdout = '', stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  const child = spawn(process.execPath, [CLI, 'doctor', ...args], {
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+  });
+  let stdout = '',
+    stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const [code] = (await once(child, 'exit')) as [number | null];
-  const ids = [...stdout.matchAll(/^(✗|!) \[([a-z-]+)\]/gm)].map((m) => `${m[1] === '✗' ? 'problem' : 'warning'}:${m[2]}`);
+  const ids = [...stdout.matchAll(/^(✗|!) \[([a-z-]+)\]/gm)].map(
+    (m) => `${m[1] === '✗' ? 'problem' : 'warning'}:${m[2]}`,
+  );
   return { code, stdout, stderr, ids };
 }
 function configFile(name: string, config: object): string {
@@ -38,21 +52,60 @@ function configFile(name: string, config: object): string {
   writeFileSync(file, JSON.stringify(config));
   return file;
 }
-const CLIENT = { client_id: 'rp', client_secret: 'a-secret-that-is-long-enough-0123456789', redirect_uris: ['https://rp.example/cb'] };
+const CLIENT = {
+  client_id: 'rp',
+  client_secret: 'a-secret-that-is-long-enough-0123456789',
+  redirect_uris: ['https://rp.example/cb'],
+};
 
 describe('configuration checks', () => {
   test.each([
-    ['production without keys, storage or https', { issuer: 'http://id.example.com' }, { NODE_ENV: 'production' },
-      ['problem:config-invalid', 'problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral']],
-    ['production with introspection and GET queries on', { issuer: 'https://id.example.com', proxy: true, storage: { type: 'memory' }, graphql: { typeDefs: 'type Query { a: Int }', introspection: { enabled: true }, transports: { get: true } } }, { NODE_ENV: 'production' },
-      ['problem:config-invalid', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral', 'warning:memory-storage', 'problem:graphql-introspection', 'problem:graphql-get']],
-    ['development, https issuer without proxy', { issuer: 'https://id.example.com' }, { NODE_ENV: 'development' },
-      ['warning:proxy-unset', 'warning:keys-ephemeral', 'warning:cookie-keys-ephemeral']],
-    ['a key without kid', { issuer: 'http://localhost:3000', keys: { signing: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }] }, cookies: ['c'.repeat(32)] } }, { NODE_ENV: 'development' },
-      ['problem:keys-without-kid']],
+    [
+      'production without keys, storage or https',
+      { issuer: 'http://id.example.com' },
+      { NODE_ENV: 'production' },
+      ['problem:config-invalid', 'problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral'],
+    ],
+    [
+      'production with introspection and GET queries on',
+      {
+        issuer: 'https://id.example.com',
+        proxy: true,
+        storage: { type: 'memory' },
+        graphql: { typeDefs: 'type Query { a: Int }', introspection: { enabled: true }, transports: { get: true } },
+      },
+      { NODE_ENV: 'production' },
+      [
+        'problem:config-invalid',
+        'problem:keys-ephemeral',
+        'problem:cookie-keys-ephemeral',
+        'warning:memory-storage',
+        'problem:graphql-introspection',
+        'problem:graphql-get',
+      ],
+    ],
+    [
+      'development, https issuer without proxy',
+      { issuer: 'https://id.example.com' },
+      { NODE_ENV: 'development' },
+      ['warning:proxy-unset', 'warning:keys-ephemeral', 'warning:cookie-keys-ephemeral'],
+    ],
+    [
+      'a key without kid',
+      {
+        issuer: 'http://localhost:3000',
+        keys: { signing: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }] }, cookies: ['c'.repeat(32)] },
+      },
+      { NODE_ENV: 'development' },
+      ['problem:keys-without-kid'],
+    ],
   ])('%s', async (_name, config, env, expected) => {
     const run = await doctor(['--config', configFile('c.json', config)], env);
-    expect(run.ids.filter((id) => id !== 'problem:config-invalid' || expected.includes(id)).filter((v, i, a) => a.indexOf(v) === i)).toEqual(expected);
+    expect(
+      run.ids
+        .filter((id) => id !== 'problem:config-invalid' || expected.includes(id))
+        .filter((v, i, a) => a.indexOf(v) === i),
+    ).toEqual(expected);
     expect(run.code).toBe(expected.some((id) => id.startsWith('problem:')) ? 1 : 0);
     expect(run.stdout).toMatch(/fix: /);
   });
@@ -62,14 +115,24 @@ describe('configuration checks', () => {
   test('the README\'s production configuration in a shell without REDIS_URL names REDIS_URL, not the file\'s "storage"', async () => {
     const guide = readFileSync(join(ROOT, 'docs/guides/production.md'), 'utf8');
     const checklist = guide.slice(guide.indexOf('## Production checklist'));
-    const json = checklist.slice(checklist.indexOf('```json\n') + 8, checklist.indexOf('\n```', checklist.indexOf('```json\n')));
-    const config = { ...(JSON.parse(json) as object), keys: { signing: await generateSigningKeys(['ES256']), cookies: [generateCookieKey()] } };
+    const json = checklist.slice(
+      checklist.indexOf('```json\n') + 8,
+      checklist.indexOf('\n```', checklist.indexOf('```json\n')),
+    );
+    const config = {
+      ...(JSON.parse(json) as object),
+      keys: { signing: await generateSigningKeys(['ES256']), cookies: [generateCookieKey()] },
+    };
     const file = configFile('readme-production.json', config);
     const env = { NODE_ENV: 'production', PORTCULLIS_MFA_KEY: generateCookieKey() };
     const without = await doctor(['--config', file], { ...env, REDIS_URL: '' });
     expect(without.ids).toEqual(['problem:config-invalid']);
-    expect(without.stdout).toContain('✗ [config-invalid] "storage": type "redis" needs storage.url, which portcullis start takes from REDIS_URL, and REDIS_URL is not set in this environment');
-    expect(without.stdout).toContain('fix: run doctor with the deployment\'s environment (REDIS_URL=redis://host:6379 portcullis doctor --config …)');
+    expect(without.stdout).toContain(
+      '✗ [config-invalid] "storage": type "redis" needs storage.url, which portcullis start takes from REDIS_URL, and REDIS_URL is not set in this environment',
+    );
+    expect(without.stdout).toContain(
+      "fix: run doctor with the deployment's environment (REDIS_URL=redis://host:6379 portcullis doctor --config …)",
+    );
     expect(without.stdout).not.toContain('change "storage" in the configuration file');
     const withUrl = await doctor(['--config', file], { ...env, REDIS_URL: 'redis://127.0.0.1:1' });
     expect(withUrl.stdout).not.toContain('config-invalid');
@@ -77,54 +140,170 @@ describe('configuration checks', () => {
 
   // Each fault once, by the check that states it best, with the change to make (never "as the message says").
   test.each([
-    ['production, a local issuer, no keys, no storage type, an http redirect URI', { issuer: 'http://localhost:4340', clients: [{ ...CLIENT, redirect_uris: ['http://localhost:8080/cb'] }] }, [
-      ['config-invalid', 'storage.type', 'storage: { type: "redis", url: "redis://…" } (REDIS_URL) to share state between instances and keep it across restarts, or storage.type: "memory" (PORTCULLIS_STORAGE=memory) for one instance that may lose it'],
-      ['config-invalid', 'issuer', 'issuer: "https://id.example.com", the public https URL clients use (PORTCULLIS_ISSUER); behind a TLS-terminating proxy also proxy: true (PORTCULLIS_PROXY=true)'],
-      ['config-invalid', 'mfa.encryptionKey', 'mfa.encryptionKey: <32+ random characters, not a cookie key> (PORTCULLIS_MFA_KEY; npx portcullis cookie-key makes one), the same on every instance and kept across restarts; or mfa.enabled: false'],
-      ['config-invalid', 'clients[0].redirect_uris', 'a configured client meets the policy of dynamic registration: docs/guides/client-registration.md lists what it refuses and what to send instead (in production, https redirect URIs for web clients)'],
-      ['keys-ephemeral', undefined, 'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)'],
-      ['cookie-keys-ephemeral', undefined, 'keys.cookies: [<32+ random characters>] (PORTCULLIS_COOKIE_KEYS; npx portcullis cookie-key)'],
-    ]],
-    ['production, a public http issuer, the demo client, memory storage, sign-up without mail', { issuer: 'http://id.example.com', storage: { type: 'memory' }, mfa: { enabled: false }, selfService: { signup: true },
-      keys: { cookies: ['c'.repeat(32)] }, clients: [{ ...CLIENT, redirect_uris: ['https://rp.example/cb'], client_secret: 'demo-web-secret' }] }, [
-      ['config-invalid', 'clients[0].client_secret', 'replace the demo clients, accounts and initial access token with your own (their secrets from your secret store)'],
-      ['config-invalid', 'selfService.signup', 'mail.smtp: "smtp://user:pass@host:587" (PORTCULLIS_SMTP_URL) so that sign-up can verify addresses, or selfService.signup: false'],
-      ['issuer-not-https', undefined, 'serve the issuer over https (terminate TLS here or at a proxy with proxy: true)'],
-      ['keys-ephemeral', undefined, 'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)'],
-    ]],
+    [
+      'production, a local issuer, no keys, no storage type, an http redirect URI',
+      { issuer: 'http://localhost:4340', clients: [{ ...CLIENT, redirect_uris: ['http://localhost:8080/cb'] }] },
+      [
+        [
+          'config-invalid',
+          'storage.type',
+          'storage: { type: "redis", url: "redis://…" } (REDIS_URL) to share state between instances and keep it across restarts, or storage.type: "memory" (PORTCULLIS_STORAGE=memory) for one instance that may lose it',
+        ],
+        [
+          'config-invalid',
+          'issuer',
+          'issuer: "https://id.example.com", the public https URL clients use (PORTCULLIS_ISSUER); behind a TLS-terminating proxy also proxy: true (PORTCULLIS_PROXY=true)',
+        ],
+        [
+          'config-invalid',
+          'mfa.encryptionKey',
+          'mfa.encryptionKey: <32+ random characters, not a cookie key> (PORTCULLIS_MFA_KEY; npx portcullis cookie-key makes one), the same on every instance and kept across restarts; or mfa.enabled: false',
+        ],
+        [
+          'config-invalid',
+          'clients[0].redirect_uris',
+          'a configured client meets the policy of dynamic registration: docs/guides/client-registration.md lists what it refuses and what to send instead (in production, https redirect URIs for web clients)',
+        ],
+        [
+          'keys-ephemeral',
+          undefined,
+          'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)',
+        ],
+        [
+          'cookie-keys-ephemeral',
+          undefined,
+          'keys.cookies: [<32+ random characters>] (PORTCULLIS_COOKIE_KEYS; npx portcullis cookie-key)',
+        ],
+      ],
+    ],
+    [
+      'production, a public http issuer, the demo client, memory storage, sign-up without mail',
+      {
+        issuer: 'http://id.example.com',
+        storage: { type: 'memory' },
+        mfa: { enabled: false },
+        selfService: { signup: true },
+        keys: { cookies: ['c'.repeat(32)] },
+        clients: [{ ...CLIENT, redirect_uris: ['https://rp.example/cb'], client_secret: 'demo-web-secret' }],
+      },
+      [
+        [
+          'config-invalid',
+          'clients[0].client_secret',
+          'replace the demo clients, accounts and initial access token with your own (their secrets from your secret store)',
+        ],
+        [
+          'config-invalid',
+          'selfService.signup',
+          'mail.smtp: "smtp://user:pass@host:587" (PORTCULLIS_SMTP_URL) so that sign-up can verify addresses, or selfService.signup: false',
+        ],
+        [
+          'issuer-not-https',
+          undefined,
+          'serve the issuer over https (terminate TLS here or at a proxy with proxy: true)',
+        ],
+        [
+          'keys-ephemeral',
+          undefined,
+          'npx portcullis keys --out /etc/portcullis/jwks.json, then keys.signing: "/etc/portcullis/jwks.json" (PORTCULLIS_SIGNING_KEYS)',
+        ],
+      ],
+    ],
   ])('%s: each fault once, each with its fix', async (_name, config, expected) => {
     const run = await doctor(['--config', configFile('once.json', config)], { NODE_ENV: 'production' });
-    const problems = [...run.stdout.matchAll(/^✗ \[([a-z-]+)\] (?:"([^"]+)": )?.*\n {4}fix: (.*)$/gm)].map((m) => [m[1], m[2], m[3]]);
+    const problems = [...run.stdout.matchAll(/^✗ \[([a-z-]+)\] (?:"([^"]+)": )?.*\n {4}fix: (.*)$/gm)].map((m) => [
+      m[1],
+      m[2],
+      m[3],
+    ]);
     expect(problems).toEqual(expected);
     expect(run.stdout).not.toMatch(/as the message says/);
     expect(run.code).toBe(1);
   });
 
   test('a refusal outside the production guards: the option and its row of the option reference', async () => {
-    const run = await doctor(['--config', configFile('secretless.json', { issuer: 'http://localhost:3000', clients: [{ client_id: 'rp', redirect_uris: ['https://rp.example/cb'] }] })], { NODE_ENV: 'development' });
-    expect(run.stdout).toMatch(/✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients\[\]\.client_secret` row of docs\/reference\/options\.md says what it takes\n/);
+    const run = await doctor(
+      [
+        '--config',
+        configFile('secretless.json', {
+          issuer: 'http://localhost:3000',
+          clients: [{ client_id: 'rp', redirect_uris: ['https://rp.example/cb'] }],
+        }),
+      ],
+      { NODE_ENV: 'development' },
+    );
+    expect(run.stdout).toMatch(
+      /✗ \[config-invalid\] "clients\[0\]\.client_secret": is required for a confidential client.*\n {4}fix: change "clients\[0\]\.client_secret" in the configuration file: the `clients\[\]\.client_secret` row of docs\/reference\/options\.md says what it takes\n/,
+    );
   });
 
   // The fix of a client-authentication mistake names the docs section that shows each method's members.
   const PUBLIC_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
-  const AUTH_SECTION = 'docs/guides/client-registration.md "Configured clients: private_key_jwt, client_secret_jwt and DPoP"';
+  const AUTH_SECTION =
+    'docs/guides/client-registration.md "Configured clients: private_key_jwt, client_secret_jwt and DPoP"';
   test.each([
-    ['private_key_jwt without keys', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined }, 'clients[0].jwks'],
-    ['private_key_jwt with a secret', { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://rp.example/jwks' }, 'clients[0].client_secret'],
-    ['client_secret_jwt with a short secret', { token_endpoint_auth_method: 'client_secret_jwt', client_secret: 'short-secret' }, 'clients[0].client_secret'],
-    ['a signing alg with client_secret_basic', { token_endpoint_auth_signing_alg: 'RS256' }, 'clients[0].token_endpoint_auth_signing_alg'],
-    ['both jwks and jwks_uri', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined, jwks: { keys: [PUBLIC_KEY] }, jwks_uri: 'https://rp.example/jwks' }, 'clients[0].jwks_uri'],
-    ['an empty jwks', { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined, jwks: { keys: [] } }, 'clients[0].jwks.keys'],
+    [
+      'private_key_jwt without keys',
+      { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined },
+      'clients[0].jwks',
+    ],
+    [
+      'private_key_jwt with a secret',
+      { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://rp.example/jwks' },
+      'clients[0].client_secret',
+    ],
+    [
+      'client_secret_jwt with a short secret',
+      { token_endpoint_auth_method: 'client_secret_jwt', client_secret: 'short-secret' },
+      'clients[0].client_secret',
+    ],
+    [
+      'a signing alg with client_secret_basic',
+      { token_endpoint_auth_signing_alg: 'RS256' },
+      'clients[0].token_endpoint_auth_signing_alg',
+    ],
+    [
+      'both jwks and jwks_uri',
+      {
+        token_endpoint_auth_method: 'private_key_jwt',
+        client_secret: undefined,
+        jwks: { keys: [PUBLIC_KEY] },
+        jwks_uri: 'https://rp.example/jwks',
+      },
+      'clients[0].jwks_uri',
+    ],
+    [
+      'an empty jwks',
+      { token_endpoint_auth_method: 'private_key_jwt', client_secret: undefined, jwks: { keys: [] } },
+      'clients[0].jwks.keys',
+    ],
   ])('client authentication: %s → the fix names the docs section', async (_name, member, path) => {
-    const run = await doctor(['--config', configFile('client-auth.json', { issuer: 'http://localhost:3000', clients: [{ ...CLIENT, ...member }] })], { NODE_ENV: 'development' });
-    const line = new RegExp(`✗ \\[config-invalid\\] "${path.replace(/[[\].]/g, '\\$&')}": .*\\n {4}fix: (.*)`).exec(run.stdout);
+    const run = await doctor(
+      [
+        '--config',
+        configFile('client-auth.json', { issuer: 'http://localhost:3000', clients: [{ ...CLIENT, ...member }] }),
+      ],
+      { NODE_ENV: 'development' },
+    );
+    const line = new RegExp(`✗ \\[config-invalid\\] "${path.replace(/[[\].]/g, '\\$&')}": .*\\n {4}fix: (.*)`).exec(
+      run.stdout,
+    );
     expect(line?.[1] ?? run.stdout).toContain(AUTH_SECTION);
   });
 
   test('a clean development configuration: exit 0, no problem', async () => {
     const keys = join(dir, 'jwks.json');
     writeFileSync(keys, JSON.stringify(await generateSigningKeys()));
-    const run = await doctor(['--config', configFile('ok.json', { issuer: 'http://localhost:3000', keys: { signing: keys, cookies: [generateCookieKey()] } })], { NODE_ENV: 'development' });
+    const run = await doctor(
+      [
+        '--config',
+        configFile('ok.json', {
+          issuer: 'http://localhost:3000',
+          keys: { signing: keys, cookies: [generateCookieKey()] },
+        }),
+      ],
+      { NODE_ENV: 'development' },
+    );
     expect(run.ids).toEqual([]);
     expect(run.stdout).toMatch(/✓ \[config-valid\]/);
     expect(run.code).toBe(0);
@@ -136,15 +315,22 @@ describe('configuration checks', () => {
     writeFileSync(keys, JSON.stringify(await generateSigningKeys()));
     const file = configFile('env.json', { issuer: 'http://id.example.com' });
     const env = {
-      NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example.com', PORTCULLIS_PROXY: 'true', PORTCULLIS_SIGNING_KEYS: keys,
-      PORTCULLIS_COOKIE_KEYS: generateCookieKey(), PORTCULLIS_MFA_KEY: generateCookieKey(), PORTCULLIS_STORAGE: 'memory',
+      NODE_ENV: 'production',
+      PORTCULLIS_ISSUER: 'https://id.example.com',
+      PORTCULLIS_PROXY: 'true',
+      PORTCULLIS_SIGNING_KEYS: keys,
+      PORTCULLIS_COOKIE_KEYS: generateCookieKey(),
+      PORTCULLIS_MFA_KEY: generateCookieKey(),
+      PORTCULLIS_STORAGE: 'memory',
     };
     const run = await doctor(['--config', file], env);
     expect(run.ids).toEqual(['warning:memory-storage']);
     expect(run.stdout).toMatch(/✓ \[config-valid\] the configuration loads with NODE_ENV=production/);
     expect(run.code).toBe(0);
     // Without them, the file alone: an http issuer, no keys, no storage type.
-    expect((await doctor(['--config', file], { NODE_ENV: 'production' })).ids).toEqual(expect.arrayContaining(['problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral']));
+    expect((await doctor(['--config', file], { NODE_ENV: 'production' })).ids).toEqual(
+      expect.arrayContaining(['problem:issuer-not-https', 'problem:keys-ephemeral', 'problem:cookie-keys-ephemeral']),
+    );
   });
 
   test.each([
@@ -170,17 +356,49 @@ describe('a deployment behind a TLS-terminating proxy', () => {
   beforeAll(async () => {
     const key = join(dir, 'tls.key');
     cert = join(dir, 'tls.crt');
-    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { encoding: 'utf8' });
+    const r = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
     upstreamPort = await freePort();
     // The proxy: TLS here, plain http to the server, X-Forwarded-Proto/For added, Host passed through.
     proxy = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
-      const upstream = httpRequest({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: { ...req.headers, 'x-forwarded-proto': 'https', 'x-forwarded-for': req.socket.remoteAddress } }, (up) => {
-        res.writeHead(up.statusCode!, up.headers);
-        up.pipe(res);
+      const upstream = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: upstreamPort,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, 'x-forwarded-proto': 'https', 'x-forwarded-for': req.socket.remoteAddress },
+        },
+        (up) => {
+          res.writeHead(up.statusCode!, up.headers);
+          up.pipe(res);
+        },
+      );
+      upstream.on('error', () => {
+        res.writeHead(502).end();
       });
-      upstream.on('error', () => { res.writeHead(502).end(); });
       req.pipe(upstream);
     });
     proxy.listen(0, '127.0.0.1');
@@ -189,13 +407,22 @@ describe('a deployment behind a TLS-terminating proxy', () => {
     issuer = `https://127.0.0.1:${proxyPort}`;
     const signing = join(dir, 'proxy-jwks.json');
     writeFileSync(signing, JSON.stringify(await generateSigningKeys()));
-    configPath = configFile('deployment.json', { issuer, storage: { type: 'memory' }, keys: { signing, cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() }, clients: [CLIENT] });
+    configPath = configFile('deployment.json', {
+      issuer,
+      storage: { type: 'memory' },
+      keys: { signing, cookies: [generateCookieKey()] },
+      mfa: { encryptionKey: generateCookieKey() },
+      clients: [CLIENT],
+    });
   });
   afterAll(async () => {
     proxy?.close();
     proxy?.closeAllConnections();
   });
-  afterEach(async () => { await server?.close(); server = undefined; });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
 
   async function start(proxySetting: boolean) {
     const env = process.env.NODE_ENV;
@@ -219,10 +446,17 @@ describe('a deployment behind a TLS-terminating proxy', () => {
 
   test('proxy set: discovery, keys, HSTS, Secure cookies and the clock all check out (exit 0)', async () => {
     await start(true);
-    const withProxy = configFile('deployment-proxy.json', { ...JSON.parse(readFileSync(configPath, 'utf8')), proxy: true });
-    const run = await doctor(['--url', issuer, '--config', withProxy], { NODE_EXTRA_CA_CERTS: cert, NODE_ENV: 'production' });
+    const withProxy = configFile('deployment-proxy.json', {
+      ...JSON.parse(readFileSync(configPath, 'utf8')),
+      proxy: true,
+    });
+    const run = await doctor(['--url', issuer, '--config', withProxy], {
+      NODE_EXTRA_CA_CERTS: cert,
+      NODE_ENV: 'production',
+    });
     expect(run.ids).toEqual(['warning:memory-storage']);
-    for (const id of ['config-valid', 'hsts', 'clock', 'discovery-origin', 'jwks', 'cookies-secure']) expect(run.stdout).toMatch(new RegExp(`✓ \\[${id}\\]`));
+    for (const id of ['config-valid', 'hsts', 'clock', 'discovery-origin', 'jwks', 'cookies-secure'])
+      expect(run.stdout).toMatch(new RegExp(`✓ \\[${id}\\]`));
     expect(run.code).toBe(0);
   });
 });
@@ -241,7 +475,7 @@ describe('the configuration against the deployment it is checked with', () => {
   test.each([
     ['another issuer (the file of another deployment)', () => 'http://localhost:4340', true],
     ['the same issuer without its path', () => deployed.replace('/auth', ''), true],
-    ['the deployment\'s own issuer', () => deployed, false],
+    ["the deployment's own issuer", () => deployed, false],
   ])('%s', async (_name, issuer, mismatch) => {
     const file = configFile('pair.json', { issuer: issuer() });
     const run = await doctor(['--config', file, '--url', deployed], { NODE_ENV: 'development' });
@@ -251,8 +485,10 @@ describe('the configuration against the deployment it is checked with', () => {
       return;
     }
     expect(run.ids).toContain('problem:config-issuer-mismatch');
-    expect(run.stdout).toContain(`✗ [config-issuer-mismatch] the configuration's issuer ${issuer()} is not this deployment's (its discovery names "${deployed}"): the --config checked is not the one running at ${deployed}, or PORTCULLIS_ISSUER overrides it there\n`
-      + `    fix: check a matching pair: the configuration ${deployed} runs with, or --url ${issuer()}; if this file is meant for ${deployed}, set its "issuer" to "${deployed}"\n`);
+    expect(run.stdout).toContain(
+      `✗ [config-issuer-mismatch] the configuration's issuer ${issuer()} is not this deployment's (its discovery names "${deployed}"): the --config checked is not the one running at ${deployed}, or PORTCULLIS_ISSUER overrides it there\n` +
+        `    fix: check a matching pair: the configuration ${deployed} runs with, or --url ${issuer()}; if this file is meant for ${deployed}, set its "issuer" to "${deployed}"\n`,
+    );
     expect(run.stdout).toMatch(/^1 problem\(s\)/m);
     expect(run.code).toBe(1);
   });
@@ -264,20 +500,51 @@ describe('fake deployments', () => {
   let answer: { status: number; headers: Record<string, string>; body: object };
   beforeAll(async () => {
     fake = createHttpServer((req, res) => {
-      if (req.url === '/jwks') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [{ kty: 'EC' }] }));
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+      if (req.url === '/jwks')
+        return res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ keys: [{ kty: 'EC' }] }));
+      res
+        .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+        .end(JSON.stringify(answer.body));
     });
     fake.listen(0, '127.0.0.1');
     await once(fake, 'listening');
     base = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
   });
-  afterAll(() => { fake.close(); });
+  afterAll(() => {
+    fake.close();
+  });
 
   test.each([
-    ['a clock 10 minutes fast', () => ({ status: 200, headers: { date: new Date(Date.now() + 600_000).toUTCString() }, body: { issuer: base, jwks_uri: `${base}/jwks` } }), ['problem:clock-skew', 'problem:keys-without-kid']],
-    ['endpoints on another origin', () => ({ status: 200, headers: {}, body: { issuer: base, token_endpoint: 'http://internal:8080/token', jwks_uri: `${base}/jwks` } }), ['problem:discovery-origin', 'problem:keys-without-kid']],
-    ['another issuer', () => ({ status: 200, headers: {}, body: { issuer: 'https://elsewhere.example' } }), ['problem:issuer-mismatch']],
-    ['a Host the server refuses', () => ({ status: 421, headers: {}, body: { error: 'invalid_request' } }), ['problem:host-not-allowed']],
+    [
+      'a clock 10 minutes fast',
+      () => ({
+        status: 200,
+        headers: { date: new Date(Date.now() + 600_000).toUTCString() },
+        body: { issuer: base, jwks_uri: `${base}/jwks` },
+      }),
+      ['problem:clock-skew', 'problem:keys-without-kid'],
+    ],
+    [
+      'endpoints on another origin',
+      () => ({
+        status: 200,
+        headers: {},
+        body: { issuer: base, token_endpoint: 'http://internal:8080/token', jwks_uri: `${base}/jwks` },
+      }),
+      ['problem:discovery-origin', 'problem:keys-without-kid'],
+    ],
+    [
+      'another issuer',
+      () => ({ status: 200, headers: {}, body: { issuer: 'https://elsewhere.example' } }),
+      ['problem:issuer-mismatch'],
+    ],
+    [
+      'a Host the server refuses',
+      () => ({ status: 421, headers: {}, body: { error: 'invalid_request' } }),
+      ['problem:host-not-allowed'],
+    ],
     ['no discovery document', () => ({ status: 500, headers: {}, body: {} }), ['problem:discovery-failed']],
   ])('%s', async (_name, make, expected) => {
     answer = make();
@@ -299,10 +566,24 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
   let port: number;
   beforeAll(async () => {
     port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-    for (let i = 0; i < 50 && spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() !== 'PONG'; i++) await new Promise((r) => setTimeout(r, 100));
+    redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: 'ignore' },
+    );
+    for (
+      let i = 0;
+      i < 50 &&
+      spawnSync('redis-cli', ['-p', String(port), 'ping'])
+        .stdout?.toString()
+        .trim() !== 'PONG';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
   });
-  afterAll(() => { redis.kill(); });
+  afterAll(() => {
+    redis.kill();
+  });
 
   test('a Redis with neither AOF nor RDB snapshots is a problem; with AOF on it is fine', async () => {
     const config = { issuer: 'http://localhost:3000', storage: { type: 'redis', url: `redis://127.0.0.1:${port}` } };

@@ -11,10 +11,16 @@ describe('openid and webMessageResponseMode options', () => {
 
   test('both can be set', () => {
     const config = loadConfig({ ...base, openid: false, webMessageResponseMode: true }, {});
-    expect({ openid: config.openid, webMessageResponseMode: config.webMessageResponseMode }).toEqual({ openid: false, webMessageResponseMode: true });
+    expect({ openid: config.openid, webMessageResponseMode: config.webMessageResponseMode }).toEqual({
+      openid: false,
+      webMessageResponseMode: true,
+    });
   });
 
-  test.each([['openid', 'no'], ['webMessageResponseMode', 1]])('%s must be a boolean', (option, value) => {
+  test.each([
+    ['openid', 'no'],
+    ['webMessageResponseMode', 1],
+  ])('%s must be a boolean', (option, value) => {
     let error: unknown;
     try {
       loadConfig({ ...base, [option]: value } as unknown as PortcullisConfig, {});

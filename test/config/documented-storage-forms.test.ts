@@ -9,18 +9,22 @@ import { documentationFiles } from '../helpers/readme-command.js';
  * copies them. (`lib/redis.ts` told hosts to pass `storage: { redisUrl }`, which is refused as an unknown option.)
  */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const sources = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
-  e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []);
+const sources = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 
 /** `[where, snippet]` of each `storage: { … }` in the README, docs/ and in comment lines of lib/, adapters/ and config/. */
 function documentedForms(): Array<[string, string]> {
   const forms: Array<[string, string]> = [];
   const documents = documentationFiles().map(([file]) => file);
   for (const file of [...documents, ...['lib', 'adapters', 'config'].flatMap(sources)]) {
-    readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
-      if (file.endsWith('.ts') && !/^\s*(\*|\/\/|\/\*\*)/.test(line)) return;
-      for (const m of line.matchAll(/storage: (\{[^}]*\})/g)) forms.push([`${file}:${i + 1}`, m[1]!]);
-    });
+    readFileSync(join(ROOT, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (file.endsWith('.ts') && !/^\s*(\*|\/\/|\/\*\*)/.test(line)) return;
+        for (const m of line.matchAll(/storage: (\{[^}]*\})/g)) forms.push([`${file}:${i + 1}`, m[1]!]);
+      });
   }
   return forms;
 }
@@ -28,14 +32,26 @@ function documentedForms(): Array<[string, string]> {
 /** The snippet as a value: quoted literals as written, each other member a stand-in of its kind. */
 function valueOf(snippet: string): Record<string, unknown> {
   const standIn: Record<string, () => unknown> = {
-    url: () => 'redis://127.0.0.1:6379', client: () => ({}), instance: () => new MemoryStorage(), keyPrefix: () => 'auth:', maxEntries: () => 1000,
+    url: () => 'redis://127.0.0.1:6379',
+    client: () => ({}),
+    instance: () => new MemoryStorage(),
+    keyPrefix: () => 'auth:',
+    maxEntries: () => 1000,
   };
-  return Object.fromEntries(snippet.slice(1, -1).split(',').map((member) => member.trim()).filter(Boolean).map((member) => {
-    const colon = member.indexOf(':');
-    const [key, value] = colon < 0 ? [member, undefined] : [member.slice(0, colon).trim(), member.slice(colon + 1).trim()];
-    const literal = value !== undefined && /^'[^']*'$/.test(value) ? value.slice(1, -1) : undefined;
-    return [key, literal ?? (standIn[key] ?? (() => `unknown member ${key}`))()];
-  }));
+  return Object.fromEntries(
+    snippet
+      .slice(1, -1)
+      .split(',')
+      .map((member) => member.trim())
+      .filter(Boolean)
+      .map((member) => {
+        const colon = member.indexOf(':');
+        const [key, value] =
+          colon < 0 ? [member, undefined] : [member.slice(0, colon).trim(), member.slice(colon + 1).trim()];
+        const literal = value !== undefined && /^'[^']*'$/.test(value) ? value.slice(1, -1) : undefined;
+        return [key, literal ?? (standIn[key] ?? (() => `unknown member ${key}`))()];
+      }),
+  );
 }
 
 const FORMS = documentedForms();

@@ -23,9 +23,17 @@ function hostStorage() {
   const models = new Set<string>();
   const state = { down: false, closed: false };
   const storage: Storage = {
-    adapter: (model) => { models.add(model); return inner.adapter(model); },
-    ping: async () => { if (state.down) throw new Error('host storage is down'); },
-    close: async () => { state.closed = true; await inner.close(); },
+    adapter: (model) => {
+      models.add(model);
+      return inner.adapter(model);
+    },
+    ping: async () => {
+      if (state.down) throw new Error('host storage is down');
+    },
+    close: async () => {
+      state.closed = true;
+      await inner.close();
+    },
     accountStore: (seed) => inner.accountStore(seed),
     limiterBackend: () => inner.limiterBackend(),
   };
@@ -39,7 +47,9 @@ describe('storage: { type: "custom", instance }', () => {
     const rp = await relyingParty(srv.issuer);
     const { tokens } = await signIn(srv.issuer, rp);
     await expect(oidc.fetchUserInfo(rp.config, tokens.access_token, 'alice')).resolves.toMatchObject({ sub: 'alice' });
-    expect([...host.models]).toEqual(expect.arrayContaining(['Interaction', 'Session', 'AuthorizationCode', 'AccessToken', 'Grant']));
+    expect([...host.models]).toEqual(
+      expect.arrayContaining(['Interaction', 'Session', 'AuthorizationCode', 'AccessToken', 'Grant']),
+    );
 
     expect((await fetch(`${srv.issuer}/readyz`)).status).toBe(200);
     host.state.down = true;
@@ -53,19 +63,31 @@ describe('storage: { type: "custom", instance }', () => {
   });
 
   test('the instance must be there with "custom", only there, and have every method of the contract', () => {
-    expect(errorOf(() => loadConfig({ issuer: 'http://localhost:1', storage: { type: 'custom' } }, {})).message).toMatch(/storage\.instance.*required/);
+    expect(
+      errorOf(() => loadConfig({ issuer: 'http://localhost:1', storage: { type: 'custom' } }, {})).message,
+    ).toMatch(/storage\.instance.*required/);
     const { storage } = hostStorage();
-    expect(errorOf(() => loadConfig({ issuer: 'http://localhost:1', storage: { instance: storage } }, {})).message).toMatch(/storage\.instance.*only read with storage\.type "custom"/);
+    expect(
+      errorOf(() => loadConfig({ issuer: 'http://localhost:1', storage: { instance: storage } }, {})).message,
+    ).toMatch(/storage\.instance.*only read with storage\.type "custom"/);
     const { limiterBackend: _missing, ...partial } = storage;
-    expect(errorOf(() => loadConfig({ issuer: 'http://localhost:1', storage: { type: 'custom', instance: partial as Storage } }, {})).message)
-      .toMatch(/storage\.instance\.limiterBackend.*must be a function/);
+    expect(
+      errorOf(() =>
+        loadConfig({ issuer: 'http://localhost:1', storage: { type: 'custom', instance: partial as Storage } }, {}),
+      ).message,
+    ).toMatch(/storage\.instance\.limiterBackend.*must be a function/);
   });
 });
 
 describe('mail: { mailer }', () => {
   test('account mail goes to the host mailer (password reset requested over HTTP)', async () => {
     const sent: MailMessage[] = [];
-    const mailer: Mailer = { kind: 'custom', send: async (m) => { sent.push(m); } };
+    const mailer: Mailer = {
+      kind: 'custom',
+      send: async (m) => {
+        sent.push(m);
+      },
+    };
     srv = await startServer({ mail: { mailer } });
     const browser = new TestBrowser(srv.issuer);
     const page = await browser.submit(await browser.go(`${srv.issuer}/account/reset`), { email: 'alice@example.com' });
@@ -77,7 +99,11 @@ describe('mail: { mailer }', () => {
   });
 
   test('a mailer without send is refused, naming the path', () => {
-    expect(errorOf(() => loadConfig({ issuer: 'http://localhost:1', mail: { mailer: { kind: 'custom' } as unknown as Mailer } }, {})).message).toMatch(/mail\.mailer\.send.*must be a function/);
+    expect(
+      errorOf(() =>
+        loadConfig({ issuer: 'http://localhost:1', mail: { mailer: { kind: 'custom' } as unknown as Mailer } }, {}),
+      ).message,
+    ).toMatch(/mail\.mailer\.send.*must be a function/);
   });
 });
 
@@ -106,13 +132,21 @@ describe('graphql: { plugins, validationRules }', () => {
   test('a host validation rule refuses documents with 400 GRAPHQL_VALIDATION_FAILED; other documents run', async () => {
     const noProductsList: ValidationRule = (context) => ({
       Field(node) {
-        if (node.name.value === 'products') context.reportError(new GraphQLError('This API does not list products; ask for one by id.', { nodes: [node] }));
+        if (node.name.value === 'products')
+          context.reportError(
+            new GraphQLError('This API does not list products; ask for one by id.', { nodes: [node] }),
+          );
       },
     });
     srv = await startServer({ graphql: { ...catalogGraphql(), validationRules: [noProductsList] } });
     const refused = await graphql(srv.graphqlUrl, '{ products(first: 2) { id } }');
     expect(refused.status).toBe(400);
-    expect(refused.body.errors).toEqual([expect.objectContaining({ message: 'This API does not list products; ask for one by id.', extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })]);
+    expect(refused.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'This API does not list products; ask for one by id.',
+        extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }),
+      }),
+    ]);
     const allowed = await graphql(srv.graphqlUrl, '{ __typename }');
     expect(allowed.status).toBe(200);
     // Remembered documents are not re-validated, but a refused one is never remembered: still refused.
@@ -120,7 +154,16 @@ describe('graphql: { plugins, validationRules }', () => {
   });
 
   test('a validation rule that is not a function is refused, naming its index', () => {
-    expect(errorOf(() => loadConfig({ issuer: 'http://localhost:1', graphql: { typeDefs: 'type Query { a: Int }', validationRules: ['nope' as unknown as ValidationRule] } }, {})).message)
-      .toMatch(/graphql\.validationRules\[0\].*ValidationRule/);
+    expect(
+      errorOf(() =>
+        loadConfig(
+          {
+            issuer: 'http://localhost:1',
+            graphql: { typeDefs: 'type Query { a: Int }', validationRules: ['nope' as unknown as ValidationRule] },
+          },
+          {},
+        ),
+      ).message,
+    ).toMatch(/graphql\.validationRules\[0\].*ValidationRule/);
   });
 });

@@ -18,8 +18,13 @@ import { documentationFiles, ROOT } from '../helpers/readme-command.js';
 import { graphql, startServer } from '../helpers/server.js';
 
 /** Each ```ts block of the README and docs/, with the file and line its code starts on. */
-const blocks = documentationFiles().flatMap(([file, text]) => [...text.matchAll(/^```ts\n([\s\S]*?)\n```$/gm)]
-  .map((m) => ({ code: m[1]!, file, line: text.slice(0, m.index).split('\n').length + 1 })));
+const blocks = documentationFiles().flatMap(([file, text]) =>
+  [...text.matchAll(/^```ts\n([\s\S]*?)\n```$/gm)].map((m) => ({
+    code: m[1]!,
+    file,
+    line: text.slice(0, m.index).split('\n').length + 1,
+  })),
+);
 const dir = join(ROOT, `.readme-typescript-${process.pid}`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -68,36 +73,72 @@ test('every TypeScript example of the README and docs/ compiles with tsc --stric
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'your-app.ts'), YOUR_DATABASE);
   blocks.forEach((b, i) => writeFileSync(join(dir, `block-${i}.ts`), `${b.code}\nexport {};\n`));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'ES2022', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true,
-      types: ['node'], baseUrl: '.', paths: {
-        portcullis: ['../lib/index.ts'], 'portcullis/rp': ['../lib/rp/index.ts'], 'portcullis/redis': ['../lib/redis.ts'],
-        'portcullis/graphql': ['../lib/graphql/index.ts'],
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2023'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+        baseUrl: '.',
+        paths: {
+          portcullis: ['../lib/index.ts'],
+          'portcullis/rp': ['../lib/rp/index.ts'],
+          'portcullis/redis': ['../lib/redis.ts'],
+          'portcullis/graphql': ['../lib/graphql/index.ts'],
+        },
       },
-    },
-    include: ['*.ts'],
-  }));
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+      include: ['*.ts'],
+    }),
+  );
+  const tsc = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')],
+    { encoding: 'utf8' },
+  );
   // Errors in the examples, each with the file and line it is on (errors inside lib/ would be the library's own).
-  const errors = [...tsc.stdout.matchAll(/^\.readme-typescript-\d+\/block-(\d+)\.ts\((\d+),\d+\): (.*)$/gm)]
-    .map((m) => `${blocks[Number(m[1])]!.file}:${blocks[Number(m[1])]!.line + Number(m[2]) - 1}: ${m[3]}`);
+  const errors = [...tsc.stdout.matchAll(/^\.readme-typescript-\d+\/block-(\d+)\.ts\((\d+),\d+\): (.*)$/gm)].map(
+    (m) => `${blocks[Number(m[1])]!.file}:${blocks[Number(m[1])]!.line + Number(m[2]) - 1}: ${m[3]}`,
+  );
   expect(errors).toEqual([]);
   expect([tsc.status, tsc.stdout]).toEqual([0, '']);
 }, 120_000);
 
 test('the resolver example runs: `me` answers with the caller, and the private-field check has nothing to say', async () => {
-  const block = blocks.find((b) => b.code.includes("Query: { me:"))!.code;
+  const block = blocks.find((b) => b.code.includes('Query: { me:'))!.code;
   // The example as a module of this checkout: `portcullis` is lib/index.ts, as in the type check above.
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'resolvers-example.ts');
-  writeFileSync(file, `${block.replaceAll("from 'portcullis'", "from '../lib/index.js'")}\nexport { typeDefs, resolvers };\n`);
+  writeFileSync(
+    file,
+    `${block.replaceAll("from 'portcullis'", "from '../lib/index.js'")}\nexport { typeDefs, resolvers };\n`,
+  );
   const example = (await import(file)) as { typeDefs: string; resolvers: Record<string, unknown> };
   const lines: string[] = [];
-  const logger = pino({ level: 'warn' }, new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } }));
-  const srv = await startServer({ graphql: { path: '/graphql', typeDefs: example.typeDefs, resolvers: example.resolvers as never }, logger });
+  const logger = pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const srv = await startServer({
+    graphql: { path: '/graphql', typeDefs: example.typeDefs, resolvers: example.resolvers as never },
+    logger,
+  });
   try {
-    const { tokens } = await signIn(srv.issuer, await relyingParty(srv.issuer), { params: { scope: 'openid catalog:admin' }, email: 'admin@example.com', password: 'admin-demo-password' });
+    const { tokens } = await signIn(srv.issuer, await relyingParty(srv.issuer), {
+      params: { scope: 'openid catalog:admin' },
+      email: 'admin@example.com',
+      password: 'admin-demo-password',
+    });
     const res = await graphql(srv.graphqlUrl, '{ me { sub admin } }', { token: tokens.access_token });
     expect(res.body).toEqual({ data: { me: { sub: tokens.claims()!.sub, admin: true } } });
     expect((await graphql(srv.graphqlUrl, '{ me { admin } }')).body).toEqual({ data: { me: null } });

@@ -9,7 +9,9 @@ test('the option reference holds the table generated from the option schema (npm
 });
 
 test('the generated table has one row per documented option, each with a default and a meaning', () => {
-  const rows = optionsTable().split('\n').filter((line) => line.startsWith('| `'));
+  const rows = optionsTable()
+    .split('\n')
+    .filter((line) => line.startsWith('| `'));
   expect(rows.map((row) => /^\| `([^`]+)`/.exec(row)![1])).toEqual(OPTION_DOCS.map((o) => o.path));
   expect(OPTION_DOCS.length).toBeGreaterThan(70);
   for (const doc of OPTION_DOCS) {
@@ -17,8 +19,12 @@ test('the generated table has one row per documented option, each with a default
     expect(doc.summary).not.toBe('');
   }
   // Spot checks that the cells come from the schema's defaults and annotations.
-  expect(rows).toContain('| `ttl.refreshToken` | `1209600` seconds (14 days) | Refresh token lifetime; rotated on every use, reuse revokes the grant |  | RFC 9700 §4.14 |');
-  expect(rows.find((r) => r.startsWith('| `graphql.rateLimit` |'))).toContain('| `{ points: 600, durationSeconds: 60 }` |');
+  expect(rows).toContain(
+    '| `ttl.refreshToken` | `1209600` seconds (14 days) | Refresh token lifetime; rotated on every use, reuse revokes the grant |  | RFC 9700 §4.14 |',
+  );
+  expect(rows.find((r) => r.startsWith('| `graphql.rateLimit` |'))).toContain(
+    '| `{ points: 600, durationSeconds: 60 }` |',
+  );
 });
 
 test('the README shows the two commands, stays short and links the guides', () => {

@@ -11,11 +11,23 @@ describe('registration, outbound fetch and rate-limit options', () => {
   });
 
   test.each([
-    ['an allowed origin with a path', { outboundFetch: { allowedOrigins: ['https://keys.example/jwks'] } }, 'outboundFetch.allowedOrigins[0]'],
-    ['an allowed origin that is not http(s)', { outboundFetch: { allowedOrigins: ['ftp://keys.example'] } }, 'outboundFetch.allowedOrigins[0]'],
+    [
+      'an allowed origin with a path',
+      { outboundFetch: { allowedOrigins: ['https://keys.example/jwks'] } },
+      'outboundFetch.allowedOrigins[0]',
+    ],
+    [
+      'an allowed origin that is not http(s)',
+      { outboundFetch: { allowedOrigins: ['ftp://keys.example'] } },
+      'outboundFetch.allowedOrigins[0]',
+    ],
     ['a zero time-out', { outboundFetch: { timeoutMs: 0 } }, 'outboundFetch.timeoutMs'],
     ['an unknown outboundFetch option', { outboundFetch: { followRedirects: true } }, 'outboundFetch.followRedirects'],
-    ['a limit without points', { rateLimits: { registrations: { durationSeconds: 60 } } }, 'rateLimits.registrations.points'],
+    [
+      'a limit without points',
+      { rateLimits: { registrations: { durationSeconds: 60 } } },
+      'rateLimits.registrations.points',
+    ],
     ['a non-boolean allowRemoteLogos', { registration: { allowRemoteLogos: 'yes' } }, 'registration.allowRemoteLogos'],
     ['signing keys that are neither a JWKS nor a path', { keys: { signing: 42 } }, 'keys.signing'],
   ])('%s is a ConfigError naming the option', (_name, extra, path) => {

@@ -13,12 +13,16 @@ const out = mkdtempSync(join(tmpdir(), 'portcullis-site-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 test('the site builds, with GitHub anchors and local search', () => {
-  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/vitepress/bin/vitepress.js'), 'build', 'docs', '--outDir', out],
-    { cwd: ROOT, encoding: 'utf8' });
+  const build = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/vitepress/bin/vitepress.js'), 'build', 'docs', '--outDir', out],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   expect([build.status, build.stderr]).toEqual([0, expect.not.stringContaining('dead link')]);
   expect(existsSync(join(out, 'index.html'))).toBe(true);
-  expect(readFileSync(join(out, 'guides/client-registration.html'), 'utf8'))
-    .toContain('id="configured-clients-private_key_jwt-client_secret_jwt-and-dpop"');
+  expect(readFileSync(join(out, 'guides/client-registration.html'), 'utf8')).toContain(
+    'id="configured-clients-private_key_jwt-client_secret_jwt-and-dpop"',
+  );
   expect(readFileSync(join(out, 'index.html'), 'utf8')).toContain('Portcullis documentation');
   expect(readdirSync(join(out, 'assets/chunks')).some((f) => f.startsWith('@localSearchIndex'))).toBe(true);
 }, 120_000);

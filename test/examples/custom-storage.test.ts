@@ -10,24 +10,37 @@ const EXAMPLE = 'examples/custom-storage/conformance.test.ts';
 function nodeTest(file: string, timeout: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--test', '--test-reporter=tap', file], {
-      cwd: root(''), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root(''),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     const timer = setTimeout(() => {
       child.kill();
       reject(new Error(`timed out; output so far:\n${output}`));
     }, timeout);
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, output }); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
   });
 }
 
 // The guide's example, built (npm run build), run as a host runs it: node:test, importing portcullis/testing
 // through the package's "exports" (dist/lib/testing), against the memory storage and the account store it builds.
 test('docs/guides/custom-storage.md: the node:test example runs every case of both suites, and they pass', async () => {
-  const expected = storageConformance(() => { throw new Error('not run'); }).length
-    + accountStoreConformance(() => { throw new Error('not run'); }).length;
+  const expected =
+    storageConformance(() => {
+      throw new Error('not run');
+    }).length +
+    accountStoreConformance(() => {
+      throw new Error('not run');
+    }).length;
   expect(expected).toBe(52);
   const { code, output } = await nodeTest('dist/examples/custom-storage/conformance.test.js', 120000);
   expect(output).toMatch(new RegExp(`^# tests ${expected}$`, 'm'));

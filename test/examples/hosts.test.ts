@@ -18,7 +18,11 @@ function configFor(origin: string): PortcullisConfig {
   return { issuer: `${origin}/auth`, graphql, ...demoFixtures() };
 }
 
-interface Running { origin: string; issuer: string; host: ExampleHost<unknown> }
+interface Running {
+  origin: string;
+  issuer: string;
+  host: ExampleHost<unknown>;
+}
 
 async function run(build: Build): Promise<Running> {
   const port = await freePort();
@@ -34,11 +38,13 @@ const HOSTS: Array<{ name: string; build: Build; notFound: [number, string] }> =
   { name: 'Express 5', build: (c) => buildExpressHost(c), notFound: [404, 'text/html'] },
   {
     name: 'Express 5, express.json() and express.urlencoded() in front',
-    build: (c) => buildExpressHost(c, { bodyParsers: 'before' }), notFound: [404, 'text/html'],
+    build: (c) => buildExpressHost(c, { bodyParsers: 'before' }),
+    notFound: [404, 'text/html'],
   },
   {
     name: 'Express 5, parsers in front keeping req.rawBody',
-    build: (c) => buildExpressHost(c, { bodyParsers: 'before', keepRawBody: true }), notFound: [404, 'text/html'],
+    build: (c) => buildExpressHost(c, { bodyParsers: 'before', keepRawBody: true }),
+    notFound: [404, 'text/html'],
   },
   { name: 'Fastify 5', build: (c) => buildFastifyHost(c), notFound: [404, 'application/json'] },
   { name: 'node:http', build: (c) => buildNodeHttpHost(c), notFound: [404, 'application/json'] },
@@ -46,7 +52,9 @@ const HOSTS: Array<{ name: string; build: Build; notFound: [number, string] }> =
 
 describe.each(HOSTS)('server.handler() in $name, issuer under /auth', ({ build, notFound }) => {
   let d: Running;
-  beforeAll(async () => { d = await run(build); });
+  beforeAll(async () => {
+    d = await run(build);
+  });
   afterAll(() => d.host.close());
 
   test('discovery under the issuer, RFC 8414 §3.1 path-inserted at the root; other paths to the host', async () => {
@@ -65,7 +73,9 @@ describe.each(HOSTS)('server.handler() in $name, issuer under /auth', ({ build, 
   test('code + PKCE with openid-client through the real forms, userinfo, then GraphQL with the token', async () => {
     const rp = await relyingParty(d.issuer);
     const { tokens, seen } = await signIn(d.issuer, rp, {
-      email: DEMO.admin.email, password: DEMO.admin.password, params: { scope: 'openid email catalog:admin' },
+      email: DEMO.admin.email,
+      password: DEMO.admin.password,
+      params: { scope: 'openid email catalog:admin' },
     });
     expect(decodeJwt(tokens.id_token!).iss).toBe(d.issuer);
     const action = seen.loginPage!.dom.querySelector('form')!.getAttribute('action');
@@ -78,11 +88,14 @@ describe.each(HOSTS)('server.handler() in $name, issuer under /auth', ({ build, 
     expect(res.body).toEqual({ data: { product: { name: 'Prototype Drone' } } });
   });
 
-  test('the host\'s own routes still answer, its body parser included', async () => {
+  test("the host's own routes still answer, its body parser included", async () => {
     expect(await (await fetch(`${d.origin}/`)).json()).toEqual({ hello: 'from the host app' });
-    if (d.host.app !== undefined) { // node:http's example has no echo route
+    if (d.host.app !== undefined) {
+      // node:http's example has no echo route
       const echo = await fetch(`${d.origin}/api/echo`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
       });
       expect([echo.status, await echo.json()]).toEqual([200, { received: { a: 1 } }]);
     }
@@ -97,10 +110,15 @@ describe.each(HOSTS)('server.handler() in $name, issuer under /auth', ({ build, 
     }
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const token = await fetch(`${d.issuer}/token`, {
-      method: 'POST', headers: form,
+      method: 'POST',
+      headers: form,
       body: query({
-        grant_type: 'authorization_code', code: 'x', code_verifier: 'v'.repeat(43),
-        redirect_uri: DEMO.client.redirectUri, client_id: DEMO.client.id, client_secret: DEMO.client.secret,
+        grant_type: 'authorization_code',
+        code: 'x',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: DEMO.client.redirectUri,
+        client_id: DEMO.client.id,
+        client_secret: DEMO.client.secret,
       }),
     });
     expect([token.status, ((await token.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
@@ -112,7 +130,10 @@ describe.each(HOSTS)('server.handler() in $name, issuer under /auth', ({ build, 
 
 describe('server.handler() mount points and body parsers', () => {
   let cleanup: Array<() => Promise<void>> = [];
-  afterEach(async () => { for (const c of cleanup) await c(); cleanup = []; });
+  afterEach(async () => {
+    for (const c of cleanup) await c();
+    cleanup = [];
+  });
 
   async function expressHost(arrange: (app: express.Express, p: PortcullisServer) => void): Promise<Running> {
     return run(async (config) => {
@@ -125,13 +146,17 @@ describe('server.handler() mount points and body parsers', () => {
     });
   }
 
-  test('without next (createServer(handler)): other paths get the standalone\'s 404; ours are served', async () => {
+  test("without next (createServer(handler)): other paths get the standalone's 404; ours are served", async () => {
     const d = await run((c) => buildNodeHttpHost(c, { hostRoutes: false }));
     cleanup.push(() => d.host.close());
     const other = await fetch(`${d.origin}/elsewhere`);
-    expect([other.status, await other.json()]).toEqual([404, {
-      error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.',
-    }]);
+    expect([other.status, await other.json()]).toEqual([
+      404,
+      {
+        error: 'invalid_request',
+        error_description: 'Not found: this server has no endpoint at this path.',
+      },
+    ]);
     expect((await fetch(`${d.issuer}/.well-known/openid-configuration`)).status).toBe(200);
   });
 
@@ -139,14 +164,20 @@ describe('server.handler() mount points and body parsers', () => {
     const seen: Array<[string, number]> = [];
     const d = await run(async (c) => {
       const host = await buildFastifyHost(c);
-      host.app.addHook('onResponse', (request, reply, done) => { seen.push([request.url, reply.statusCode]); done(); });
+      host.app.addHook('onResponse', (request, reply, done) => {
+        seen.push([request.url, reply.statusCode]);
+        done();
+      });
       return host;
     });
     cleanup.push(() => d.host.close());
     expect((await fetch(`${d.issuer}/.well-known/openid-configuration`)).status).toBe(200);
     expect((await fetch(`${d.origin}/`)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 50)); // onResponse runs after the client has the answer
-    expect(seen).toEqual([['/auth/.well-known/openid-configuration', 200], ['/', 200]]);
+    expect(seen).toEqual([
+      ['/auth/.well-known/openid-configuration', 200],
+      ['/', 200],
+    ]);
   });
 
   test('express.json() in front answers a malformed body itself (its default 400 HTML page)', async () => {
@@ -162,22 +193,28 @@ describe('server.handler() mount points and body parsers', () => {
 
   test('a host middleware draining the body, keeping nothing: 500 naming the mount order', async () => {
     const d = await expressHost((app, p) => {
-      app.use(async (req, _res, next) => { for await (const _ of req) { /* drain, keep nothing */ } next(); });
+      app.use(async (req, _res, next) => {
+        for await (const _ of req) {
+          /* drain, keep nothing */
+        }
+        next();
+      });
       app.use(p.handler());
     });
     const res = await fetch(`${d.issuer}/token`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=authorization_code&code=x',
     });
-    const body = await res.json() as { error: string; error_description: string };
+    const body = (await res.json()) as { error: string; error_description: string };
     expect([res.status, body.error]).toEqual([500, 'server_error']);
     expect(body.error_description).toContain('server.handler() before it (Express, Fastify, node:http)');
   });
 
-  test('Express mount at the issuer\'s path works (app.use(\'/auth\', …)); elsewhere: 500 naming it', async () => {
+  test("Express mount at the issuer's path works (app.use('/auth', …)); elsewhere: 500 naming it", async () => {
     const right = await expressHost((app, p) => app.use('/auth', p.handler()));
     const discovery = await fetch(`${right.issuer}/.well-known/openid-configuration`);
-    const doc = await discovery.json() as Record<string, string>;
+    const doc = (await discovery.json()) as Record<string, string>;
     expect(doc.token_endpoint).toBe(`${right.issuer}/token`);
     const rp = await relyingParty(right.issuer);
     const { tokens } = await signIn(right.issuer, rp);
@@ -186,7 +223,7 @@ describe('server.handler() mount points and body parsers', () => {
     const wrong = await expressHost((app, p) => app.use('/oidc', p.handler()));
     const res = await fetch(`${wrong.origin}/oidc/.well-known/openid-configuration`);
     expect(res.status).toBe(500);
-    const { error_description: description } = await res.json() as { error_description: string };
+    const { error_description: description } = (await res.json()) as { error_description: string };
     expect(description).toContain('mounted under a path its issuer');
   });
 });

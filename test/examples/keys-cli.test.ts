@@ -27,7 +27,11 @@ describe('npx portcullis keys', () => {
     const { code, stdout } = cli('keys');
     expect(code).toBe(0);
     const jwks = JSON.parse(stdout) as { keys: Array<Record<string, string>> };
-    expect(jwks.keys.map((k) => [k.alg, k.kty, k.use])).toEqual([['RS256', 'RSA', 'sig'], ['ES256', 'EC', 'sig'], ['EdDSA', 'OKP', 'sig']]);
+    expect(jwks.keys.map((k) => [k.alg, k.kty, k.use])).toEqual([
+      ['RS256', 'RSA', 'sig'],
+      ['ES256', 'EC', 'sig'],
+      ['EdDSA', 'OKP', 'sig'],
+    ]);
     for (const key of jwks.keys) {
       expect(key.d).toEqual(expect.any(String));
       expect(key.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -72,7 +76,9 @@ describe('npx portcullis keys', () => {
     chmodSync(file, 0o644);
     expect(cli('keys', '--out', file, '--force', '--alg', 'ES256').code).toBe(0);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect((JSON.parse(readFileSync(file, 'utf8')) as { keys: Array<{ alg: string }> }).keys.map((k) => k.alg)).toEqual(['ES256']);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { keys: Array<{ alg: string }> }).keys.map((k) => k.alg)).toEqual(
+      ['ES256'],
+    );
   });
 
   test('cookie-key prints a 32-byte random secret', () => {
@@ -88,22 +94,48 @@ describe('npx portcullis keys', () => {
     const cookieKeys = `${cli('cookie-key').stdout.trim()},${cli('cookie-key').stdout.trim()}`;
     const port = await freePort();
     const child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH!, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', PORTCULLIS_ISSUER: 'https://id.example', PORTCULLIS_SIGNING_KEYS: keysFile, PORTCULLIS_COOKIE_KEYS: cookieKeys, PORTCULLIS_MFA_KEY: cli('cookie-key').stdout.trim(), PORTCULLIS_STORAGE: 'memory', PORTCULLIS_PROXY: 'true' },
+      env: {
+        PATH: process.env.PATH!,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        PORTCULLIS_ISSUER: 'https://id.example',
+        PORTCULLIS_SIGNING_KEYS: keysFile,
+        PORTCULLIS_COOKIE_KEYS: cookieKeys,
+        PORTCULLIS_MFA_KEY: cli('cookie-key').stdout.trim(),
+        PORTCULLIS_STORAGE: 'memory',
+        PORTCULLIS_PROXY: 'true',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
       let output = '';
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no start; output:\n${output}`)), 20000);
-        const seen = (chunk: Buffer) => { output += chunk.toString(); if (/listening/.test(output)) { clearTimeout(timer); resolve(); } };
+        const seen = (chunk: Buffer) => {
+          output += chunk.toString();
+          if (/listening/.test(output)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
         child.stdout.on('data', seen);
         child.stderr.on('data', seen);
-        child.on('exit', () => { clearTimeout(timer); reject(new Error(`exited; output:\n${output}`)); });
+        child.on('exit', () => {
+          clearTimeout(timer);
+          reject(new Error(`exited; output:\n${output}`));
+        });
       });
       expect(output).not.toMatch(/ephemeral/);
       // As a TLS-terminating proxy would forward it: the issuer's host, X-Forwarded-Proto https.
-      const published = (await rawRequest(`http://127.0.0.1:${port}`, '/.well-known/jwks.json', { headers: { host: 'id.example', 'x-forwarded-proto': 'https' } })).json<{ keys: Array<{ kid: string; d?: string }> }>();
-      const configured = (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+      const published = (
+        await rawRequest(`http://127.0.0.1:${port}`, '/.well-known/jwks.json', {
+          headers: { host: 'id.example', 'x-forwarded-proto': 'https' },
+        })
+      ).json<{ keys: Array<{ kid: string; d?: string }> }>();
+      const configured = (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: Array<{ kid: string }> }).keys.map(
+        (k) => k.kid,
+      );
       expect(published.keys.map((k) => k.kid).sort()).toEqual([...configured].sort());
       expect(published.keys.every((k) => k.d === undefined)).toBe(true);
     } finally {

@@ -26,18 +26,32 @@ const FILES = ['portcullis.config.json', 'portcullis.config.mjs', 'secrets'].map
 
 let run: ReadmeCommand | undefined;
 beforeAll(async () => {
-  run = await runReadmeCommand(command, FILES, () => {
-    writeFileSync(FILES[0]!, configJson);
-    writeFileSync(FILES[1]!, configModule);
-    spawnSync(process.execPath, [join(ROOT, 'dist/lib/cli/main.js'), 'keys', '--out', 'secrets/jwks.json'], { cwd: ROOT });
-  }, (port) => ({ PORTCULLIS_ISSUER: `http://localhost:${port}`, PORTCULLIS_STORAGE: 'memory', REDIS_URL: '', PORTCULLIS_SIGNING_KEYS: '' }));
+  run = await runReadmeCommand(
+    command,
+    FILES,
+    () => {
+      writeFileSync(FILES[0]!, configJson);
+      writeFileSync(FILES[1]!, configModule);
+      spawnSync(process.execPath, [join(ROOT, 'dist/lib/cli/main.js'), 'keys', '--out', 'secrets/jwks.json'], {
+        cwd: ROOT,
+      });
+    },
+    (port) => ({
+      PORTCULLIS_ISSUER: `http://localhost:${port}`,
+      PORTCULLIS_STORAGE: 'memory',
+      REDIS_URL: '',
+      PORTCULLIS_SIGNING_KEYS: '',
+    }),
+  );
 }, 160_000);
 afterAll(() => run?.stop());
 
 test('the production configuration alone has no account and sign-up off; the section says how to add one', () => {
   const config = JSON.parse(configJson) as { accounts?: unknown[]; selfService?: { signup?: boolean } };
   expect([config.accounts, config.selfService?.signup]).toEqual([undefined, false]);
-  expect(command).toMatch(/PORTCULLIS_ADMIN_EMAIL=\S+ PORTCULLIS_ADMIN_PASSWORD=\S+ npx portcullis start --config portcullis\.config\.mjs$/);
+  expect(command).toMatch(
+    /PORTCULLIS_ADMIN_EMAIL=\S+ PORTCULLIS_ADMIN_PASSWORD=\S+ npx portcullis start --config portcullis\.config\.mjs$/,
+  );
 });
 
 test('started with the README line, the seeded account signs in through the login form', async () => {
@@ -45,8 +59,15 @@ test('started with the README line, the seeded account signs in through the logi
   const base = `http://localhost:${run!.port}`;
   const email = /PORTCULLIS_ADMIN_EMAIL=(\S+)/.exec(command)![1]!;
   const password = /PORTCULLIS_ADMIN_PASSWORD='([^']+)'/.exec(command)![1]!;
-  const url = `${base}/authorization?${new URLSearchParams({ client_id: 'web', response_type: 'code', scope: 'openid', redirect_uri: 'https://app.example.com/callback',
-    state: 's', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`;
+  const url = `${base}/authorization?${new URLSearchParams({
+    client_id: 'web',
+    response_type: 'code',
+    scope: 'openid',
+    redirect_uri: 'https://app.example.com/callback',
+    state: 's',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  })}`;
   const { callback, loginPage } = await browse(new TestBrowser(base), url, { email, password });
   expect(loginPage).toBeDefined();
   expect(callback.origin + callback.pathname).toBe('https://app.example.com/callback');

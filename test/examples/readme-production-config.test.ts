@@ -46,18 +46,40 @@ test('it starts in production behind the proxy with both clients, writes the key
   const proxied = { host: 'id.example.com', 'x-forwarded-proto': 'https' };
   const discovery = await rawRequest(base, '/.well-known/openid-configuration', { headers: proxied });
   expect(discovery.status).toBe(200);
-  expect(discovery.json()).toMatchObject({ issuer: 'https://id.example.com', token_endpoint: 'https://id.example.com/token' });
+  expect(discovery.json()).toMatchObject({
+    issuer: 'https://id.example.com',
+    token_endpoint: 'https://id.example.com/token',
+  });
   expect(discovery.headers['strict-transport-security']).toBe('max-age=31536000');
-  const authorize = (clientId: string, redirectUri: string) => rawRequest(base, `/authorization?${new URLSearchParams({
-    client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid', state: 's', nonce: 'n',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-  })}`, { headers: proxied });
-  for (const [id, uri] of [['web', 'https://app.example.com/callback'], ['spa', 'https://spa.example.com/callback']] as const) {
+  const authorize = (clientId: string, redirectUri: string) =>
+    rawRequest(
+      base,
+      `/authorization?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        nonce: 'n',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      })}`,
+      { headers: proxied },
+    );
+  for (const [id, uri] of [
+    ['web', 'https://app.example.com/callback'],
+    ['spa', 'https://spa.example.com/callback'],
+  ] as const) {
     const res = await authorize(id, uri);
-    expect([id, res.status, String(res.headers.location)]).toEqual([id, 303, expect.stringMatching(/^\/interaction\//)]);
+    expect([id, res.status, String(res.headers.location)]).toEqual([
+      id,
+      303,
+      expect.stringMatching(/^\/interaction\//),
+    ]);
   }
   expect((await authorize('demo-web', 'http://localhost:8080/callback')).status).toBe(400);
   const keysFile = join(SECRETS, 'jwks.json');
   expect(statSync(keysFile).mode & 0o777).toBe(0o600);
-  for (const key of (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: Array<{ d: string }> }).keys) expect(output).not.toContain(key.d);
+  for (const key of (JSON.parse(readFileSync(keysFile, 'utf8')) as { keys: Array<{ d: string }> }).keys)
+    expect(output).not.toContain(key.d);
 }, 30_000);

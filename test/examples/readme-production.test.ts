@@ -8,7 +8,10 @@ import { docPage, ROOT, runReadmeCommand, type ReadmeCommand } from '../helpers/
 
 const GUIDE = docPage('docs/guides/production.md');
 const marker = GUIDE.indexOf('runs these lines as written', GUIDE.indexOf('## Keys'));
-const block = GUIDE.slice(GUIDE.indexOf('```sh\n', marker) + 6, GUIDE.indexOf('\n```', GUIDE.indexOf('```sh\n', marker)));
+const block = GUIDE.slice(
+  GUIDE.indexOf('```sh\n', marker) + 6,
+  GUIDE.indexOf('\n```', GUIDE.indexOf('```sh\n', marker)),
+);
 const KEYS = join(ROOT, 'jwks.json');
 const CONFIG = join(ROOT, 'portcullis.config.json');
 
@@ -36,19 +39,32 @@ test('it starts, serves https issuer URLs behind the proxy and no demo data', as
   const output = run.output();
   expect(output).toContain('Portcullis listening');
   const base = `http://127.0.0.1:${run.port}`;
-  const discovery = await rawRequest(base, '/.well-known/openid-configuration', { headers: { host: 'id.example.com', 'x-forwarded-proto': 'https' } });
+  const discovery = await rawRequest(base, '/.well-known/openid-configuration', {
+    headers: { host: 'id.example.com', 'x-forwarded-proto': 'https' },
+  });
   expect(discovery.status).toBe(200);
-  expect(discovery.json()).toMatchObject({ issuer: 'https://id.example.com', token_endpoint: 'https://id.example.com/token' });
+  expect(discovery.json()).toMatchObject({
+    issuer: 'https://id.example.com',
+    token_endpoint: 'https://id.example.com/token',
+  });
   expect(discovery.headers['strict-transport-security']).toBe('max-age=31536000');
 
-  const plain = await rawRequest(base, '/.well-known/openid-configuration', { headers: { host: 'id.example.com', accept: 'application/json' } });
+  const plain = await rawRequest(base, '/.well-known/openid-configuration', {
+    headers: { host: 'id.example.com', accept: 'application/json' },
+  });
   expect(plain.status).toBe(400);
   expect(plain.text).toMatch(/proxy/);
 
-  const otherHost = await rawRequest(base, '/.well-known/openid-configuration', { headers: { host: `127.0.0.1:${run.port}`, 'x-forwarded-proto': 'https' } });
+  const otherHost = await rawRequest(base, '/.well-known/openid-configuration', {
+    headers: { host: `127.0.0.1:${run.port}`, 'x-forwarded-proto': 'https' },
+  });
   expect(otherHost.status).toBe(421);
 
-  const graphql = await rawRequest(base, '/graphql', { method: 'POST', headers: { host: 'id.example.com', 'x-forwarded-proto': 'https', 'content-type': 'application/json' }, body: '{"query":"{ products { name } }"}' });
+  const graphql = await rawRequest(base, '/graphql', {
+    method: 'POST',
+    headers: { host: 'id.example.com', 'x-forwarded-proto': 'https', 'content-type': 'application/json' },
+    body: '{"query":"{ products { name } }"}',
+  });
   expect(graphql.status).toBe(404);
   expect(output).not.toMatch(/demo-web|alice@example\.com/);
 

@@ -28,27 +28,37 @@ test('the walkthrough has the two blocks, and its second sets every variable it 
   expect([...used].filter((name) => !set.has(name))).toEqual([]);
 });
 
-test('run as written, step 4 gets alice\'s claims from /userinfo and the products from GraphQL', async () => {
+test("run as written, step 4 gets alice's claims from /userinfo and the products from GraphQL", async () => {
   expect(server!.output()).toContain('Portcullis listening');
   const local = (block: string) => block.replaceAll('localhost:3000', `localhost:${server!.port}`);
   // Both blocks in one shell, as in one terminal; the shell waits for the code on its standard input.
   const script = `${local(blocks[0]!)}\nIFS= read -r PASTED\n${local(blocks[1]!).replace('CODE=paste-the-code-here', 'CODE="$PASTED"')}\n`;
   const shell = spawn('bash', ['-c', script], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
-  shell.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-  shell.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+  shell.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  shell.stderr.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
   const exited = new Promise<number | null>((resolve) => shell.on('close', resolve));
   const deadline = Date.now() + 20_000;
-  while (!/^http:\/\/localhost:\d+\/authorization\?\S+$/m.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (!/^http:\/\/localhost:\d+\/authorization\?\S+$/m.test(out) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
   const url = /^(http:\/\/localhost:\d+\/authorization\?\S+)$/m.exec(out)?.[1];
   expect(url).toBeDefined();
   const issuer = `http://localhost:${server!.port}`;
-  const { callback } = await browse(new TestBrowser(issuer), url!, { email: 'alice@example.com', password: 'alice-demo-password' });
+  const { callback } = await browse(new TestBrowser(issuer), url!, {
+    email: 'alice@example.com',
+    password: 'alice-demo-password',
+  });
   expect(callback.origin + callback.pathname).toBe('http://localhost:8080/callback');
   shell.stdin.end(`${callback.searchParams.get('code')}\n`);
   expect(await exited).toBe(0);
   expect(out).toMatch(/"token_type":"Bearer"/);
-  expect(out).toMatch(/^\{"sub":"alice","name":"Alice Liddell",.*"email":"alice@example\.com","email_verified":true\}$/m);
+  expect(out).toMatch(
+    /^\{"sub":"alice","name":"Alice Liddell",.*"email":"alice@example\.com","email_verified":true\}$/m,
+  );
   expect(out).toMatch(/^\{"data":\{"products":\[\{"id":1,"name":"Desk Lamp"\},.*\],"product":null\}\}$/m);
   expect(out).not.toMatch(/Authorization header|invalid_request|Malformed/);
 }, 60_000);

@@ -11,7 +11,9 @@ beforeAll(async () => {
   srv = await startServer({
     graphql: {
       typeDefs: 'type Query { auth: String @public(reason: "echoes the caller") }',
-      resolvers: { Query: { auth: (_: unknown, __: unknown, ctx: { auth: AuthInfo | null }) => JSON.stringify(ctx.auth) } },
+      resolvers: {
+        Query: { auth: (_: unknown, __: unknown, ctx: { auth: AuthInfo | null }) => JSON.stringify(ctx.auth) },
+      },
     },
   });
 });
@@ -24,7 +26,14 @@ test('anonymous: context.auth is null', async () => {
 test('with an access token: sub, client_id, scope (space-separated) and scopes (the same as a list)', async () => {
   const rp = await relyingParty(srv.issuer);
   const { tokens } = await signIn(srv.issuer, rp, { params: { scope: 'openid email' } });
-  const body = (await graphql(srv.graphqlUrl, '{ auth }', { token: tokens.access_token })).body as { data: { auth: string } };
+  const body = (await graphql(srv.graphqlUrl, '{ auth }', { token: tokens.access_token })).body as {
+    data: { auth: string };
+  };
   const auth = JSON.parse(body.data.auth) as AuthInfo;
-  expect(auth).toEqual({ sub: tokens.claims()!.sub, client_id: 'demo-web', scope: 'openid email', scopes: ['openid', 'email'] });
+  expect(auth).toEqual({
+    sub: tokens.claims()!.sub,
+    client_id: 'demo-web',
+    scope: 'openid email',
+    scopes: ['openid', 'email'],
+  });
 });

@@ -10,8 +10,15 @@ beforeAll(async () => {
   srv = await startServer();
   const rp = await relyingParty(srv.issuer);
   aliceToken = (await signIn(srv.issuer, rp, { params: { scope: 'openid' } })).tokens.access_token;
-  aliceAdminAttemptToken = (await signIn(srv.issuer, rp, { params: { scope: 'openid catalog:admin' } })).tokens.access_token;
-  adminToken = (await signIn(srv.issuer, rp, { email: 'admin@example.com', password: 'admin-demo-password', params: { scope: 'openid catalog:admin' } })).tokens.access_token;
+  aliceAdminAttemptToken = (await signIn(srv.issuer, rp, { params: { scope: 'openid catalog:admin' } })).tokens
+    .access_token;
+  adminToken = (
+    await signIn(srv.issuer, rp, {
+      email: 'admin@example.com',
+      password: 'admin-demo-password',
+      params: { scope: 'openid catalog:admin' },
+    })
+  ).tokens.access_token;
 });
 afterAll(() => srv.close());
 
@@ -34,7 +41,7 @@ describe('GraphQL endpoint basics', () => {
   ])('%s gets 400 saying the query is missing', async (_name, body) => {
     const res = await fetch(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(res.status).toBe(400);
-    const json = await res.json() as { errors: Array<{ message: string; extensions: { code: string } }> };
+    const json = (await res.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
     expect(json.errors[0]!.message).toMatch(/query is missing/);
     expect(json.errors[0]!.extensions.code).toBe('QUERY_MISSING');
   });
@@ -46,7 +53,11 @@ describe('GraphQL endpoint basics', () => {
   });
 
   test('malformed JSON gets 400 without a stack trace', async () => {
-    const res = await fetch(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    const res = await fetch(srv.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": ',
+    });
     expect(res.status).toBe(400);
     const text = await res.text();
     expect(text).toMatch(/not valid JSON/);
@@ -63,7 +74,12 @@ describe('GraphQL endpoint basics', () => {
     const res = await fetch(`${srv.graphqlUrl}${method === 'GET' ? '?query=%7B__typename%7D' : ''}`, {
       method,
       headers: { accept: 'text/html', ...(type ? { 'content-type': type } : {}) },
-      body: method === 'GET' ? undefined : type === 'application/json' ? '{"query":"{__typename}"}' : 'query=%7B__typename%7D',
+      body:
+        method === 'GET'
+          ? undefined
+          : type === 'application/json'
+            ? '{"query":"{__typename}"}'
+            : 'query=%7B__typename%7D',
     });
     expect(res.status).toBe(status);
     if (status === 405) expect(res.headers.get('allow')).toBe('POST');
@@ -94,7 +110,11 @@ describe('catalog schema and access control by token scope', () => {
       { id: 4, name: 'Standing Desk', listed: true },
     ]);
     const byName = await graphql(srv.graphqlUrl, '{ products(sort: NAME) { name } }');
-    expect(byName.body.data!.products).toEqual([{ name: 'Desk Lamp' }, { name: 'Office Chair' }, { name: 'Standing Desk' }]);
+    expect(byName.body.data!.products).toEqual([
+      { name: 'Desk Lamp' },
+      { name: 'Office Chair' },
+      { name: 'Standing Desk' },
+    ]);
     const newest = await graphql(srv.graphqlUrl, '{ products(sort: NEWEST) { id } }');
     expect(newest.body.data!.products).toEqual([{ id: 4 }, { id: 2 }, { id: 1 }]);
   });
@@ -131,21 +151,30 @@ describe('catalog schema and access control by token scope', () => {
   });
 
   // Malformed headers and other schemes: test/graphql/token-presentation.test.ts.
-  test.each([
-    ['an unknown token', 'Bearer not-a-real-token-123'],
-  ])('%s gets 401 with WWW-Authenticate invalid_token', async (_name, header) => {
-    const res = await fetch(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: header }, body: '{"query":"{__typename}"}' });
-    expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
-    const body = await res.json() as { errors: Array<{ extensions: { code: string } }> };
-    expect(body.errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
-  });
+  test.each([['an unknown token', 'Bearer not-a-real-token-123']])(
+    '%s gets 401 with WWW-Authenticate invalid_token',
+    async (_name, header) => {
+      const res = await fetch(srv.graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: header },
+        body: '{"query":"{__typename}"}',
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+      const body = (await res.json()) as { errors: Array<{ extensions: { code: string } }> };
+      expect(body.errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+    },
+  );
 
   test('a revoked grant invalidates its access token at the API', async () => {
     const local = await startServer();
     try {
       const rp = await relyingParty(local.issuer);
-      const { tokens } = await signIn(local.issuer, rp, { email: 'admin@example.com', password: 'admin-demo-password', params: { scope: 'openid catalog:admin' } });
+      const { tokens } = await signIn(local.issuer, rp, {
+        email: 'admin@example.com',
+        password: 'admin-demo-password',
+        params: { scope: 'openid catalog:admin' },
+      });
       expect((await graphql(local.graphqlUrl, '{__typename}', { token: tokens.access_token })).status).toBe(200);
       const at = await local.server.provider.AccessToken.find(tokens.access_token);
       await local.server.provider.Grant.adapter.destroy(at!.grantId);

@@ -16,7 +16,9 @@ import { catalogGraphql, startServer, type RunningServer } from '../helpers/serv
 const PAGE_PATH = 'docs/guides/graphql-clients.md';
 const PAGE = readFileSync(new URL(`../../${PAGE_PATH}`, import.meta.url), 'utf8');
 const MODULES: Record<string, Record<string, unknown>> = {
-  '@apollo/client': apolloClient, '@urql/core': urql, 'graphql-request': graphqlRequest,
+  '@apollo/client': apolloClient,
+  '@urql/core': urql,
+  'graphql-request': graphqlRequest,
 };
 
 /** The first ```js block of the page's section `## <heading>`. */
@@ -145,20 +147,29 @@ beforeAll(async () => {
   });
   expect(spend.status).toBe(200);
 });
-afterAll(async () => { await Promise.all([main?.close(), limited?.close(), getOn?.close()]); });
+afterAll(async () => {
+  await Promise.all([main?.close(), limited?.close(), getOn?.close()]);
+});
 
 const PRODUCT = '{ product(id: 1) { name } }';
 const LAMP = { data: { product: { name: 'Desk Lamp' } } };
 
 /** A refusal as a client sees it: the code, and the status where the client's error carries it. */
-const refused = (code: string, status: number) => (client: Client): Seen =>
-  (client.reportsStatus ? { code, status } : { code });
+const refused =
+  (code: string, status: number) =>
+  (client: Client): Seen =>
+    client.reportsStatus ? { code, status } : { code };
 
 /** Each row: what is asked, of which server, with which token, and what every client must see. */
 const ROWS: Array<[string, () => RunningServer, string | undefined, string, (client: Client) => Seen]> = [
   ['a query that succeeds', () => main, undefined, PRODUCT, () => LAMP],
-  ['a misspelt field (400)', () => main, undefined, '{ prodct(id: 1) { name } }',
-    refused('GRAPHQL_VALIDATION_FAILED', 400)],
+  [
+    'a misspelt field (400)',
+    () => main,
+    undefined,
+    '{ prodct(id: 1) { name } }',
+    refused('GRAPHQL_VALIDATION_FAILED', 400),
+  ],
   ['an invalid access token (401)', () => main, 'not-a-valid-token', PRODUCT, refused('UNAUTHENTICATED', 401)],
   ['the operation rate limit spent (429)', () => limited, undefined, PRODUCT, refused('RATE_LIMITED', 429)],
 ];
@@ -176,12 +187,21 @@ describe.each(Object.entries(CLIENTS))(`%s, set up as ${PAGE_PATH} says`, (_name
  * variant really sends a GET; for urql that is its default, which is why the page sets `preferGetMethod: false`).
  */
 describe.each<[string, string, (code: string) => string]>([
-  ['Apollo Client with useGETForQueries: true', 'Apollo Client',
-    (code) => code.replace('uri: GRAPHQL_URL,', 'uri: GRAPHQL_URL, useGETForQueries: true,')],
-  ["urql without preferGetMethod: false (its default, 'within-url-limit')", 'urql',
-    (code) => code.replace(/^ {2}preferGetMethod: false,\n/m, '')],
-  ["graphql-request with method: 'GET'", 'graphql-request',
-    (code) => code.replace('headers: () =>', "method: 'GET', headers: () =>")],
+  [
+    'Apollo Client with useGETForQueries: true',
+    'Apollo Client',
+    (code) => code.replace('uri: GRAPHQL_URL,', 'uri: GRAPHQL_URL, useGETForQueries: true,'),
+  ],
+  [
+    "urql without preferGetMethod: false (its default, 'within-url-limit')",
+    'urql',
+    (code) => code.replace(/^ {2}preferGetMethod: false,\n/m, ''),
+  ],
+  [
+    "graphql-request with method: 'GET'",
+    'graphql-request',
+    (code) => code.replace('headers: () =>', "method: 'GET', headers: () =>"),
+  ],
 ])('%s', (_name, which, variant) => {
   const client = () => CLIENTS[which]!;
   test.each<[string, () => RunningServer, (client: Client) => Seen]>([

@@ -14,7 +14,9 @@ const typeDefs = /* GraphQL */ `
 const resolvers = { Query: { count: () => 1 } };
 
 let srv: RunningServer;
-beforeAll(async () => { srv = await startServer({ graphql: { path: '/graphql', typeDefs, resolvers } }); });
+beforeAll(async () => {
+  srv = await startServer({ graphql: { path: '/graphql', typeDefs, resolvers } });
+});
 afterAll(() => srv.close());
 
 const nested = (member: 'and' | 'or', levels: number) => {
@@ -24,10 +26,11 @@ const nested = (member: 'and' | 'or', levels: number) => {
 };
 const post = async (variables: string) => {
   const res = await fetch(srv.graphqlUrl, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: `{"query":"query($f: Filter) { count(filter: $f) }","variables":{"f":${variables}}}`,
   });
-  return { status: res.status, body: await res.json() as unknown };
+  return { status: res.status, body: (await res.json()) as unknown };
 };
 
 test.each([
@@ -36,7 +39,15 @@ test.each([
 ])('%s: 400 BAD_USER_INPUT saying the values are nested too deeply', async (_name, variables) => {
   expect(await post(variables)).toEqual({
     status: 400,
-    body: { errors: [{ message: 'The variable values are nested too deeply to be read: send input objects and lists nested a few levels deep.', extensions: { code: 'BAD_USER_INPUT' } }] },
+    body: {
+      errors: [
+        {
+          message:
+            'The variable values are nested too deeply to be read: send input objects and lists nested a few levels deep.',
+          extensions: { code: 'BAD_USER_INPUT' },
+        },
+      ],
+    },
   });
 });
 

@@ -7,7 +7,7 @@ function entry(text: string): CheckedDocument {
   return { text, document, introspects: false, measured: document, operations: new Map() };
 }
 
-describe('DocumentCache (the gate\'s checked documents, by query text)', () => {
+describe("DocumentCache (the gate's checked documents, by query text)", () => {
   test('the gate finds a checked document by its text; the plugin by the text Apollo is handed', () => {
     const cache = new DocumentCache();
     const checked = entry('{ a }');
@@ -43,7 +43,12 @@ describe('DocumentCache (the gate\'s checked documents, by query text)', () => {
 
   test('repeated lookups of the newest document keep the order right (it is not reordered, the others still are)', async () => {
     const cache = new DocumentCache(2);
-    const [a, b, c, d] = ['{ a }', '{ b }', '{ c }', '{ d }'].map(entry) as [CheckedDocument, CheckedDocument, CheckedDocument, CheckedDocument];
+    const [a, b, c, d] = ['{ a }', '{ b }', '{ c }', '{ d }'].map(entry) as [
+      CheckedDocument,
+      CheckedDocument,
+      CheckedDocument,
+      CheckedDocument,
+    ];
     cache.remember(a);
     cache.remember(b);
     expect(cache.lookup('{ b }')).toBe(b); // b is already the newest
@@ -80,7 +85,7 @@ describe('DocumentCache (the gate\'s checked documents, by query text)', () => {
   });
 });
 
-describe('ApolloDocumentStore (Apollo\'s own parsed documents, its keys opaque)', () => {
+describe("ApolloDocumentStore (Apollo's own parsed documents, its keys opaque)", () => {
   test('what Apollo stores under a key it reads back under that key, and deletes', async () => {
     const store = new ApolloDocumentStore();
     const document = parse('{ a }');
@@ -116,7 +121,7 @@ describe('ApolloDocumentStore (Apollo\'s own parsed documents, its keys opaque)'
   });
 });
 
-describe('the gate\'s document offered to Apollo (withCheckedDocument)', () => {
+describe("the gate's document offered to Apollo (withCheckedDocument)", () => {
   const armFor = async (source: string) => {
     const listener = await handOffPlugin.requestDidStart!({} as never);
     await listener!.didResolveSource!({ source } as never);

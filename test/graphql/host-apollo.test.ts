@@ -6,7 +6,11 @@ import { bodyParser } from '@koa/bodyparser';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import Koa from 'koa';
 import {
-  applyScopeDirectives, AUTHORIZATION_TYPE_DEFS, costLimitPlugin, createMaxCostRule, type GraphqlContext,
+  applyScopeDirectives,
+  AUTHORIZATION_TYPE_DEFS,
+  costLimitPlugin,
+  createMaxCostRule,
+  type GraphqlContext,
 } from '../../lib/graphql/index.js';
 
 /**
@@ -24,9 +28,16 @@ const resolvers = {
   Item: { related: (_: unknown, a: { first?: number }) => items(a.first ?? 10) },
 };
 
-interface Host { url: string; close: () => Promise<void> }
+interface Host {
+  url: string;
+  close: () => Promise<void>;
+}
 
-async function host(options: { enforceScopes: boolean; costPlugin: boolean; auth?: GraphqlContext['auth'] }): Promise<Host> {
+async function host(options: {
+  enforceScopes: boolean;
+  costPlugin: boolean;
+  auth?: GraphqlContext['auth'];
+}): Promise<Host> {
   const built = makeExecutableSchema({ typeDefs, resolvers });
   const schema = options.enforceScopes ? applyScopeDirectives(built) : built;
   const apollo = new ApolloServer<GraphqlContext>({
@@ -41,12 +52,28 @@ async function host(options: { enforceScopes: boolean; costPlugin: boolean; auth
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, close: async () => { server.close(); await apollo.stop(); } };
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: async () => {
+      server.close();
+      await apollo.stop();
+    },
+  };
 }
 
 async function post(h: Host, query: string, variables?: Record<string, unknown>) {
-  const res = await fetch(h.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  return { status: res.status, body: await res.json() as { data?: Record<string, unknown> | null; errors?: Array<{ extensions?: { code?: string } }> } };
+  const res = await fetch(h.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      data?: Record<string, unknown> | null;
+      errors?: Array<{ extensions?: { code?: string } }>;
+    },
+  };
 }
 
 const nested = 'query($n: Int) { items(first: $n) { related(first: $n) { related(first: $n) { id } } } }';
@@ -55,7 +82,11 @@ describe('portcullis/graphql in a host Apollo Server', () => {
   test('with applyScopeDirectives a marked field needs its scope; without it the mark is only a declaration', async () => {
     for (const [enforceScopes, auth, expected] of [
       [true, null, { data: { secret: null }, code: 'FORBIDDEN' }],
-      [true, { sub: 'a', client_id: 'c', scope: 'admin', scopes: ['admin'] }, { data: { secret: 'top secret' }, code: undefined }],
+      [
+        true,
+        { sub: 'a', client_id: 'c', scope: 'admin', scopes: ['admin'] },
+        { data: { secret: 'top secret' }, code: undefined },
+      ],
       [false, null, { data: { secret: 'top secret' }, code: undefined }],
     ] as const) {
       const h = await host({ enforceScopes, costPlugin: true, auth: auth as never });
@@ -73,7 +104,10 @@ describe('portcullis/graphql in a host Apollo Server', () => {
     const ruleOnly = await host({ enforceScopes: true, costPlugin: false });
     try {
       const refused = await post(withPlugin, nested, { n: 1_000_000 });
-      expect({ status: refused.status, code: refused.body.errors?.[0]?.extensions?.code }).toEqual({ status: 400, code: 'MAX_COST_EXCEEDED' });
+      expect({ status: refused.status, code: refused.body.errors?.[0]?.extensions?.code }).toEqual({
+        status: 400,
+        code: 'MAX_COST_EXCEEDED',
+      });
       expect((await post(withPlugin, nested, { n: 2 })).status).toBe(200);
       expect((await post(ruleOnly, nested, { n: 1_000_000 })).status).toBe(200);
     } finally {

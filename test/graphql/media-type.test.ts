@@ -47,7 +47,9 @@ beforeAll(async () => {
   // The limited server's one point (per IP: these requests carry no token) is spent before the rows run.
   await post(limited, body(PRODUCTS), undefined);
 });
-afterAll(async () => { await Promise.all([open?.close(), limited?.close(), down?.close()]); });
+afterAll(async () => {
+  await Promise.all([open?.close(), limited?.close(), down?.close()]);
+});
 
 type Headers = Record<string, string>;
 type Answer = { status: number; type: unknown; varyAccept: boolean; code: unknown };
@@ -63,7 +65,9 @@ async function send(srv: RunningServer, method: string, text: string, accept?: s
   return {
     status: res.status,
     type: res.headers['content-type'],
-    varyAccept: String(res.headers.vary ?? '').split(/,\s*/).some((v) => v.toLowerCase() === 'accept'),
+    varyAccept: String(res.headers.vary ?? '')
+      .split(/,\s*/)
+      .some((v) => v.toLowerCase() === 'accept'),
     code: parsed.errors?.[0]?.extensions?.code ?? (parsed.data ? 'data' : undefined),
   };
 }
@@ -78,22 +82,41 @@ type Kind = [string, (accept?: string) => Promise<Answer>, number, string];
 /** Each kind of answer: how to get it, its status and its first `extensions.code` (`data`: data, no errors). */
 const KINDS: Kind[] = [
   ['data (Apollo)', (a) => post(open, body(PRODUCTS), a), 200, 'data'],
-  ['a field error during execution (Apollo, data null)',
-    (a) => post(open, body('{ delistedProducts { id } }'), a), 200, 'FORBIDDEN'],
-  ['a misspelt field (document gate)',
-    (a) => post(open, body('{ prodcts { id } }'), a), 400, 'GRAPHQL_VALIDATION_FAILED'],
-  ['a variable of the wrong type (document gate)',
-    (a) => post(open, body('query($id: Int!) { product(id: $id) { id } }', { id: 'x' }), a), 400, 'BAD_USER_INPUT'],
+  [
+    'a field error during execution (Apollo, data null)',
+    (a) => post(open, body('{ delistedProducts { id } }'), a),
+    200,
+    'FORBIDDEN',
+  ],
+  [
+    'a misspelt field (document gate)',
+    (a) => post(open, body('{ prodcts { id } }'), a),
+    400,
+    'GRAPHQL_VALIDATION_FAILED',
+  ],
+  [
+    'a variable of the wrong type (document gate)',
+    (a) => post(open, body('query($id: Int!) { product(id: $id) { id } }', { id: 'x' }), a),
+    400,
+    'BAD_USER_INPUT',
+  ],
   ['a body that is not JSON (transport guard)', (a) => post(open, '{"query":', a), 400, 'BAD_REQUEST'],
   ['no query (transport guard)', (a) => post(open, '{}', a), 400, 'QUERY_MISSING'],
-  ['an invalid access token (bearer auth)',
-    (a) => post(open, body('{ __typename }'), a, { authorization: 'Bearer not-a-token' }), 401, 'UNAUTHENTICATED'],
-  ['a body over 100kb (transport guard)',
-    (a) => post(open, body(`{ __typename } #${'x'.repeat(110_000)}`), a), 413, 'PAYLOAD_TOO_LARGE'],
+  [
+    'an invalid access token (bearer auth)',
+    (a) => post(open, body('{ __typename }'), a, { authorization: 'Bearer not-a-token' }),
+    401,
+    'UNAUTHENTICATED',
+  ],
+  [
+    'a body over 100kb (transport guard)',
+    (a) => post(open, body(`{ __typename } #${'x'.repeat(110_000)}`), a),
+    413,
+    'PAYLOAD_TOO_LARGE',
+  ],
   ['rate limit spent, one operation (Apollo plugin)', (a) => post(limited, body(PRODUCTS), a), 429, 'RATE_LIMITED'],
   ['rate limit spent, a batch (document gate)', (a) => post(limited, BATCH, a), 429, 'RATE_LIMITED'],
-  ['storage down, one operation (Apollo plugin)',
-    (a) => post(down, body(PRODUCTS), a), 503, 'TEMPORARILY_UNAVAILABLE'],
+  ['storage down, one operation (Apollo plugin)', (a) => post(down, body(PRODUCTS), a), 503, 'TEMPORARILY_UNAVAILABLE'],
   ['storage down, a batch (document gate)', (a) => post(down, BATCH, a), 503, 'TEMPORARILY_UNAVAILABLE'],
 ];
 
@@ -118,16 +141,30 @@ describe.each(KINDS)('%s', (_kind, request, status, code) => {
 
 /** What was sent is judged before what is wanted back: these keep their status whatever the Accept. */
 describe.each<Kind>([
-  ['a method the endpoint does not answer',
-    (a) => send(open, 'PUT', body('{ __typename }'), a), 405, 'METHOD_NOT_ALLOWED'],
-  ['text/plain',
-    (a) => post(open, body('{ __typename }'), a, { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
-  ['JSON declared in UTF-16',
+  [
+    'a method the endpoint does not answer',
+    (a) => send(open, 'PUT', body('{ __typename }'), a),
+    405,
+    'METHOD_NOT_ALLOWED',
+  ],
+  [
+    'text/plain',
+    (a) => post(open, body('{ __typename }'), a, { 'content-type': 'text/plain' }),
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+  ],
+  [
+    'JSON declared in UTF-16',
     (a) => post(open, body('{ __typename }'), a, { 'content-type': `${JSON_ONLY}; charset=utf-16` }),
-    415, 'UNSUPPORTED_MEDIA_TYPE'],
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+  ],
 ])('%s: checked before Accept', (_kind, request, status, code) => {
-  const whenNeither: [string, string, string] =
-    ['text/html (then application/json, as Apollo Server falls back)', 'text/html', JSON_TYPE];
+  const whenNeither: [string, string, string] = [
+    'text/html (then application/json, as Apollo Server falls back)',
+    'text/html',
+    JSON_TYPE,
+  ];
   test.each([...ACCEPTS, whenNeither])('Accept: %s', async (_name, accept, type) => {
     expect(await request(accept)).toEqual({ status, type, varyAccept: true, code });
   });
@@ -144,12 +181,18 @@ const NEGOTIATION: Array<[string, string, string | 406]> = [
   ['the spec type ranked lower', `${RESPONSE};q=0.5, ${JSON_ONLY}`, JSON_TYPE],
   ['the spec type excluded by q=0, anything else welcome', `${RESPONSE};q=0, */*`, JSON_TYPE],
   ['json excluded by q=0, anything else welcome', `${JSON_ONLY};q=0, */*`, GRAPHQL_RESPONSE],
-  ["a browser's navigation (HTML first, */* at q=0.8)",
-    'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', GRAPHQL_RESPONSE],
+  [
+    "a browser's navigation (HTML first, */* at q=0.8)",
+    'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    GRAPHQL_RESPONSE,
+  ],
   ['json with charset=utf-8', `${JSON_ONLY}; charset=utf-8`, JSON_TYPE],
   ['json with charset=UTF-8 (values compared case-insensitively)', `${JSON_ONLY}; charset=UTF-8`, JSON_TYPE],
-  ['json in UTF-16 is not what we send; the spec type is',
-    `${JSON_ONLY}; charset=utf-16, ${RESPONSE};q=0.1`, GRAPHQL_RESPONSE],
+  [
+    'json in UTF-16 is not what we send; the spec type is',
+    `${JSON_ONLY}; charset=utf-16, ${RESPONSE};q=0.1`,
+    GRAPHQL_RESPONSE,
+  ],
   ['json in UTF-16 only', `${JSON_ONLY}; charset=utf-16`, 406],
   ['XML and plain text', 'application/xml, text/plain', 406],
   ['everything excluded', '*/*;q=0', 406],

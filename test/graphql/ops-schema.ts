@@ -40,10 +40,12 @@ const product = (id: number) => ({ id, name: `Product ${id}`, price: id * 1.5 })
 export const opsResolvers = {
   Query: {
     product: (_: unknown, { id }: { id: number }) => product(id),
-    products: (_: unknown, { first }: { first?: number | null }) => Array.from({ length: Math.min(3, Math.max(0, first ?? 3)) }, (_v, i) => product(i + 1)),
+    products: (_: unknown, { first }: { first?: number | null }) =>
+      Array.from({ length: Math.min(3, Math.max(0, first ?? 3)) }, (_v, i) => product(i + 1)),
     bulk: () => [product(1)],
     page: () => [product(1)],
-    messages: (_: unknown, { first, last }: { first?: number | null; last?: number | null }) => Array.from({ length: Math.min(3, Math.max(0, last ?? first ?? 3)) }, (_v, i) => product(i + 1)),
+    messages: (_: unknown, { first, last }: { first?: number | null; last?: number | null }) =>
+      Array.from({ length: Math.min(3, Math.max(0, last ?? first ?? 3)) }, (_v, i) => product(i + 1)),
     node: (_: unknown, { id }: { id: number }) => ({ ...product(id), __typename: 'Product' }),
     search: () => [],
     pageSize: () => 3,
@@ -52,5 +54,11 @@ export const opsResolvers = {
   Node: { __resolveType: () => 'Product' },
   SearchResult: { __resolveType: () => 'Product' },
   Mutation: { addProduct: (_: unknown, { input }: { input: { name: string } }) => ({ id: 99, name: input.name }) },
-  Subscription: { productAdded: { subscribe: () => { throw new Error('not reached: subscriptions are refused before execution'); } } },
+  Subscription: {
+    productAdded: {
+      subscribe: () => {
+        throw new Error('not reached: subscriptions are refused before execution');
+      },
+    },
+  },
 };

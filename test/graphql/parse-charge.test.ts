@@ -34,29 +34,46 @@ const VARIABLES = 'query($n: Int) { products(first: $n) { related(first: $n) { i
 /** One row per kind of refusal: each must spend its points (every row kept answering its refusal before). */
 const ALIASES_16 = `{ product(id: 1) { ${Array.from({ length: 16 }, (_, i) => `a${i}: id`).join(' ')} } }`;
 /** A row: `body` refused with 400 (or `status`) and `code`, each request spending `spends` points. */
-const row = (body: unknown, code: string, spends = 1, more: Partial<Row> = {}): Row =>
-  ({ body, status: 400, code, spends, ...more });
+const row = (body: unknown, code: string, spends = 1, more: Partial<Row> = {}): Row => ({
+  body,
+  status: 400,
+  code,
+  spends,
+  ...more,
+});
 const ROWS: Array<[string, Row]> = [
   ['syntax error', row(q('{ products { id }'), 'GRAPHQL_PARSE_FAILED')],
   ['validation error', row(q('{ nope }'), 'GRAPHQL_VALIDATION_FAILED')],
   ['depth over maxDepth', row(q(nested(6)), 'MAX_DEPTH_EXCEEDED')],
   ['aliases over maxAliases', row(q(ALIASES_16), 'MAX_ALIASES_EXCEEDED')],
-  ['cost over maxCost (literal sizes)',
-    row(q('{ products(first: 1000) { related(first: 1000) { id } } }'), 'MAX_COST_EXCEEDED')],
+  [
+    'cost over maxCost (literal sizes)',
+    row(q('{ products(first: 1000) { related(first: 1000) { id } } }'), 'MAX_COST_EXCEEDED'),
+  ],
   ['tokens over maxTokens', row(q(`{ products { ${'id '.repeat(120)}} }`), 'MAX_TOKENS_EXCEEDED')],
   ['introspection while off', row(q('{ __schema { queryType { name } } }'), 'INTROSPECTION_DISABLED')],
-  ['a 2.5 kB document: 3 points (one per started 1024 bytes)',
-    row(q(`{ ${'x'.repeat(2500)} }`), 'GRAPHQL_VALIDATION_FAILED', 3)],
-  ['size over maxQueryBytes (5000 bytes: 5 points)',
-    row(q(`{ products { id } } # ${'x'.repeat(4978)}`), 'QUERY_TOO_LARGE', 5, { status: 413 })],
+  [
+    'a 2.5 kB document: 3 points (one per started 1024 bytes)',
+    row(q(`{ ${'x'.repeat(2500)} }`), 'GRAPHQL_VALIDATION_FAILED', 3),
+  ],
+  [
+    'size over maxQueryBytes (5000 bytes: 5 points)',
+    row(q(`{ products { id } } # ${'x'.repeat(4978)}`), 'QUERY_TOO_LARGE', 5, { status: 413 }),
+  ],
   ['a batch of two refused documents: 2 points', row([q('{ nope1 }'), q('{ nope2 }')], 'GRAPHQL_VALIDATION_FAILED', 2)],
   // Valid documents, refused for this request's values: cached after the first request, each refusal 1 point.
-  ['cost over maxCost through a variable (document cached)',
-    row(q(VARIABLES, { variables: { n: 1000 } }), 'MAX_COST_EXCEEDED', 1, { cached: true })],
-  ['a bad variable (document cached)',
-    row(q(VARIABLES, { variables: { n: 'many' } }), 'BAD_USER_INPUT', 1, { cached: true })],
-  ['an operationName the document lacks (document cached)',
-    row(q('query A { products { id } }', { operationName: 'B' }), 'OPERATION_RESOLUTION_FAILURE', 1, { cached: true })],
+  [
+    'cost over maxCost through a variable (document cached)',
+    row(q(VARIABLES, { variables: { n: 1000 } }), 'MAX_COST_EXCEEDED', 1, { cached: true }),
+  ],
+  [
+    'a bad variable (document cached)',
+    row(q(VARIABLES, { variables: { n: 'many' } }), 'BAD_USER_INPUT', 1, { cached: true }),
+  ],
+  [
+    'an operationName the document lacks (document cached)',
+    row(q('query A { products { id } }', { operationName: 'B' }), 'OPERATION_RESOLUTION_FAILURE', 1, { cached: true }),
+  ],
 ];
 
 /** A valid document made known before the rows run (the cache is shared by every caller). */
@@ -70,15 +87,20 @@ async function send(srv: RunningServer, address: string, body: unknown, token?: 
   const res = await fetch(srv.graphqlUrl, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json', 'x-forwarded-for': address,
+      'content-type': 'application/json',
+      'x-forwarded-for': address,
       ...(token ? { authorization: `Bearer ${token}` } : {}),
     },
     body: JSON.stringify(body),
   });
-  const json = await res.json() as { errors?: Array<{ message: string; extensions?: { code?: string } }> } | unknown[];
+  const json = (await res.json()) as
+    | { errors?: Array<{ message: string; extensions?: { code?: string } }> }
+    | unknown[];
   const first = Array.isArray(json) ? undefined : json.errors?.[0];
   return {
-    status: res.status, code: first?.extensions?.code, retryAfter: res.headers.get('retry-after'),
+    status: res.status,
+    code: first?.extensions?.code,
+    retryAfter: res.headers.get('retry-after'),
     message: first?.message,
   };
 }
@@ -86,7 +108,9 @@ async function send(srv: RunningServer, address: string, body: unknown, token?: 
 const refusal = (row: Row) => ({ status: row.status, code: row.code, retryAfter: null, message: expect.any(String) });
 const ok = { status: 200, code: undefined, retryAfter: null, message: undefined };
 const limited = (message: RegExp = /^Rate limit exceeded: /) => ({
-  status: 429, code: 'RATE_LIMITED', retryAfter: expect.stringMatching(/^(59|60)$/),
+  status: 429,
+  code: 'RATE_LIMITED',
+  retryAfter: expect.stringMatching(/^(59|60)$/),
   message: expect.stringMatching(message),
 });
 /** The 429 of an operation's own charge (a known document), for `points`. */
@@ -98,7 +122,9 @@ function config(storage?: PortcullisConfig['storage']): Partial<PortcullisConfig
     proxy: true,
     ...(storage ? { storage } : {}),
     graphql: {
-      ...catalogGraphql(), maxBatchSize: 3, rateLimit: { points: BUDGET, durationSeconds: 60 },
+      ...catalogGraphql(),
+      maxBatchSize: 3,
+      rateLimit: { points: BUDGET, durationSeconds: 60 },
       limits: { maxTokens: 100, maxQueryBytes: 4096 },
     } as never,
   };
@@ -125,9 +151,11 @@ describe.each<[string, string | undefined]>([
     for (let i = 0; i <= under; i++) answers.push(await send(srv, address, refused.body));
     const spent = refused.cached
       ? /^Rate limit exceeded: a refused request spends 1 point\(s\) too; retry in (59|60) s\.$/
-      : new RegExp('^Rate limit exceeded: checking the new document\\(s\\) of this request would spend '
-        + `${refused.spends} point\\(s\\) `
-        + '\\(one per started 1024 bytes of query text not checked before\\); retry in (59|60) s\\.$');
+      : new RegExp(
+          '^Rate limit exceeded: checking the new document\\(s\\) of this request would spend ' +
+            `${refused.spends} point\\(s\\) ` +
+            '\\(one per started 1024 bytes of query text not checked before\\); retry in (59|60) s\\.$',
+        );
     expect(answers).toEqual([...Array.from({ length: under }, () => refusal(refused)), limited(spent)]);
     // One budget: a valid request from that address is refused too, its document known (the operation's charge) or new.
     expect(await send(srv, address, q(KNOWN))).toEqual(operationLimited(1));
@@ -181,10 +209,18 @@ suiteIf(available, 'no Redis at REDIS_URL')('limiter round trips per request (Re
   test.each<[string, number, number, unknown]>([
     ['a valid known document (the hot path: as before)', 1, 200, q(KNOWN)],
     ['a valid known batch (as before)', 1, 200, [q(KNOWN), q('{ products { name } }')]],
-    ['a valid new document whose points its parse price covers (as before)', 1, 200,
-      q('{ products(first: 2) { id } }')],
-    ['a valid new document of more points than its parse price (one more than before)', 2, 200,
-      q('{ a: product(id: 1) { id } b: product(id: 2) { id } }')],
+    [
+      'a valid new document whose points its parse price covers (as before)',
+      1,
+      200,
+      q('{ products(first: 2) { id } }'),
+    ],
+    [
+      'a valid new document of more points than its parse price (one more than before)',
+      2,
+      200,
+      q('{ a: product(id: 1) { id } b: product(id: 2) { id } }'),
+    ],
     ['a new document refused (none before)', 1, 400, q('{ nope }')],
     ['a known document refused (none before)', 1, 400, q('query A { products { id } }', { operationName: 'B' })],
   ])('%s: %d', async (_name, roundTrips, status, body) => {

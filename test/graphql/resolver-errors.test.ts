@@ -22,23 +22,45 @@ const typeDefs = `
   }`;
 const resolvers = {
   Query: {
-    thrown: () => { throw new Error(SECRET); },
-    rejected: async () => { throw Object.assign(new Error(SECRET), { code: 'ECONNREFUSED' }); },
+    thrown: () => {
+      throw new Error(SECRET);
+    },
+    rejected: async () => {
+      throw Object.assign(new Error(SECRET), { code: 'ECONNREFUSED' });
+    },
     typeError: () => (undefined as unknown as { x: { y: string } }).x.y,
-    onPurpose: () => { throw new GraphQLError('This product is out of stock.', { extensions: { code: 'OUT_OF_STOCK', productId: 7 } }); },
-    onPurposeNoCode: () => { throw new GraphQLError('Try again tomorrow.'); },
+    onPurpose: () => {
+      throw new GraphQLError('This product is out of stock.', { extensions: { code: 'OUT_OF_STOCK', productId: 7 } });
+    },
+    onPurposeNoCode: () => {
+      throw new GraphQLError('Try again tomorrow.');
+    },
     items: () => [{ id: '1' }, { id: '2' }],
     fine: () => 'ok',
   },
-  Item: { detail: (item: { id: string }) => { if (item.id === '2') throw new Error(SECRET); return `detail ${item.id}`; } },
+  Item: {
+    detail: (item: { id: string }) => {
+      if (item.id === '2') throw new Error(SECRET);
+      return `detail ${item.id}`;
+    },
+  },
 };
 
-interface Logged { fields: Record<string, unknown>; msg: string }
+interface Logged {
+  fields: Record<string, unknown>;
+  msg: string;
+}
 let logged: Logged[] = [];
 const logger = {
-  info() {}, warn() {}, debug() {},
-  error: (fields: Record<string, unknown>, msg: string) => { logged.push({ fields, msg }); },
-  child() { return logger; },
+  info() {},
+  warn() {},
+  debug() {},
+  error: (fields: Record<string, unknown>, msg: string) => {
+    logged.push({ fields, msg });
+  },
+  child() {
+    return logger;
+  },
 };
 
 let masked: RunningServer;
@@ -49,8 +71,12 @@ beforeAll(async () => {
     startServer({ graphql: { path: '/graphql', typeDefs, resolvers, exposeResolverErrors: true } }),
   ]);
 });
-afterAll(async () => { await Promise.all([masked.close(), exposed.close()]); });
-beforeEach(() => { logged = []; });
+afterAll(async () => {
+  await Promise.all([masked.close(), exposed.close()]);
+});
+beforeEach(() => {
+  logged = [];
+});
 
 const UNEXPECTED = { message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 
@@ -58,7 +84,7 @@ describe('an unexpected resolver error is masked by default, and logged', () => 
   test.each<[string, string, string[]]>([
     ['a thrown Error', '{ thrown fine }', ['thrown']],
     ['a rejected promise with a driver code', '{ rejected fine }', ['rejected']],
-    ['a TypeError of the resolver\'s own', '{ typeError fine }', ['typeError']],
+    ["a TypeError of the resolver's own", '{ typeError fine }', ['typeError']],
   ])('%s: the client sees "Unexpected error." at its path, the other fields answer', async (_name, query, path) => {
     const res = await graphql(masked.graphqlUrl, query);
     expect(res.status).toBe(200);
@@ -72,9 +98,14 @@ describe('an unexpected resolver error is masked by default, and logged', () => 
     expect(logged[0]!.fields.err).toBeInstanceOf(Error);
   });
 
-  test('an error in a list item: masked at the item\'s path, the other item answers', async () => {
+  test("an error in a list item: masked at the item's path, the other item answers", async () => {
     const res = await graphql(masked.graphqlUrl, '{ items { id detail } }');
-    expect(res.body.data).toEqual({ items: [{ id: '1', detail: 'detail 1' }, { id: '2', detail: null }] });
+    expect(res.body.data).toEqual({
+      items: [
+        { id: '1', detail: 'detail 1' },
+        { id: '2', detail: null },
+      ],
+    });
     expect(res.body.errors).toEqual([{ ...UNEXPECTED, path: ['items', 1, 'detail'], locations: [expect.any(Object)] }]);
     expect(logged.map((l) => l.fields.path)).toEqual([['items', 1, 'detail']]);
   });
@@ -82,7 +113,11 @@ describe('an unexpected resolver error is masked by default, and logged', () => 
 
 describe('what is meant for the client keeps its message', () => {
   test.each<[string, string, Record<string, unknown>]>([
-    ['a GraphQLError with its own code and extensions', '{ onPurpose }', { message: 'This product is out of stock.', extensions: { code: 'OUT_OF_STOCK', productId: 7 } }],
+    [
+      'a GraphQLError with its own code and extensions',
+      '{ onPurpose }',
+      { message: 'This product is out of stock.', extensions: { code: 'OUT_OF_STOCK', productId: 7 } },
+    ],
     ['a GraphQLError without a code', '{ onPurposeNoCode }', { message: 'Try again tomorrow.' }],
   ])('%s', async (_name, query, error) => {
     const res = await graphql(masked.graphqlUrl, query);
@@ -93,7 +128,7 @@ describe('what is meant for the client keeps its message', () => {
   test.each<[string, string, number, string]>([
     ['a validation error', '{ nope }', 400, 'GRAPHQL_VALIDATION_FAILED'],
     ['a syntax error', '{ fine', 400, 'GRAPHQL_PARSE_FAILED'],
-  ])('%s: Portcullis\' or graphql-js\' message, not masked', async (_name, query, status, code) => {
+  ])("%s: Portcullis' or graphql-js' message, not masked", async (_name, query, status, code) => {
     const res = await graphql(masked.graphqlUrl, query);
     expect(res.status).toBe(status);
     expect(res.body.errors?.[0]?.extensions?.code).toBe(code);
@@ -106,10 +141,12 @@ describe('graphql.exposeResolverErrors: true (opt-in)', () => {
   test.each<[string, string, string, string]>([
     ['a thrown Error', '{ thrown }', 'thrown', SECRET],
     ['a rejected promise', '{ rejected }', 'rejected', SECRET],
-    ['a TypeError', '{ typeError }', 'typeError', 'Cannot read properties of undefined (reading \'x\')'],
+    ['a TypeError', '{ typeError }', 'typeError', "Cannot read properties of undefined (reading 'x')"],
   ])('%s: the message as thrown, still no stack trace', async (_name, query, field, message) => {
     const res = await graphql(exposed.graphqlUrl, query);
     expect(res.body.data).toEqual({ [field]: null });
-    expect(res.body.errors).toEqual([{ message, path: [field], locations: [expect.any(Object)], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(res.body.errors).toEqual([
+      { message, path: [field], locations: [expect.any(Object)], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+    ]);
   });
 });

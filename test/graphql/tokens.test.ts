@@ -27,32 +27,62 @@ async function tokenFor(opts: { resource?: boolean; dpop?: oidc.DPoPHandle }) {
   const params: Record<string, string> = { scope: 'openid catalog:admin' };
   if (opts.resource) params.resource = srv.graphqlUrl;
   const start = await startAuthorization(rp, params);
-  const seen = await browse(new TestBrowser(srv.issuer), start.url, { email: 'admin@example.com', password: 'admin-demo-password' });
-  const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-    pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
-  }, undefined, opts.dpop ? { DPoP: opts.dpop } : undefined);
+  const seen = await browse(new TestBrowser(srv.issuer), start.url, {
+    email: 'admin@example.com',
+    password: 'admin-demo-password',
+  });
+  const tokens = await oidc.authorizationCodeGrant(
+    rp.config,
+    seen.callback,
+    {
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
+    },
+    undefined,
+    opts.dpop ? { DPoP: opts.dpop } : undefined,
+  );
   return tokens.access_token;
 }
 
 async function call(headers: Record<string, string>, query = DELISTED) {
-  const res = await fetch(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
-  return { status: res.status, challenge: res.headers.get('www-authenticate'), body: await res.json() as { data?: unknown; errors?: Array<{ extensions: { code: string } }> } };
+  const res = await fetch(srv.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
+  return {
+    status: res.status,
+    challenge: res.headers.get('www-authenticate'),
+    body: (await res.json()) as { data?: unknown; errors?: Array<{ extensions: { code: string } }> },
+  };
 }
 
 describe('JWT access tokens (RFC 9068) for resource=<graphql url>', () => {
   let jwt: string;
-  beforeAll(async () => { jwt = await tokenFor({ resource: true }); });
+  beforeAll(async () => {
+    jwt = await tokenFor({ resource: true });
+  });
 
   test('the token is an at+jwt for this API and works without a storage lookup', async () => {
-    const [header, payload] = jwt.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const [header, payload] = jwt
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     expect(header.typ).toBe('at+jwt');
     expect(payload.aud).toBe(srv.graphqlUrl);
     expect(payload.scope).toBe('catalog:admin');
     const find = srv.server.provider.AccessToken.find;
     let lookups = 0;
-    srv.server.provider.AccessToken.find = (async (...args: Parameters<typeof find>) => { lookups++; return find.apply(srv.server.provider.AccessToken, args); }) as typeof find;
+    srv.server.provider.AccessToken.find = (async (...args: Parameters<typeof find>) => {
+      lookups++;
+      return find.apply(srv.server.provider.AccessToken, args);
+    }) as typeof find;
     try {
-      expect(await call({ authorization: `Bearer ${jwt}` })).toMatchObject({ status: 200, body: { data: { product: { name: 'Prototype Drone' } } } });
+      expect(await call({ authorization: `Bearer ${jwt}` })).toMatchObject({
+        status: 200,
+        body: { data: { product: { name: 'Prototype Drone' } } },
+      });
     } finally {
       srv.server.provider.AccessToken.find = find;
     }
@@ -64,15 +94,31 @@ describe('JWT access tokens (RFC 9068) for resource=<graphql url>', () => {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ scope: 'catalog:admin', client_id: 'demo-web', ...claims })
       .setProtectedHeader({ alg: 'RS256', typ, kid: String(jwk.kid) })
-      .setIssuer(srv.issuer).setSubject('admin').setIssuedAt(now).setExpirationTime(typeof claims.exp === 'number' ? claims.exp : now + 60).setJti(randomUUID())
+      .setIssuer(srv.issuer)
+      .setSubject('admin')
+      .setIssuedAt(now)
+      .setExpirationTime(typeof claims.exp === 'number' ? claims.exp : now + 60)
+      .setJti(randomUUID())
       .sign(key ?? (await (await import('jose')).importJWK(jwk as JWK, 'RS256')));
   };
 
   test.each([
-    ['audience of another resource server', () => forge({ aud: 'https://other-api.example/graphql' }), /another resource server/],
+    [
+      'audience of another resource server',
+      () => forge({ aud: 'https://other-api.example/graphql' }),
+      /another resource server/,
+    ],
     ['no audience', () => forge({}), /another resource server|invalid or expired/],
-    ['signed by a foreign key', async () => forge({ aud: srv.graphqlUrl }, (await generateKeyPair('RS256')).privateKey), /invalid or expired/],
-    ['typ JWT instead of at+jwt (an ID token shape)', () => forge({ aud: srv.graphqlUrl }, undefined, 'JWT'), /invalid or expired/],
+    [
+      'signed by a foreign key',
+      async () => forge({ aud: srv.graphqlUrl }, (await generateKeyPair('RS256')).privateKey),
+      /invalid or expired/,
+    ],
+    [
+      'typ JWT instead of at+jwt (an ID token shape)',
+      () => forge({ aud: srv.graphqlUrl }, undefined, 'JWT'),
+      /invalid or expired/,
+    ],
     ['expired', () => forge({ aud: srv.graphqlUrl, exp: Math.floor(Date.now() / 1000) - 120 }), /invalid or expired/],
   ])('a JWT with %s is refused with 401 invalid_token', async (_name, make, message) => {
     const res = await call({ authorization: `Bearer ${await make()}` });
@@ -106,33 +152,84 @@ describe('DPoP-bound access tokens (RFC 9449)', () => {
         publicJwk = await exportJWK(keyPair.publicKey);
       });
 
-      const proof = async (over: Record<string, unknown> = {}, key?: SigningKey, jwk?: JWK) => new SignJWT({
-        htm: 'POST', htu: srv.graphqlUrl, iat: Math.floor(Date.now() / 1000), jti: randomUUID(),
-        ath: createHash('sha256').update(token).digest('base64url'), ...over,
-      }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: jwk ?? publicJwk }).sign(key ?? keyPair.privateKey);
+      const proof = async (over: Record<string, unknown> = {}, key?: SigningKey, jwk?: JWK) =>
+        new SignJWT({
+          htm: 'POST',
+          htu: srv.graphqlUrl,
+          iat: Math.floor(Date.now() / 1000),
+          jti: randomUUID(),
+          ath: createHash('sha256').update(token).digest('base64url'),
+          ...over,
+        })
+          .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: jwk ?? publicJwk })
+          .sign(key ?? keyPair.privateKey);
 
       test('works with openid-client and a fresh proof', async () => {
-        const res = await oidc.fetchProtectedResource(rp.config, token, new URL(srv.graphqlUrl), 'POST', JSON.stringify({ query: DELISTED }),
-          new Headers({ 'content-type': 'application/json' }), { DPoP: oidc.getDPoPHandle(rp.config, keyPair) });
+        const res = await oidc.fetchProtectedResource(
+          rp.config,
+          token,
+          new URL(srv.graphqlUrl),
+          'POST',
+          JSON.stringify({ query: DELISTED }),
+          new Headers({ 'content-type': 'application/json' }),
+          { DPoP: oidc.getDPoPHandle(rp.config, keyPair) },
+        );
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({ data: { product: { name: 'Prototype Drone' } } });
       });
 
       test.each([
-        ['the Bearer scheme (proof ignored)', async () => ({ authorization: `Bearer ${token}`, dpop: await proof() }), 'invalid_token'],
+        [
+          'the Bearer scheme (proof ignored)',
+          async () => ({ authorization: `Bearer ${token}`, dpop: await proof() }),
+          'invalid_token',
+        ],
         ['no DPoP header', async () => ({ authorization: `DPoP ${token}` }), 'invalid_dpop_proof'],
-        ['a proof for another URL', async () => ({ authorization: `DPoP ${token}`, dpop: await proof({ htu: `${srv.issuer}/other` }) }), 'invalid_dpop_proof'],
-        ['a proof for another method', async () => ({ authorization: `DPoP ${token}`, dpop: await proof({ htm: 'GET' }) }), 'invalid_dpop_proof'],
-        ['a proof without ath', async () => ({ authorization: `DPoP ${token}`, dpop: await proof({ ath: undefined }) }), 'invalid_dpop_proof'],
-        ['a stale proof', async () => ({ authorization: `DPoP ${token}`, dpop: await proof({ iat: Math.floor(Date.now() / 1000) - 3600 }) }), 'invalid_dpop_proof'],
-        ['a proof signed by another key', async () => {
-          const other = await generateKeyPair('ES256');
-          return { authorization: `DPoP ${token}`, dpop: await proof({}, other.privateKey, await exportJWK(other.publicKey)) };
-        }, 'invalid_dpop_proof'],
-        ['a proof with a mismatched embedded key', async () => {
-          const other = await generateKeyPair('ES256');
-          return { authorization: `DPoP ${token}`, dpop: await proof({}, keyPair.privateKey, await exportJWK(other.publicKey)) };
-        }, 'invalid_dpop_proof'],
+        [
+          'a proof for another URL',
+          async () => ({ authorization: `DPoP ${token}`, dpop: await proof({ htu: `${srv.issuer}/other` }) }),
+          'invalid_dpop_proof',
+        ],
+        [
+          'a proof for another method',
+          async () => ({ authorization: `DPoP ${token}`, dpop: await proof({ htm: 'GET' }) }),
+          'invalid_dpop_proof',
+        ],
+        [
+          'a proof without ath',
+          async () => ({ authorization: `DPoP ${token}`, dpop: await proof({ ath: undefined }) }),
+          'invalid_dpop_proof',
+        ],
+        [
+          'a stale proof',
+          async () => ({
+            authorization: `DPoP ${token}`,
+            dpop: await proof({ iat: Math.floor(Date.now() / 1000) - 3600 }),
+          }),
+          'invalid_dpop_proof',
+        ],
+        [
+          'a proof signed by another key',
+          async () => {
+            const other = await generateKeyPair('ES256');
+            return {
+              authorization: `DPoP ${token}`,
+              dpop: await proof({}, other.privateKey, await exportJWK(other.publicKey)),
+            };
+          },
+          'invalid_dpop_proof',
+        ],
+        [
+          'a proof with a mismatched embedded key',
+          async () => {
+            const other = await generateKeyPair('ES256');
+            return {
+              authorization: `DPoP ${token}`,
+              dpop: await proof({}, keyPair.privateKey, await exportJWK(other.publicKey)),
+            };
+          },
+          'invalid_dpop_proof',
+        ],
       ])('refused with %s', async (_name, headers, error) => {
         const res = await call(await headers());
         expect(res.status).toBe(401);
@@ -162,7 +259,9 @@ describe('resource scopes and the role policy', () => {
     const start = await startAuthorization(rp, { scope: 'openid catalog:admin', resource: srv.graphqlUrl });
     const seen = await browse(new TestBrowser(srv.issuer), start.url, {});
     const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     const payload = JSON.parse(Buffer.from(tokens.access_token.split('.')[1]!, 'base64url').toString());
     expect(payload.sub).toBe('alice');

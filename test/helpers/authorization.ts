@@ -38,7 +38,7 @@ export async function pushRequest(issuer: string, clientId: string, secret: stri
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: query({ ...params, client_id: clientId, client_secret: secret }),
   });
-  return { status: res.status, body: await res.json() as Record<string, string> };
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
 }
 
 /** The authorization response parameters delivered to the client, whatever the response mode. */
@@ -56,13 +56,19 @@ export interface Delivered {
 export function delivered(page: Page & { redirectedTo?: string }): Delivered | undefined {
   if (page.redirectedTo) {
     const url = new URL(page.redirectedTo);
-    if (url.hash.length > 1) return { mode: 'fragment', target: url.origin + url.pathname, params: Object.fromEntries(new URLSearchParams(url.hash.slice(1))) };
+    if (url.hash.length > 1)
+      return {
+        mode: 'fragment',
+        target: url.origin + url.pathname,
+        params: Object.fromEntries(new URLSearchParams(url.hash.slice(1))),
+      };
     return { mode: 'query', target: url.origin + url.pathname, params: Object.fromEntries(url.searchParams) };
   }
   const form = page.dom.querySelector('form[method=post]');
   if (form && page.body.includes('Submitting Callback')) {
     const params: Record<string, string> = {};
-    for (const input of form.querySelectorAll('input[type=hidden]')) params[input.getAttribute('name')!] = input.getAttribute('value') ?? '';
+    for (const input of form.querySelectorAll('input[type=hidden]'))
+      params[input.getAttribute('name')!] = input.getAttribute('value') ?? '';
     return { mode: 'form_post', target: form.getAttribute('action')!, params };
   }
   const data = /var data = (\{.*\});/.exec(page.body);

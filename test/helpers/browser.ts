@@ -53,10 +53,15 @@ export class TestBrowser {
     const form = page.dom.querySelector('form');
     if (!form) throw new Error(`no form on ${page.url} (status ${page.status}): ${page.body.slice(0, 300)}`);
     const data = new URLSearchParams();
-    for (const input of form.querySelectorAll('input[type=hidden]')) data.set(input.getAttribute('name')!, input.getAttribute('value') ?? '');
+    for (const input of form.querySelectorAll('input[type=hidden]'))
+      data.set(input.getAttribute('name')!, input.getAttribute('value') ?? '');
     for (const [k, v] of Object.entries(fields)) data.set(k, v);
     if (button) data.set(button.name, button.value);
     const action = new URL(form.getAttribute('action')!, page.url).href;
-    return this.go(action, { method: 'POST', body: data, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    return this.go(action, {
+      method: 'POST',
+      body: data,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
   }
 }

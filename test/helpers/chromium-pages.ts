@@ -13,7 +13,9 @@ import { freePort } from './server.js';
 /** Collects CSP violations and uncaught page errors of `page` (Chromium reports both on the console / pageerror). */
 export function watchViolations(page: Page): string[] {
   const violations: string[] = [];
-  page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(`${page.url()}: ${msg.text()}`); });
+  page.on('console', (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(`${page.url()}: ${msg.text()}`);
+  });
   page.on('pageerror', (err) => violations.push(`${page.url()}: ${String(err)}`));
   return violations;
 }
@@ -24,12 +26,18 @@ export function watchViolations(page: Page): string[] {
  * Playwright route on a host where nothing listens misses the redirect of a `page.goto` itself.)
  */
 export async function startCallbackServer(): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = createServer((_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }).end('client callback'); });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('client callback');
+  });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     origin: `http://localhost:${port}`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -50,7 +58,8 @@ export async function newAccount(accounts: AccountStore, label: string) {
 }
 
 /** The TOTP code of `secret`, `steps` time steps (30 s) from now, as an authenticator app would show it. */
-export const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
+export const totp = (secret: string, steps = 0) =>
+  generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
 
 /** Selectors by structure: the submit button of the form holding a field named `name`. */
 export const submitOf = (name: string) => `form:has([name="${name}"]) button[type=submit]`;

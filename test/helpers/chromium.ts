@@ -10,8 +10,10 @@ import { suiteIf } from './skip.js';
  */
 export { CHROMIUM, CHROMIUM_ARGS };
 export const chromiumAvailable = existsSync(CHROMIUM);
-if (!chromiumAvailable && process.env.CI) throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests cannot run`);
-if (!chromiumAvailable) console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install chromium)`);
+if (!chromiumAvailable && process.env.CI)
+  throw new Error(`CI=true but no Chromium at ${CHROMIUM}: the browser tests cannot run`);
+if (!chromiumAvailable)
+  console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are SKIPPED (apt-get install chromium)`);
 
 /** `describe` when Chromium is there, otherwise a skipped suite whose title says why. */
 export const browserSuite = suiteIf(chromiumAvailable, `no Chromium at ${CHROMIUM} (apt-get install chromium)`);

@@ -16,10 +16,27 @@ export function useTestClock(): void {
       // 1 ms every real millisecond: with `true` (20 ms every 20 ms) events a few ms apart read the same time, and a
       // sign-in right after a password change counted as checked "at or after" it (resume-after-change flaked so).
       advanceTimers: 1,
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'requestAnimationFrame', 'cancelAnimationFrame', 'requestIdleCallback', 'cancelIdleCallback', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'requestAnimationFrame',
+        'cancelAnimationFrame',
+        'requestIdleCallback',
+        'cancelIdleCallback',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
     });
   });
-  afterAll(() => { jest.useRealTimers(); });
+  afterAll(() => {
+    jest.useRealTimers();
+  });
 }
 
 /** Moves the test clock (see {@link useTestClock}) `ms` milliseconds forward. */

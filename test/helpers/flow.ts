@@ -8,11 +8,16 @@ export interface RelyingParty {
 }
 
 /** A relying party built with openid-client from the server's discovery document. */
-export async function relyingParty(issuer: string, opts: { clientId?: string; secret?: string; redirectUri?: string; basic?: boolean } = {}): Promise<RelyingParty> {
+export async function relyingParty(
+  issuer: string,
+  opts: { clientId?: string; secret?: string; redirectUri?: string; basic?: boolean } = {},
+): Promise<RelyingParty> {
   const clientId = opts.clientId ?? 'demo-web';
   const secret = opts.secret ?? 'demo-web-secret';
   const auth = opts.basic ? oidc.ClientSecretBasic(secret) : oidc.ClientSecretPost(secret);
-  const config = await oidc.discovery(new URL(issuer), clientId, undefined, auth, { execute: [oidc.allowInsecureRequests] });
+  const config = await oidc.discovery(new URL(issuer), clientId, undefined, auth, {
+    execute: [oidc.allowInsecureRequests],
+  });
   return { config, clientId, redirectUri: opts.redirectUri ?? 'http://localhost:8080/callback' };
 }
 
@@ -24,7 +29,10 @@ export interface AuthorizationStart {
 }
 
 /** Builds an authorization request (code + PKCE S256, state, nonce) with openid-client. */
-export async function startAuthorization(rp: RelyingParty, params: Record<string, string> = {}): Promise<AuthorizationStart> {
+export async function startAuthorization(
+  rp: RelyingParty,
+  params: Record<string, string> = {},
+): Promise<AuthorizationStart> {
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = params.state ?? oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -60,10 +68,16 @@ export async function browse(browser: TestBrowser, url: URL | string, opts: Brow
   const result: Partial<BrowseResult> = {};
   let page = await browser.go(String(url));
   for (let step = 0; step < 4 && !page.redirectedTo; step++) {
-    if (page.status !== 200) throw new Error(`unexpected ${page.status} at ${page.url}: ${page.dom.querySelector('main')?.text ?? page.body.slice(0, 300)}`);
+    if (page.status !== 200)
+      throw new Error(
+        `unexpected ${page.status} at ${page.url}: ${page.dom.querySelector('main')?.text ?? page.body.slice(0, 300)}`,
+      );
     if (page.dom.querySelector('input[name=password]')) {
       result.loginPage = page;
-      page = await browser.submit(page, { email: opts.email ?? 'alice@example.com', password: opts.password ?? 'alice-demo-password' });
+      page = await browser.submit(page, {
+        email: opts.email ?? 'alice@example.com',
+        password: opts.password ?? 'alice-demo-password',
+      });
     } else if (page.dom.querySelector('button[name=decision]')) {
       if (opts.consent === 'none') throw new Error('a consent page appeared where none was expected');
       result.consentPage = page;
@@ -77,7 +91,11 @@ export async function browse(browser: TestBrowser, url: URL | string, opts: Brow
 }
 
 /** Full authorization code + PKCE flow with openid-client, through the real forms. Returns the token set. */
-export async function signIn(issuer: string, rp: RelyingParty, opts: BrowseOptions & { params?: Record<string, string>; browser?: TestBrowser } = {}) {
+export async function signIn(
+  issuer: string,
+  rp: RelyingParty,
+  opts: BrowseOptions & { params?: Record<string, string>; browser?: TestBrowser } = {},
+) {
   const browser = opts.browser ?? new TestBrowser(issuer);
   const start = await startAuthorization(rp, opts.params);
   const seen = await browse(browser, start.url, opts);

@@ -13,7 +13,15 @@ export const CHROMIUM_WS_ENV = 'PORTCULLIS_TEST_CHROMIUM_WS';
 /** Debian's Chromium (`.ci/run` installs it), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** The flags this machine's closed network needs. */
-export const CHROMIUM_ARGS: readonly string[] = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * Flags of the run's one Chromium on top of {@link CHROMIUM_ARGS}, for the files that ask for them: `*.example.test`
@@ -25,7 +33,10 @@ export const RUN_CHROMIUM_EXTRA_ARGS: readonly string[] = ['--host-resolver-rule
 async function signingKeys() {
   const keys = [];
   for (const alg of ['RS256', 'ES256', 'EdDSA']) {
-    const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
+    const { privateKey } = await generateKeyPair(alg, {
+      extractable: true,
+      ...(alg === 'RS256' ? { modulusLength: 2048 } : {}),
+    });
     const jwk = await exportJWK(privateKey);
     keys.push({ ...jwk, kid: await calculateJwkThumbprint(jwk), use: 'sig', alg });
   }
@@ -48,7 +59,10 @@ export default async function globalSetup(): Promise<void> {
   shared.portcullisRunDir = dir;
   if (existsSync(CHROMIUM)) {
     const { chromium } = await import('playwright-core');
-    const server = await chromium.launchServer({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...RUN_CHROMIUM_EXTRA_ARGS] });
+    const server = await chromium.launchServer({
+      executablePath: CHROMIUM,
+      args: [...CHROMIUM_ARGS, ...RUN_CHROMIUM_EXTRA_ARGS],
+    });
     process.env[CHROMIUM_WS_ENV] = server.wsEndpoint();
     shared.portcullisChromium = server;
   }

@@ -20,9 +20,20 @@ const NOT_PAGES = new Set(['.vitepress', 'public', 'api', 'node_modules']);
 
 /** README.md and every Markdown page under docs/, as `[path from the project directory, text]`. */
 export function documentationFiles(): Array<[string, string]> {
-  const pages = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? (NOT_PAGES.has(e.name) ? [] : pages(join(dir, e.name))) : e.name.endsWith('.md') ? [join(dir, e.name)] : []);
-  return [join(ROOT, 'README.md'), ...pages(join(ROOT, 'docs')).sort()].map((file) => [relative(ROOT, file), readFileSync(file, 'utf8')]);
+  const pages = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory()
+        ? NOT_PAGES.has(e.name)
+          ? []
+          : pages(join(dir, e.name))
+        : e.name.endsWith('.md')
+          ? [join(dir, e.name)]
+          : [],
+    );
+  return [join(ROOT, 'README.md'), ...pages(join(ROOT, 'docs')).sort()].map((file) => [
+    relative(ROOT, file),
+    readFileSync(file, 'utf8'),
+  ]);
 }
 
 /**
@@ -44,8 +55,17 @@ async function lockProjectDirectory(): Promise<() => void> {
     }
     const owner = Number(readFileSync(LOCK, 'utf8').trim());
     let alive = owner > 0 && owner !== process.pid;
-    if (alive) { try { process.kill(owner, 0); } catch { alive = false; } }
-    if (!alive) { rmSync(LOCK, { force: true }); continue; }
+    if (alive) {
+      try {
+        process.kill(owner, 0);
+      } catch {
+        alive = false;
+      }
+    }
+    if (!alive) {
+      rmSync(LOCK, { force: true });
+      continue;
+    }
     if (Date.now() > deadline) throw new Error(`${LOCK} held by process ${owner} for 120 s`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -65,13 +85,21 @@ export interface ReadmeCommand {
  * and then calling `prepare` (one such command at a time across jest workers: see {@link LOCK}); `environment` adds variables given the port; resolves once it printed "Portcullis listening" or "failed to start", exited, or
  * 150 s passed.
  */
-export async function runReadmeCommand(commands: string, files: readonly string[], prepare?: () => void,
-  environment?: (port: number) => NodeJS.ProcessEnv): Promise<ReadmeCommand> {
+export async function runReadmeCommand(
+  commands: string,
+  files: readonly string[],
+  prepare?: () => void,
+  environment?: (port: number) => NodeJS.ProcessEnv,
+): Promise<ReadmeCommand> {
   // Commands that write no file of the project (`npm start`) need not wait for the others.
   const unlock = files.length ? await lockProjectDirectory() : () => undefined;
   const moved: Array<[string, string]> = [];
   try {
-    for (const p of files) if (existsSync(p)) { renameSync(p, `${p}.before-readme-test`); moved.push([p, `${p}.before-readme-test`]); }
+    for (const p of files)
+      if (existsSync(p)) {
+        renameSync(p, `${p}.before-readme-test`);
+        moved.push([p, `${p}.before-readme-test`]);
+      }
     prepare?.();
   } catch (err) {
     for (const [p, backup] of moved) renameSync(backup, p);
@@ -84,18 +112,34 @@ export async function runReadmeCommand(commands: string, files: readonly string[
   // rewriting every file of dist/ while test files in the other jest worker run it (a clean-clone CI run failed
   // test/cli/start.test.ts once so: "does not provide an export named 'createMailer'"). `npm start` itself still runs.
   const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: '', npm_config_ignore_scripts: 'true', ...environment?.(port),
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: '',
+    npm_config_ignore_scripts: 'true',
+    ...environment?.(port),
   };
   const child = spawn('bash', ['-c', commands], { cwd: ROOT, detached: true, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (c: Buffer) => { output += c.toString(); });
-  child.stderr!.on('data', (c: Buffer) => { output += c.toString(); });
+  child.stdout!.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr!.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
   const deadline = Date.now() + 150_000;
-  while (!/Portcullis listening|failed to start/.test(output) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 200));
+  while (!/Portcullis listening|failed to start/.test(output) && Date.now() < deadline && child.exitCode === null)
+    await new Promise((r) => setTimeout(r, 200));
   return {
     port,
     output: () => output,
     stop() {
-      if (child.pid) { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ } }
+      if (child.pid) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          /* already gone */
+        }
+      }
       for (const p of files) rmSync(p, { recursive: true, force: true });
       for (const [p, backup] of moved) renameSync(backup, p);
       unlock();

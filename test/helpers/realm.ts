@@ -12,12 +12,19 @@ export function structuredCloneInTestRealm(): () => void {
   const original = globalThis.structuredClone;
   const rebuild = (value: unknown): unknown => {
     if (Array.isArray(value)) return Array.from(value, rebuild);
-    if (value !== null && typeof value === 'object' && Object.prototype.toString.call(value) === '[object Object]'
-      && (value as object).constructor?.name === 'Object') {
+    if (
+      value !== null &&
+      typeof value === 'object' &&
+      Object.prototype.toString.call(value) === '[object Object]' &&
+      (value as object).constructor?.name === 'Object'
+    ) {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rebuild(v)]));
     }
     return value;
   };
-  globalThis.structuredClone = ((value: unknown, options?: Parameters<typeof structuredClone>[1]) => rebuild(original(value, options))) as typeof structuredClone;
-  return () => { globalThis.structuredClone = original; };
+  globalThis.structuredClone = ((value: unknown, options?: Parameters<typeof structuredClone>[1]) =>
+    rebuild(original(value, options))) as typeof structuredClone;
+  return () => {
+    globalThis.structuredClone = original;
+  };
 }

@@ -9,15 +9,24 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * missing Redis throws, failing the suite.
  */
 export async function redisAvailable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 1000, retryStrategy: () => null });
+  const client = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 1000,
+    retryStrategy: () => null,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
     await client.ping();
     return true;
   } catch {
-    if (process.env.CI) throw new Error(`CI=true but Redis at ${REDIS_URL} does not answer: the Redis tests cannot run`);
-    console.warn(`\n!!! Redis at ${REDIS_URL} does not answer: the Redis tests are SKIPPED. Start redis-server to run them. !!!\n`);
+    if (process.env.CI)
+      throw new Error(`CI=true but Redis at ${REDIS_URL} does not answer: the Redis tests cannot run`);
+    console.warn(
+      `\n!!! Redis at ${REDIS_URL} does not answer: the Redis tests are SKIPPED. Start redis-server to run them. !!!\n`,
+    );
     return false;
   } finally {
     client.disconnect();
@@ -59,8 +68,12 @@ export async function countCommands(keyPart: string, work: () => Promise<void>):
   let counted = 0;
   let started: () => void = () => {};
   let ended: () => void = () => {};
-  const start = new Promise<void>((resolve) => { started = resolve; });
-  const end = new Promise<void>((resolve) => { ended = resolve; });
+  const start = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const end = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
   socket.on('data', (chunk: string) => {
     buffered += chunk;
     let nl: number;

@@ -27,7 +27,7 @@ export function runSigningKeys(): PrivateJwks | undefined {
  * without one, a new set of the same algorithms.
  */
 export async function testSigningKeys(): Promise<PrivateJwks> {
-  return runSigningKeys() ?? await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS);
+  return runSigningKeys() ?? (await generateSigningKeys(DEFAULT_SIGNING_ALGORITHMS));
 }
 
 /** The WebSocket endpoint of the run's Chromium, or `undefined` without one. */

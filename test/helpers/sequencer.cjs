@@ -28,11 +28,15 @@ class SlowestFirstSequencer extends Sequencer {
     // The median over the whole list, not over the files of this run, so that a file's place does not depend on
     // which other files run with it.
     const rootDir = tests.length ? root(tests[0]) : process.cwd();
-    const rates = Object.entries(LISTED).filter(([path]) => existsSync(join(rootDir, path)))
-      .map(([path, seconds]) => seconds * 1000 / Math.max(statSync(join(rootDir, path)).size, 1)).sort((a, b) => a - b);
+    const rates = Object.entries(LISTED)
+      .filter(([path]) => existsSync(join(rootDir, path)))
+      .map(([path, seconds]) => (seconds * 1000) / Math.max(statSync(join(rootDir, path)).size, 1))
+      .sort((a, b) => a - b);
     const perByte = rates.length ? rates[Math.floor(rates.length / 2)] : 1;
     for (const t of tests) t.duration = this.time(t);
-    const estimate = new Map(tests.map((t) => [t, t.duration ?? (listed(t) !== undefined ? listed(t) * 1000 : size(t) * perByte)]));
+    const estimate = new Map(
+      tests.map((t) => [t, t.duration ?? (listed(t) !== undefined ? listed(t) * 1000 : size(t) * perByte)]),
+    );
     return [...tests].sort((a, b) => {
       const failedA = this.hasFailed(a);
       if (failedA !== this.hasFailed(b)) return failedA ? -1 : 1;

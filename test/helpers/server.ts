@@ -41,16 +41,20 @@ export function withRunKeys<T extends Partial<PortcullisConfig>>(config: T): T {
  * `overrides` merged over that configuration. The issuer is the server's real address. Signs with the run's keys
  * unless `overrides` gives `keys` (see {@link withRunKeys}).
  */
-export async function startServer(overrides: Partial<PortcullisConfig> | ((issuer: string) => Partial<PortcullisConfig>) = {}): Promise<RunningServer> {
+export async function startServer(
+  overrides: Partial<PortcullisConfig> | ((issuer: string) => Partial<PortcullisConfig>) = {},
+): Promise<RunningServer> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const extra = typeof overrides === 'function' ? overrides(issuer) : overrides;
-  const server = await createServer(withRunKeys({
-    issuer,
-    graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() },
-    ...demoFixtures(),
-    ...extra,
-  }));
+  const server = await createServer(
+    withRunKeys({
+      issuer,
+      graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() },
+      ...demoFixtures(),
+      ...extra,
+    }),
+  );
   await server.listen(port, '127.0.0.1');
   const graphqlUrl = `${issuer}${server.config.graphql?.path ?? '/graphql'}`;
   return { server, issuer, graphqlUrl, close: () => server.close() };
@@ -63,7 +67,10 @@ export async function startServer(overrides: Partial<PortcullisConfig> | ((issue
  * (`http://127.0.0.1:<port>`). `close` stops the host app's server and Portcullis. Signs with the run's keys unless
  * the configuration gives `keys` (see {@link withRunKeys}).
  */
-export async function startDeployment(config: (origin: string) => PortcullisConfig, hostApp?: (app: Koa, middleware: Koa.Middleware) => void): Promise<{ origin: string; server: PortcullisServer; close(): Promise<void> }> {
+export async function startDeployment(
+  config: (origin: string) => PortcullisConfig,
+  hostApp?: (app: Koa, middleware: Koa.Middleware) => void,
+): Promise<{ origin: string; server: PortcullisServer; close(): Promise<void> }> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const server = await createServer(withRunKeys(config(origin)));
@@ -76,9 +83,13 @@ export async function startDeployment(config: (origin: string) => PortcullisConf
   const http: Server = app.listen(port, '127.0.0.1');
   await new Promise((resolve) => http.once('listening', resolve));
   return {
-    origin, server,
+    origin,
+    server,
     close: async () => {
-      await new Promise<void>((resolve) => { http.close(() => resolve()); http.closeAllConnections(); });
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
       await server.close();
     },
   };
@@ -90,11 +101,22 @@ export function catalogGraphql() {
 }
 
 /** POSTs a GraphQL request as JSON. */
-export async function graphql(url: string, query: string, init: { token?: string; variables?: Record<string, unknown> } = {}) {
+export async function graphql(
+  url: string,
+  query: string,
+  init: { token?: string; variables?: Record<string, unknown> } = {},
+) {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
     body: JSON.stringify({ query, variables: init.variables }),
   });
-  return { status: res.status, headers: res.headers, body: await res.json() as { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: (await res.json()) as {
+      data?: Record<string, unknown>;
+      errors?: Array<{ message: string; extensions?: { code?: string } }>;
+    },
+  };
 }

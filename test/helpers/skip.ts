@@ -8,7 +8,13 @@ export function suiteIf(condition: boolean, reason: string): jest.Describe {
   if (condition) return describe;
   const tag = (name: unknown) => `${String(name)} [SKIPPED: ${reason}]`;
   const skipped = ((name: string, fn: () => void) => describe.skip(tag(name), fn)) as unknown as jest.Describe;
-  const each = (...table: unknown[]) => (name: string, fn: (...args: unknown[]) => void, timeout?: number) =>
-    (describe.skip.each as unknown as (...t: unknown[]) => (n: string, f: unknown, to?: number) => void)(...table)(tag(name), fn, timeout);
+  const each =
+    (...table: unknown[]) =>
+    (name: string, fn: (...args: unknown[]) => void, timeout?: number) =>
+      (describe.skip.each as unknown as (...t: unknown[]) => (n: string, f: unknown, to?: number) => void)(...table)(
+        tag(name),
+        fn,
+        timeout,
+      );
   return Object.assign(skipped, { each, only: describe.only, skip: describe.skip }) as unknown as jest.Describe;
 }

@@ -15,7 +15,11 @@ class SkippedReporter {
       const path = file.testFilePath.replace(`${process.cwd()}/`, '');
       for (const [suite, n] of titles) lines.push(`  ${path}: "${suite}" (${n} test${n === 1 ? '' : 's'})`);
     }
-    process.stderr.write(lines.length ? `\nSkipped (${lines.length} suite${lines.length === 1 ? '' : 's'}):\n${lines.join('\n')}\n` : '\nSkipped: none\n');
+    process.stderr.write(
+      lines.length
+        ? `\nSkipped (${lines.length} suite${lines.length === 1 ? '' : 's'}):\n${lines.join('\n')}\n`
+        : '\nSkipped: none\n',
+    );
   }
 }
 module.exports = SkippedReporter;

@@ -45,10 +45,15 @@ export class SoftAuthenticator {
 
   /** The public key as a COSE_Key (RFC 9053: kty EC2, alg ES256, crv P-256), as a store keeps it (base64url). */
   get coseKey(): Buffer {
-    return cbor(new Map<number, Cbor>([
-      [1, 2], [3, -7], [-1, 1],
-      [-2, Buffer.from(this.#publicKey.x, 'base64url')], [-3, Buffer.from(this.#publicKey.y, 'base64url')],
-    ]));
+    return cbor(
+      new Map<number, Cbor>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(this.#publicKey.x, 'base64url')],
+        [-3, Buffer.from(this.#publicKey.y, 'base64url')],
+      ]),
+    );
   }
 
   #clientData(type: string, challenge: string): Buffer {
@@ -68,15 +73,23 @@ export class SoftAuthenticator {
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, this.coseKey]);
     // Flags: user present (0x01), user verified (0x04), attested credential data (0x40).
     const authData = this.#authData(0x45, attested);
-    const attestationObject = cbor(new Map<string, Cbor>([
-      ['fmt', 'none'], ['attStmt', new Map()], ['authData', authData],
-    ]));
+    const attestationObject = cbor(
+      new Map<string, Cbor>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]),
+    );
     return JSON.stringify({
-      id: b64url(this.credentialId), rawId: b64url(this.credentialId), type: 'public-key', clientExtensionResults: {},
+      id: b64url(this.credentialId),
+      rawId: b64url(this.credentialId),
+      type: 'public-key',
+      clientExtensionResults: {},
       authenticatorAttachment: 'platform',
       response: {
         clientDataJSON: b64url(this.#clientData('webauthn.create', options.challenge)),
-        attestationObject: b64url(attestationObject), transports: ['internal'],
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
       },
     });
   }
@@ -87,10 +100,15 @@ export class SoftAuthenticator {
     const clientData = this.#clientData('webauthn.get', options.challenge);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), this.#key);
     return JSON.stringify({
-      id: b64url(this.credentialId), rawId: b64url(this.credentialId), type: 'public-key', clientExtensionResults: {},
+      id: b64url(this.credentialId),
+      rawId: b64url(this.credentialId),
+      type: 'public-key',
+      clientExtensionResults: {},
       authenticatorAttachment: 'platform',
       response: {
-        clientDataJSON: b64url(clientData), authenticatorData: b64url(authData), signature: b64url(signature),
+        clientDataJSON: b64url(clientData),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
         userHandle: b64url(Buffer.from(userId)),
       },
     });

@@ -21,7 +21,12 @@ import { catalogGraphql, freePort, startServer } from '../helpers/server.js';
  * browser on https. The host-app kind is examples/mount-in-koa.ts, whose session middleware reads its cookie
  * before Portcullis runs.
  */
-type Kind = 'http' | 'https' | 'https under /auth' | 'https under /auth in a host app' | 'http under /auth'
+type Kind =
+  | 'http'
+  | 'https'
+  | 'https under /auth'
+  | 'https under /auth in a host app'
+  | 'http under /auth'
   | 'http under /auth in a host app';
 const ALICE = { email: 'alice@example.com', password: 'alice-demo-password' };
 const ADMIN = { email: 'admin@example.com', password: 'admin-demo-password' };
@@ -67,11 +72,22 @@ async function server(kind: Kind): Promise<string> {
       await new Promise((resolve) => http.once('listening', resolve));
       running = {
         issuer: host.portcullis.config.issuer,
-        async close() { http.closeAllConnections(); await new Promise((r) => http.close(r)); await host.close(); await mailbox.remove(); },
+        async close() {
+          http.closeAllConnections();
+          await new Promise((r) => http.close(r));
+          await host.close();
+          await mailbox.remove();
+        },
       };
     } else {
       const srv = await startServer((address) => ({ issuer: issuerOf(address), mail }));
-      running = { issuer: srv.server.config.issuer, async close() { await srv.close(); await mailbox.remove(); } };
+      running = {
+        issuer: srv.server.config.issuer,
+        async close() {
+          await srv.close();
+          await mailbox.remove();
+        },
+      };
     }
     servers.set(kind, running);
   }
@@ -81,7 +97,11 @@ async function server(kind: Kind): Promise<string> {
 const h1 = (p: Page) => p.dom.querySelector('h1')?.text.trim();
 const tokenOf = (p: Page) => p.dom.querySelector('input[name=csrf]')!.getAttribute('value')!;
 const post = (browser: Browser, url: string, fields: Record<string, string>) =>
-  browser.go(url, { method: 'POST', body: new URLSearchParams(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  browser.go(url, {
+    method: 'POST',
+    body: new URLSearchParams(fields),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 
 /** Opens /account and signs in as `who` when asked; returns the account page. */
 async function signedIn(browser: Browser, issuer: string, who = ALICE): Promise<Page> {
@@ -111,19 +131,35 @@ async function forged(victim: Browser, url: string, fields: Record<string, strin
 /** An authorization request of the demo client (code + PKCE), by hand: it works for an https issuer too. */
 function authorizationUrl(issuer: string, state: string): string {
   return `${issuer}/authorization?${new URLSearchParams({
-    client_id: 'demo-web', response_type: 'code', scope: 'openid email', redirect_uri: 'http://localhost:8080/callback',
-    code_challenge: CHALLENGE, code_challenge_method: 'S256', state, nonce: `n-${state}`,
+    client_id: 'demo-web',
+    response_type: 'code',
+    scope: 'openid email',
+    redirect_uri: 'http://localhost:8080/callback',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    state,
+    nonce: `n-${state}`,
   })}`;
 }
 
-describe('a planted CSRF cookie with the attacker\'s token: the victim\'s account page refuses the change', () => {
+describe("a planted CSRF cookie with the attacker's token: the victim's account page refuses the change", () => {
   test.each<[string, 'the sign-up form' | 'his own /account page', Kind, boolean]>([
     ['http issuer', 'the sign-up form', 'http', false],
     ['http issuer', 'his own /account page', 'http', false],
     ['https issuer, cookie planted for the parent domain', 'the sign-up form', 'https', false],
     ['https issuer, cookie planted for the parent domain', 'his own /account page', 'https', false],
-    ['https issuer, planted under the __Host- name too (a browser without cookie prefixes)', 'the sign-up form', 'https', true],
-    ['https issuer, planted under the __Host- name too (a browser without cookie prefixes)', 'his own /account page', 'https', true],
+    [
+      'https issuer, planted under the __Host- name too (a browser without cookie prefixes)',
+      'the sign-up form',
+      'https',
+      true,
+    ],
+    [
+      'https issuer, planted under the __Host- name too (a browser without cookie prefixes)',
+      'his own /account page',
+      'https',
+      true,
+    ],
     ['https issuer under a path (/auth)', 'his own /account page', 'https under /auth', false],
     ['https issuer under /auth in a host app', 'the sign-up form', 'https under /auth in a host app', false],
   ])('%s; token from %s', async (_name, source, kind, prefixed) => {
@@ -134,12 +170,18 @@ describe('a planted CSRF cookie with the attacker\'s token: the victim\'s accoun
     await signedIn(otherDevice, issuer);
 
     const attacker = new Browser(issuer);
-    const page = source === 'the sign-up form' ? await attacker.go(`${issuer}/account/signup`) : await signedIn(attacker, issuer, ADMIN);
+    const page =
+      source === 'the sign-up form'
+        ? await attacker.go(`${issuer}/account/signup`)
+        : await signedIn(attacker, issuer, ADMIN);
     const nonce = await csrfCookie(attacker, page.url);
 
     const answer = await forged(victim, `${issuer}/account/sessions/others`, { csrf: tokenOf(page) }, nonce, prefixed);
-    expect([answer.status, h1(answer), answer.dom.querySelector('#message')?.text]).toEqual([403, 'Please reload the page',
-      'The form was not submitted from this page (it is out of date or came from elsewhere). Reload the page and try again.']);
+    expect([answer.status, h1(answer), answer.dom.querySelector('#message')?.text]).toEqual([
+      403,
+      'Please reload the page',
+      'The form was not submitted from this page (it is out of date or came from elsewhere). Reload the page and try again.',
+    ]);
     // Nothing changed: the victim's other session is still signed in.
     expect(h1(await otherDevice.go(`${issuer}/account`))).toBe('Your account');
     // The victim's own form still works, and does sign the other session out.
@@ -152,10 +194,10 @@ describe('a planted CSRF cookie with the attacker\'s token: the victim\'s accoun
 // These two held before the cookie change as well: the token's scope was already the interaction's path, which
 // names its uid (and the uid is tied to the browser by oidc-provider's `_interaction` cookie). They pin it now that
 // the binding is explicit and one cookie serves every form.
-describe('a planted CSRF cookie with the attacker\'s token: sign-in pages refuse it (bound to the interaction)', () => {
+describe("a planted CSRF cookie with the attacker's token: sign-in pages refuse it (bound to the interaction)", () => {
   test.each<[string, 'login' | 'confirm']>([
-    ['login: the attacker signs the victim\'s pending sign-in in as himself', 'login'],
-    ['consent: the attacker allows the client on the victim\'s consent page', 'confirm'],
+    ["login: the attacker signs the victim's pending sign-in in as himself", 'login'],
+    ["consent: the attacker allows the client on the victim's consent page", 'confirm'],
   ])('%s', async (_name, step) => {
     const issuer = await server('http');
     const victim = new Browser(issuer);
@@ -168,10 +210,23 @@ describe('a planted CSRF cookie with the attacker\'s token: sign-in pages refuse
 
     // The strongest attacker: he even knows the victim's interaction uid.
     const target = victimPage.url.replace(/\/interaction\/([^/?]+).*$/, `/interaction/$1/${step}`);
-    const answer = await forged(victim, target, { csrf: tokenOf(page), ...(step === 'login' ? ADMIN : { decision: 'allow' }) }, nonce);
-    expect([answer.status, answer.dom.querySelector('#error')?.text, answer.redirectedTo]).toEqual([403, 'invalid_request', undefined]);
+    const answer = await forged(
+      victim,
+      target,
+      { csrf: tokenOf(page), ...(step === 'login' ? ADMIN : { decision: 'allow' }) },
+      nonce,
+    );
+    expect([answer.status, answer.dom.querySelector('#error')?.text, answer.redirectedTo]).toEqual([
+      403,
+      'invalid_request',
+      undefined,
+    ]);
     // The victim's own page still goes on.
-    const own = await victim.submit(victimPage, step === 'login' ? ALICE : {}, step === 'confirm' ? { name: 'decision', value: 'allow' } : undefined);
+    const own = await victim.submit(
+      victimPage,
+      step === 'login' ? ALICE : {},
+      step === 'confirm' ? { name: 'decision', value: 'allow' } : undefined,
+    );
     expect(own.redirectedTo ?? h1(own)).toMatch(/^(?:http:\/\/localhost:8080\/callback\?code=|Allow access\?)/);
   });
 });
@@ -187,92 +242,100 @@ describe('the CSRF cookie', () => {
     ['https', '__Host-portcullis.csrf', '/', true],
     ['https under /auth', '__Host-portcullis.csrf', '/', true],
     ['https under /auth in a host app', '__Host-portcullis.csrf', '/', true],
-  ])('%s issuer: one cookie %s, Path=%s, no Domain, HttpOnly, SameSite=Lax, Secure %s; every form family uses it',
+  ])(
+    '%s issuer: one cookie %s, Path=%s, no Domain, HttpOnly, SameSite=Lax, Secure %s; every form family uses it',
     async (kind, name, path, secure) => {
-    const issuer = await server(kind);
-    const origin = new URL(issuer).origin;
-    const browser = new Browser(issuer);
-    const first = await browser.request(`${issuer}/account/signup`);
-    const set = first.headers.getSetCookie().filter((c) => CSRF_COOKIE.test(c.split('=')[0]));
-    expect(set).toHaveLength(1);
-    const [pair, ...attributes] = set[0].split('; ');
-    expect(pair).toMatch(new RegExp(`^${name.replace('.', '\\.')}=[\\w-]{43}$`));
-    expect(attributes.sort()).toEqual(['httponly', `path=${path}`, 'samesite=lax', ...(secure ? ['secure'] : [])]);
-    // Another application of the host (outside the issuer's path) is sent it only where the prefix demands Path=/.
-    const elsewhere = (await browser.jar.getCookies(`${origin}/other-app/`)).filter((c) => CSRF_COOKIE.test(c.key));
-    expect(elsewhere.map((c) => c.key)).toEqual(path === '/' ? [name] : []);
-    // The forms under the issuer's path work with it: sign-in and consent of a client, the account page's form,
-    // the sign-up form. None sets a second CSRF cookie.
-    const login = await browser.go(authorizationUrl(issuer, 'one-cookie'));
-    expect(h1(login)).toBe('Sign in');
-    const consent = await browser.submit(login, ALICE);
-    const allow = { name: 'decision', value: 'allow' };
-    const back = consent.redirectedTo ? consent : await browser.submit(consent, {}, allow);
-    expect(back.redirectedTo).toMatch(/^http:\/\/localhost:8080\/callback\?code=/);
-    const home = await signedIn(browser, issuer);
-    const others = await post(browser, `${issuer}/account/sessions/others`, { csrf: tokenOf(home) });
-    expect([others.status, h1(others)]).toEqual([200, 'Done']);
-    const email = `new-${kind.replace(/\W/g, '-')}@example.com`;
-    const newcomer = { given_name: 'New', family_name: 'User', email, password: 'a-new-password-123' };
-    const signup = await browser.submit(await browser.go(`${issuer}/account/signup`), newcomer);
-    expect([signup.status, h1(signup)]).toEqual([200, 'Check your e-mail']);
-    const held = (await browser.jar.serialize()).cookies.filter((c) => CSRF_COOKIE.test(String(c.key)));
-    expect(held.map((c) => [c.key, c.path])).toEqual([[name, path]]);
-  });
+      const issuer = await server(kind);
+      const origin = new URL(issuer).origin;
+      const browser = new Browser(issuer);
+      const first = await browser.request(`${issuer}/account/signup`);
+      const set = first.headers.getSetCookie().filter((c) => CSRF_COOKIE.test(c.split('=')[0]));
+      expect(set).toHaveLength(1);
+      const [pair, ...attributes] = set[0].split('; ');
+      expect(pair).toMatch(new RegExp(`^${name.replace('.', '\\.')}=[\\w-]{43}$`));
+      expect(attributes.sort()).toEqual(['httponly', `path=${path}`, 'samesite=lax', ...(secure ? ['secure'] : [])]);
+      // Another application of the host (outside the issuer's path) is sent it only where the prefix demands Path=/.
+      const elsewhere = (await browser.jar.getCookies(`${origin}/other-app/`)).filter((c) => CSRF_COOKIE.test(c.key));
+      expect(elsewhere.map((c) => c.key)).toEqual(path === '/' ? [name] : []);
+      // The forms under the issuer's path work with it: sign-in and consent of a client, the account page's form,
+      // the sign-up form. None sets a second CSRF cookie.
+      const login = await browser.go(authorizationUrl(issuer, 'one-cookie'));
+      expect(h1(login)).toBe('Sign in');
+      const consent = await browser.submit(login, ALICE);
+      const allow = { name: 'decision', value: 'allow' };
+      const back = consent.redirectedTo ? consent : await browser.submit(consent, {}, allow);
+      expect(back.redirectedTo).toMatch(/^http:\/\/localhost:8080\/callback\?code=/);
+      const home = await signedIn(browser, issuer);
+      const others = await post(browser, `${issuer}/account/sessions/others`, { csrf: tokenOf(home) });
+      expect([others.status, h1(others)]).toEqual([200, 'Done']);
+      const email = `new-${kind.replace(/\W/g, '-')}@example.com`;
+      const newcomer = { given_name: 'New', family_name: 'User', email, password: 'a-new-password-123' };
+      const signup = await browser.submit(await browser.go(`${issuer}/account/signup`), newcomer);
+      expect([signup.status, h1(signup)]).toEqual([200, 'Check your e-mail']);
+      const held = (await browser.jar.serialize()).cookies.filter((c) => CSRF_COOKIE.test(String(c.key)));
+      expect(held.map((c) => [c.key, c.path])).toEqual([[name, path]]);
+    },
+  );
 });
 
-describe('GraphQL\'s form transport: its CSRF cookie is under graphql.path on plain http', () => {
+describe("GraphQL's form transport: its CSRF cookie is under graphql.path on plain http", () => {
   // graphql.path is absolute on the host, possibly outside the issuer's path: its guard scopes the cookie there.
   test.each<[string, string, string, string, string]>([
     ['http issuer under /auth, GraphQL at /api/graphql', 'http', '/api/graphql', 'portcullis.csrf', '/api/graphql'],
     ['http issuer under /auth, GraphQL at /auth/graphql', 'http', '/auth/graphql', 'portcullis.csrf', '/auth/graphql'],
     ['https issuer under /auth, GraphQL at /api/graphql', 'https', '/api/graphql', '__Host-portcullis.csrf', '/'],
-  ])('%s (%s, graphql.path %s): cookie %s, Path=%s; the form works before and after a sign-in page set its own',
+  ])(
+    '%s (%s, graphql.path %s): cookie %s, Path=%s; the form works before and after a sign-in page set its own',
     async (_name, scheme, graphqlPath, name, path) => {
-    const srv = await startServer((address) => ({
-      issuer: `${scheme === 'https' ? address.replace(/^http:/, 'https:') : address}/auth`,
-      graphql: { ...catalogGraphql(), path: graphqlPath, transports: { form: true } },
-    }));
-    const issuer = srv.server.config.issuer;
-    try {
-      const endpoint = `${new URL(issuer).origin}${graphqlPath}`;
-      const browser = new Browser(issuer);
-      const ask = async () => {
-        const tokenPage = await browser.request(`${endpoint}/csrf-token`);
-        const token = (JSON.parse(tokenPage.body) as { csrf_token: string }).csrf_token;
-        const answer = await browser.go(endpoint, {
-          method: 'POST', body: new URLSearchParams({ query: '{__typename}', csrf_token: token }),
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        });
-        return { tokenPage, answer: [answer.status, JSON.parse(answer.body)] };
-      };
-      const first = await ask();
-      const set = first.tokenPage.headers.getSetCookie().filter((c) => CSRF_COOKIE.test(c.split('=')[0]));
-      const pathOf = (c: string) => c.split('; ').find((a) => a.startsWith('path='));
-      expect(set.map((c) => [c.split('=')[0], pathOf(c)])).toEqual([[name, `path=${path}`]]);
-      expect(first.answer).toEqual([200, { data: { __typename: 'Query' } }]);
-      // A sign-in page of the issuer (its own cookie under /auth on http, the same one on https), then the form again.
-      const signIn = await browser.go(authorizationUrl(issuer, 'graphql'));
-      expect(h1(signIn)).toBe('Sign in');
-      expect((await ask()).answer).toEqual([200, { data: { __typename: 'Query' } }]);
-    } finally {
-      await srv.close();
-    }
-  });
+      const srv = await startServer((address) => ({
+        issuer: `${scheme === 'https' ? address.replace(/^http:/, 'https:') : address}/auth`,
+        graphql: { ...catalogGraphql(), path: graphqlPath, transports: { form: true } },
+      }));
+      const issuer = srv.server.config.issuer;
+      try {
+        const endpoint = `${new URL(issuer).origin}${graphqlPath}`;
+        const browser = new Browser(issuer);
+        const ask = async () => {
+          const tokenPage = await browser.request(`${endpoint}/csrf-token`);
+          const token = (JSON.parse(tokenPage.body) as { csrf_token: string }).csrf_token;
+          const answer = await browser.go(endpoint, {
+            method: 'POST',
+            body: new URLSearchParams({ query: '{__typename}', csrf_token: token }),
+            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+          });
+          return { tokenPage, answer: [answer.status, JSON.parse(answer.body)] };
+        };
+        const first = await ask();
+        const set = first.tokenPage.headers.getSetCookie().filter((c) => CSRF_COOKIE.test(c.split('=')[0]));
+        const pathOf = (c: string) => c.split('; ').find((a) => a.startsWith('path='));
+        expect(set.map((c) => [c.split('=')[0], pathOf(c)])).toEqual([[name, `path=${path}`]]);
+        expect(first.answer).toEqual([200, { data: { __typename: 'Query' } }]);
+        // A sign-in page of the issuer (its own cookie under /auth on http, the same one on https), then the form again.
+        const signIn = await browser.go(authorizationUrl(issuer, 'graphql'));
+        expect(h1(signIn)).toBe('Sign in');
+        expect((await ask()).answer).toEqual([200, { data: { __typename: 'Query' } }]);
+      } finally {
+        await srv.close();
+      }
+    },
+  );
 });
 
 describe('legitimate use keeps working', () => {
-  test.each<[Kind]>([['http'], ['https'], ['https under /auth in a host app']])('%s issuer: two tabs and the back button; every /account form loaded in this session works', async (kind) => {
-    const issuer = await server(kind);
-    const browser = new Browser(issuer);
-    const tab1 = await signedIn(browser, issuer);
-    const tab2 = await browser.go(`${issuer}/account`);
-    const back = await browser.go(`${issuer}/account`);
-    for (const page of [tab1, tab2, back]) {
-      const answer = await post(browser, `${issuer}/account/sessions/others`, { csrf: tokenOf(page) });
-      expect([answer.status, h1(answer)]).toEqual([200, 'Done']);
-    }
-  });
+  test.each<[Kind]>([['http'], ['https'], ['https under /auth in a host app']])(
+    '%s issuer: two tabs and the back button; every /account form loaded in this session works',
+    async (kind) => {
+      const issuer = await server(kind);
+      const browser = new Browser(issuer);
+      const tab1 = await signedIn(browser, issuer);
+      const tab2 = await browser.go(`${issuer}/account`);
+      const back = await browser.go(`${issuer}/account`);
+      for (const page of [tab1, tab2, back]) {
+        const answer = await post(browser, `${issuer}/account/sessions/others`, { csrf: tokenOf(page) });
+        expect([answer.status, h1(answer)]).toEqual([200, 'Done']);
+      }
+    },
+  );
 
   test('an /account form stays valid when the browser signs in to another application meanwhile (the session cookie is renewed)', async () => {
     const issuer = await server('http');
@@ -287,21 +350,26 @@ describe('legitimate use keeps working', () => {
     expect([answer.status, h1(answer)]).toEqual([200, 'Done']);
   });
 
-  test.each<[Kind]>([['http'], ['https']])('%s issuer: an /account form still works after a sign-in page was reached from a client on another site', async (kind) => {
-    const issuer = await server(kind);
-    const browser = new Browser(issuer);
-    const home = await signedIn(browser, issuer);
-    // A client on another site sends the browser to sign in again: a cross-site navigation, which carries no
-    // SameSite=Strict cookie, so a Strict CSRF cookie would have been replaced by a new one here.
-    browser.crossSite = true;
-    const login = await browser.go(`${authorizationUrl(issuer, 'elsewhere')}&prompt=login`);
-    browser.crossSite = false;
-    expect(h1(login)).toBe('Sign in');
-    const answer = await post(browser, `${issuer}/account/sessions/others`, { csrf: tokenOf(home) });
-    expect([answer.status, h1(answer)]).toEqual([200, 'Done']);
-    const consent = await browser.submit(login, ALICE);
-    expect(consent.redirectedTo ?? h1(consent)).toMatch(/^(?:http:\/\/localhost:8080\/callback\?code=|Allow access\?)/);
-  });
+  test.each<[Kind]>([['http'], ['https']])(
+    '%s issuer: an /account form still works after a sign-in page was reached from a client on another site',
+    async (kind) => {
+      const issuer = await server(kind);
+      const browser = new Browser(issuer);
+      const home = await signedIn(browser, issuer);
+      // A client on another site sends the browser to sign in again: a cross-site navigation, which carries no
+      // SameSite=Strict cookie, so a Strict CSRF cookie would have been replaced by a new one here.
+      browser.crossSite = true;
+      const login = await browser.go(`${authorizationUrl(issuer, 'elsewhere')}&prompt=login`);
+      browser.crossSite = false;
+      expect(h1(login)).toBe('Sign in');
+      const answer = await post(browser, `${issuer}/account/sessions/others`, { csrf: tokenOf(home) });
+      expect([answer.status, h1(answer)]).toEqual([200, 'Done']);
+      const consent = await browser.submit(login, ALICE);
+      expect(consent.redirectedTo ?? h1(consent)).toMatch(
+        /^(?:http:\/\/localhost:8080\/callback\?code=|Allow access\?)/,
+      );
+    },
+  );
 
   test('a password-reset form opened before signing in is accepted after signing in (the account forms without a session are not bound to one)', async () => {
     const issuer = await server('https');

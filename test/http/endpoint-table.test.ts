@@ -24,11 +24,21 @@ function listedMethods(): Array<[string, string]> {
 }
 
 let srv: RunningServer;
-beforeAll(async () => { srv = await startServer(); });
+beforeAll(async () => {
+  srv = await startServer();
+});
 afterAll(() => srv.close());
 
 test('the table lists the endpoints', () => {
-  expect(listedMethods()).toEqual(expect.arrayContaining([['GET', '/authorization'], ['POST', '/token'], ['GET', '/userinfo'], ['POST', '/userinfo'], ['GET', '/session/end']]));
+  expect(listedMethods()).toEqual(
+    expect.arrayContaining([
+      ['GET', '/authorization'],
+      ['POST', '/token'],
+      ['GET', '/userinfo'],
+      ['POST', '/userinfo'],
+      ['GET', '/session/end'],
+    ]),
+  );
 });
 
 test.each(listedMethods())('%s %s is served', async (method, path) => {
@@ -60,12 +70,21 @@ test.each([
 ])('%s %s: 405 with Allow: %s and a JSON error', async (method, path, allow) => {
   const res = await fetch(`${srv.issuer}${path}`, { method, redirect: 'manual' });
   expect([res.status, res.headers.get('allow'), res.headers.get('content-type'), await res.json()]).toEqual([
-    405, allow, 'application/json; charset=utf-8', { error: 'invalid_request', error_description: `${method} is not allowed at this endpoint: use ${allow}.` },
+    405,
+    allow,
+    'application/json; charset=utf-8',
+    { error: 'invalid_request', error_description: `${method} is not allowed at this endpoint: use ${allow}.` },
   ]);
 });
 
-test.each([['HEAD', '/.well-known/openid-configuration', 200], ['OPTIONS', '/token', 204]])('%s %s is still answered (%i)', async (method, path, status) => {
-  const res = await fetch(`${srv.issuer}${path}`, { method, headers: method === 'OPTIONS' ? { origin: 'https://app.example', 'access-control-request-method': 'POST' } : {} });
+test.each([
+  ['HEAD', '/.well-known/openid-configuration', 200],
+  ['OPTIONS', '/token', 204],
+])('%s %s is still answered (%i)', async (method, path, status) => {
+  const res = await fetch(`${srv.issuer}${path}`, {
+    method,
+    headers: method === 'OPTIONS' ? { origin: 'https://app.example', 'access-control-request-method': 'POST' } : {},
+  });
   expect(res.status).toBe(status);
 });
 
@@ -86,9 +105,16 @@ test.each<[string, Record<string, string>, string]>([
   expect([res.status, res.headers.get('allow'), await res.text()]).toEqual([204, allow, '']);
 });
 
-test('a CORS preflight still gets oidc-provider\'s CORS answer', async () => {
-  const res = await fetch(`${srv.issuer}/token`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
-  expect([res.status, res.headers.get('access-control-allow-methods'), res.headers.get('allow')]).toEqual([204, expect.stringContaining('POST'), null]);
+test("a CORS preflight still gets oidc-provider's CORS answer", async () => {
+  const res = await fetch(`${srv.issuer}/token`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+  });
+  expect([res.status, res.headers.get('access-control-allow-methods'), res.headers.get('allow')]).toEqual([
+    204,
+    expect.stringContaining('POST'),
+    null,
+  ]);
 });
 
 // A path below the resume route `/authorization/<uid>` has no route in oidc-provider: before, GET answered Koa's
@@ -103,21 +129,35 @@ test.each([
   const res = await fetch(`${srv.issuer}${path}`, { method, redirect: 'manual' });
   const body = method === 'HEAD' ? undefined : await res.json();
   expect([res.status, res.headers.get('content-type'), body]).toEqual([
-    404, 'application/json; charset=utf-8', method === 'HEAD' ? undefined : { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' },
+    404,
+    'application/json; charset=utf-8',
+    method === 'HEAD'
+      ? undefined
+      : { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' },
   ]);
 });
 
-test.each([['/authorization/some-uid'], ['/authorization/some-uid/']])('GET %s still reaches the resume route (its error page, no cookie)', async (path) => {
-  const res = await fetch(`${srv.issuer}${path}`, { redirect: 'manual' });
-  expect([res.status, res.headers.get('content-type')]).toEqual([400, 'text/html; charset=utf-8']);
-  expect(await res.text()).toContain('authorization request has expired');
-});
+test.each([['/authorization/some-uid'], ['/authorization/some-uid/']])(
+  'GET %s still reaches the resume route (its error page, no cookie)',
+  async (path) => {
+    const res = await fetch(`${srv.issuer}${path}`, { redirect: 'manual' });
+    expect([res.status, res.headers.get('content-type')]).toEqual([400, 'text/html; charset=utf-8']);
+    expect(await res.text()).toContain('authorization request has expired');
+  },
+);
 
 test('with registration off, POST /registration answers the JSON 404 of an endpoint that is off', async () => {
   const off = await startServer({ registration: { enabled: false, initialAccessToken: undefined } as never });
   try {
-    const res = await fetch(`${off.issuer}/registration`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":["https://rp.example/cb"]}' });
-    expect([res.status, await res.json()]).toEqual([404, { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+    const res = await fetch(`${off.issuer}/registration`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"redirect_uris":["https://rp.example/cb"]}',
+    });
+    expect([res.status, await res.json()]).toEqual([
+      404,
+      { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' },
+    ]);
   } finally {
     await off.close();
   }

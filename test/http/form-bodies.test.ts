@@ -38,10 +38,16 @@ describe.each(paths)('%s', (_page, path) => {
   test.each(bodies)('%s: %i, our error, no stack trace', async (_name, encoding, body, status) => {
     for (const accept of ['application/json', 'text/html']) {
       const res = await fetch(`${srv.issuer}${path()}`, {
-        method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding, accept },
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': encoding, accept },
       });
       const text = await res.text();
-      expect({ accept, status: res.status, stack: /\n\s+at |server_error|incorrect header/.test(text) }).toEqual({ accept, status, stack: false });
+      expect({ accept, status: res.status, stack: /\n\s+at |server_error|incorrect header/.test(text) }).toEqual({
+        accept,
+        status,
+        stack: false,
+      });
       if (accept === 'application/json') expect(JSON.parse(text)).toMatchObject({ error: 'invalid_request' });
     }
   });

@@ -24,7 +24,11 @@ type Mode = 'overwrite' | 'append';
  * e.g. nginx `proxy_set_header X-Forwarded-Proto $scheme`) or adding its entry after it (`append`, e.g.
  * `$proxy_add_x_forwarded_for`-style chains). `Host` is passed on unchanged.
  */
-async function forwardingProxy(upstream: string, mode: Mode, proto: 'http' | 'https'): Promise<{ url: string; server: Server }> {
+async function forwardingProxy(
+  upstream: string,
+  mode: Mode,
+  proto: 'http' | 'https',
+): Promise<{ url: string; server: Server }> {
   const target = new URL(upstream);
   const server = createHttpServer((req, res) => {
     const headers: IncomingHttpHeaders = { ...req.headers };
@@ -35,11 +39,17 @@ async function forwardingProxy(upstream: string, mode: Mode, proto: 'http' | 'ht
     set('x-forwarded-for', req.socket.remoteAddress ?? '');
     set('x-forwarded-proto', proto);
     set('x-forwarded-host', req.headers.host ?? '');
-    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
+    const up = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    up.on('error', () => {
+      res.writeHead(502);
+      res.end();
     });
-    up.on('error', () => { res.writeHead(502); res.end(); });
     req.pipe(up);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,9 +65,19 @@ async function productionServer(proxyHops: number) {
   let server: PortcullisServer;
   try {
     server = await createServer({
-      issuer, proxy: true, proxyHops, storage: { type: 'memory' },
-      keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] }, mfa: { encryptionKey: generateCookieKey() },
-      clients: [{ client_id: 'rp', client_secret: 'a-secret-that-is-long-enough-0123456789', redirect_uris: ['https://rp.example/cb'] }],
+      issuer,
+      proxy: true,
+      proxyHops,
+      storage: { type: 'memory' },
+      keys: { signing: await testSigningKeys(), cookies: [generateCookieKey()] },
+      mfa: { encryptionKey: generateCookieKey() },
+      clients: [
+        {
+          client_id: 'rp',
+          client_secret: 'a-secret-that-is-long-enough-0123456789',
+          redirect_uris: ['https://rp.example/cb'],
+        },
+      ],
     });
   } finally {
     process.env.NODE_ENV = env;
@@ -78,22 +98,100 @@ const ROWS: Row[] = [
   // A proxy that overwrites: whatever the client writes is replaced (passed before and after).
   ['overwriting proxy, TLS listener', [['overwrite', 'https']], 1, { host: ISSUER_HOST }, 200],
   ['overwriting proxy, plain-http listener', [['overwrite', 'http']], 1, { host: ISSUER_HOST }, 400],
-  ['overwriting proxy, plain http, client writes X-Forwarded-Proto: https', [['overwrite', 'http']], 1, { host: ISSUER_HOST, xfp: 'https' }, 400],
-  ['overwriting proxy, Host of another site, client writes X-Forwarded-Host: <issuer>', [['overwrite', 'https']], 1, { host: 'evil.example', xfh: ISSUER_HOST }, 421],
+  [
+    'overwriting proxy, plain http, client writes X-Forwarded-Proto: https',
+    [['overwrite', 'http']],
+    1,
+    { host: ISSUER_HOST, xfp: 'https' },
+    400,
+  ],
+  [
+    'overwriting proxy, Host of another site, client writes X-Forwarded-Host: <issuer>',
+    [['overwrite', 'https']],
+    1,
+    { host: 'evil.example', xfh: ISSUER_HOST },
+    421,
+  ],
   // A proxy that appends: the client's own values stand in front of the proxy's.
   ['appending proxy, TLS listener, nothing from the client', [['append', 'https']], 1, { host: ISSUER_HOST }, 200],
   ['appending proxy, plain http, nothing from the client', [['append', 'http']], 1, { host: ISSUER_HOST }, 400],
-  ['appending proxy, plain http, client writes X-Forwarded-Proto: https', [['append', 'http']], 1, { host: ISSUER_HOST, xfp: 'https' }, 400],
-  ['appending proxy, plain http, client writes X-Forwarded-Proto: https, https', [['append', 'http']], 1, { host: ISSUER_HOST, xfp: 'https, https' }, 400],
-  ['appending proxy, TLS listener, client writes X-Forwarded-Proto: http', [['append', 'https']], 1, { host: ISSUER_HOST, xfp: 'http' }, 200],
-  ['appending proxy, Host of another site, client writes X-Forwarded-Host: <issuer>', [['append', 'https']], 1, { host: 'evil.example', xfh: ISSUER_HOST }, 421],
-  ['appending proxy, issuer Host, client writes X-Forwarded-Host: evil.example', [['append', 'https']], 1, { host: ISSUER_HOST, xfh: 'evil.example' }, 200],
+  [
+    'appending proxy, plain http, client writes X-Forwarded-Proto: https',
+    [['append', 'http']],
+    1,
+    { host: ISSUER_HOST, xfp: 'https' },
+    400,
+  ],
+  [
+    'appending proxy, plain http, client writes X-Forwarded-Proto: https, https',
+    [['append', 'http']],
+    1,
+    { host: ISSUER_HOST, xfp: 'https, https' },
+    400,
+  ],
+  [
+    'appending proxy, TLS listener, client writes X-Forwarded-Proto: http',
+    [['append', 'https']],
+    1,
+    { host: ISSUER_HOST, xfp: 'http' },
+    200,
+  ],
+  [
+    'appending proxy, Host of another site, client writes X-Forwarded-Host: <issuer>',
+    [['append', 'https']],
+    1,
+    { host: 'evil.example', xfh: ISSUER_HOST },
+    421,
+  ],
+  [
+    'appending proxy, issuer Host, client writes X-Forwarded-Host: evil.example',
+    [['append', 'https']],
+    1,
+    { host: ISSUER_HOST, xfh: 'evil.example' },
+    200,
+  ],
   // Two appending proxies (a CDN terminating TLS, then a load balancer reached over http): proxyHops 2.
-  ['two appending proxies, TLS at the first, proxyHops 2', [['append', 'https'], ['append', 'http']], 2, { host: ISSUER_HOST }, 200],
-  ['two appending proxies, plain http at the first, client writes https, proxyHops 2', [['append', 'http'], ['append', 'http']], 2, { host: ISSUER_HOST, xfp: 'https' }, 400],
-  ['two appending proxies, another Host, client writes X-Forwarded-Host: <issuer>, proxyHops 2', [['append', 'https'], ['append', 'http']], 2, { host: 'evil.example', xfh: ISSUER_HOST }, 421],
+  [
+    'two appending proxies, TLS at the first, proxyHops 2',
+    [
+      ['append', 'https'],
+      ['append', 'http'],
+    ],
+    2,
+    { host: ISSUER_HOST },
+    200,
+  ],
+  [
+    'two appending proxies, plain http at the first, client writes https, proxyHops 2',
+    [
+      ['append', 'http'],
+      ['append', 'http'],
+    ],
+    2,
+    { host: ISSUER_HOST, xfp: 'https' },
+    400,
+  ],
+  [
+    'two appending proxies, another Host, client writes X-Forwarded-Host: <issuer>, proxyHops 2',
+    [
+      ['append', 'https'],
+      ['append', 'http'],
+    ],
+    2,
+    { host: 'evil.example', xfh: ISSUER_HOST },
+    421,
+  ],
   // proxyHops 1 behind two proxies reads the second proxy's entry: the link between them was plain http.
-  ['two appending proxies, TLS at the first, proxyHops 1 (too low)', [['append', 'https'], ['append', 'http']], 1, { host: ISSUER_HOST }, 400],
+  [
+    'two appending proxies, TLS at the first, proxyHops 1 (too low)',
+    [
+      ['append', 'https'],
+      ['append', 'http'],
+    ],
+    1,
+    { host: ISSUER_HOST },
+    400,
+  ],
 ];
 
 describe('X-Forwarded-Proto and X-Forwarded-Host take the entry proxyHops from the right', () => {
@@ -102,29 +200,38 @@ describe('X-Forwarded-Proto and X-Forwarded-Host take the entry proxyHops from t
     for (const s of started.splice(0)) await s.close();
   });
 
-  test.each(ROWS.map(([name, ...rest]): Row => [`${name} → ${rest[3]}`, ...rest]))('%s', async (_name, chain, hops, client, status) => {
-    const { server, issuer, base, host } = await productionServer(hops);
-    started.push(server);
-    let upstream = base;
-    // Built from the inside out: the last proxy of the chain forwards to the server.
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const [mode, proto] = chain[i]!;
-      const proxy = await forwardingProxy(upstream, mode, i === 0 ? proto : 'http');
-      started.push({ close: () => new Promise((resolve) => proxy.server.close(resolve)) });
-      upstream = proxy.url;
-    }
-    const spell = (v: string) => v.replaceAll(ISSUER_HOST, host);
-    const headers: Record<string, string> = { host: spell(client.host), accept: 'application/json' };
-    if (client.xfp) headers['x-forwarded-proto'] = client.xfp;
-    if (client.xfh) headers['x-forwarded-host'] = spell(client.xfh);
-    const res = await rawRequest(upstream, '/.well-known/openid-configuration', { headers });
-    expect(res.status).toBe(status);
-    if (status === 200) {
-      expect(res.json()).toMatchObject({ issuer, authorization_endpoint: `${issuer}/authorization` });
-    } else if (status === 400) {
-      expect(res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('proxy') });
-    } else {
-      expect(res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('another host') });
-    }
-  });
+  test.each(ROWS.map(([name, ...rest]): Row => [`${name} → ${rest[3]}`, ...rest]))(
+    '%s',
+    async (_name, chain, hops, client, status) => {
+      const { server, issuer, base, host } = await productionServer(hops);
+      started.push(server);
+      let upstream = base;
+      // Built from the inside out: the last proxy of the chain forwards to the server.
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const [mode, proto] = chain[i]!;
+        const proxy = await forwardingProxy(upstream, mode, i === 0 ? proto : 'http');
+        started.push({ close: () => new Promise((resolve) => proxy.server.close(resolve)) });
+        upstream = proxy.url;
+      }
+      const spell = (v: string) => v.replaceAll(ISSUER_HOST, host);
+      const headers: Record<string, string> = { host: spell(client.host), accept: 'application/json' };
+      if (client.xfp) headers['x-forwarded-proto'] = client.xfp;
+      if (client.xfh) headers['x-forwarded-host'] = spell(client.xfh);
+      const res = await rawRequest(upstream, '/.well-known/openid-configuration', { headers });
+      expect(res.status).toBe(status);
+      if (status === 200) {
+        expect(res.json()).toMatchObject({ issuer, authorization_endpoint: `${issuer}/authorization` });
+      } else if (status === 400) {
+        expect(res.json()).toMatchObject({
+          error: 'invalid_request',
+          error_description: expect.stringContaining('proxy'),
+        });
+      } else {
+        expect(res.json()).toMatchObject({
+          error: 'invalid_request',
+          error_description: expect.stringContaining('another host'),
+        });
+      }
+    },
+  );
 });

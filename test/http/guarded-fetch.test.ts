@@ -1,17 +1,34 @@
 import type { LookupFunction } from 'node:net';
-import { checkOutboundUrl, createGuardedFetch, isPublicAddress, OutboundFetchError } from '../../lib/http/guarded-fetch.js';
+import {
+  checkOutboundUrl,
+  createGuardedFetch,
+  isPublicAddress,
+  OutboundFetchError,
+} from '../../lib/http/guarded-fetch.js';
 import { startCanary, startHttp, type Canary } from '../helpers/canary.js';
 
 let canary: Canary;
-beforeAll(async () => { canary = await startCanary(); });
+beforeAll(async () => {
+  canary = await startCanary();
+});
 afterAll(() => canary.close());
 
 /** Resolves every name to the canary's address, as an attacker-controlled DNS zone would. */
-const toLoopback: LookupFunction = ((_host: string, _opts: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
-  cb(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as LookupFunction;
+const toLoopback: LookupFunction = ((
+  _host: string,
+  _opts: unknown,
+  cb: (e: null, a: Array<{ address: string; family: number }>) => void,
+) => cb(null, [{ address: '127.0.0.1', family: 4 }])) as unknown as LookupFunction;
 /** One public and one private answer: refused as a whole. */
-const mixed: LookupFunction = ((_host: string, _opts: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
-  cb(null, [{ address: '93.184.216.34', family: 4 }, { address: '127.0.0.1', family: 4 }])) as unknown as LookupFunction;
+const mixed: LookupFunction = ((
+  _host: string,
+  _opts: unknown,
+  cb: (e: null, a: Array<{ address: string; family: number }>) => void,
+) =>
+  cb(null, [
+    { address: '93.184.216.34', family: 4 },
+    { address: '127.0.0.1', family: 4 },
+  ])) as unknown as LookupFunction;
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   try {
@@ -60,7 +77,11 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
     ['6to4 embedding loopback', () => 'https://[2002:7f00:1::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
     ['6to4 embedding RFC 1918', () => 'https://[2002:a00:1::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
     ['6to4 embedding a public IPv4', () => 'https://[2002:808:808::1]/jwks', 'ERR_OUTBOUND_ADDRESS'],
-    ['Teredo with client 127.0.0.1 (inverted 80ff:fffe)', () => 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/jwks', 'ERR_OUTBOUND_ADDRESS'],
+    [
+      'Teredo with client 127.0.0.1 (inverted 80ff:fffe)',
+      () => 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/jwks',
+      'ERR_OUTBOUND_ADDRESS',
+    ],
     ['credentials in URL', () => `https://user:pw@rp.example:${p()}/jwks`, 'ERR_OUTBOUND_URL'],
     ['port 0 (RFC 6335 §6: reserved, no server listens on it)', () => 'https://rp.example:0/jwks', 'ERR_OUTBOUND_URL'],
     ['file scheme', () => 'file:///etc/passwd', 'ERR_OUTBOUND_SCHEME'],
@@ -86,9 +107,27 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
     expect(isPublicAddress('2606:4700::1111')).toBe(true);
     // How a dual-stack socket reports an IPv4 peer: judged by the IPv4 address.
     expect(isPublicAddress('::ffff:93.184.216.34')).toBe(true);
-    for (const a of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '100.100.1.1', '::1', '::ffff:10.0.0.1', 'fc00::1', '255.255.255.255', 'not-an-ip',
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '169.254.169.254',
+      '100.100.1.1',
+      '::1',
+      '::ffff:10.0.0.1',
+      'fc00::1',
+      '255.255.255.255',
+      'not-an-ip',
       // IPv4-compatible, as the URL parser writes it and as libuv prints it (DNS answers, socket.remoteAddress).
-      '::7f00:1', '::127.0.0.1', '::a00:1', '::10.0.0.1', '::8.8.8.8', '1::1', '2002:808:808::1', '2001::1', 'fe80::1%eth0']) {
+      '::7f00:1',
+      '::127.0.0.1',
+      '::a00:1',
+      '::10.0.0.1',
+      '::8.8.8.8',
+      '1::1',
+      '2002:808:808::1',
+      '2001::1',
+      'fe80::1%eth0',
+    ]) {
       expect(isPublicAddress(a)).toBe(false);
     }
   });
@@ -102,7 +141,11 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
   describe('an allow-listed origin', () => {
     test('is fetched over http; a redirect is never followed', async () => {
       const redirector = await startHttp((req, res) => {
-        if (req.url === '/ok') { res.setHeader('content-type', 'application/json'); res.end('{"keys":[]}'); return; }
+        if (req.url === '/ok') {
+          res.setHeader('content-type', 'application/json');
+          res.end('{"keys":[]}');
+          return;
+        }
         res.statusCode = 302;
         res.setHeader('location', `http://127.0.0.1:${canary.port}/jwks`);
         res.end();
@@ -122,8 +165,13 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
     });
 
     test('a response above the size cap is refused', async () => {
-      const big = await startHttp((_req, res) => { res.end('x'.repeat(4096)); });
-      const chunked = await startHttp((_req, res) => { res.write('x'.repeat(3000)); res.end('y'.repeat(3000)); });
+      const big = await startHttp((_req, res) => {
+        res.end('x'.repeat(4096));
+      });
+      const chunked = await startHttp((_req, res) => {
+        res.write('x'.repeat(3000));
+        res.end('y'.repeat(3000));
+      });
       try {
         const fetch = createGuardedFetch({ allowedOrigins: [big.origin, chunked.origin], maxResponseBytes: 1024 });
         expect(await refusal(fetch(`${big.origin}/`))).toBe('ERR_OUTBOUND_RESPONSE');
@@ -135,10 +183,14 @@ describe('guarded outbound fetch (SPEC rule 8)', () => {
     });
 
     test('a server that never answers is cut off by the time-out', async () => {
-      const silent = await startHttp(() => { /* never responds */ });
+      const silent = await startHttp(() => {
+        /* never responds */
+      });
       try {
         const fetch = createGuardedFetch({ allowedOrigins: [silent.origin], timeoutMs: 200 });
-        await expect(fetch(`${silent.origin}/`)).rejects.toMatchObject({ name: expect.stringMatching(/TimeoutError|AbortError/) });
+        await expect(fetch(`${silent.origin}/`)).rejects.toMatchObject({
+          name: expect.stringMatching(/TimeoutError|AbortError/),
+        });
       } finally {
         await silent.close();
       }

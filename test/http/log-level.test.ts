@@ -7,7 +7,11 @@ import { ConfigError } from '../../lib/core/errors.js';
  */
 test.each([['bogus'], ['INFO'], ['debug '], ['1']])('LOG_LEVEL=%j is a ConfigError at LOG_LEVEL', (value) => {
   let err: unknown;
-  try { createLogger({ LOG_LEVEL: value }); } catch (e) { err = e; }
+  try {
+    createLogger({ LOG_LEVEL: value });
+  } catch (e) {
+    err = e;
+  }
   expect(err).toBeInstanceOf(ConfigError);
   expect(err).toMatchObject({ path: 'LOG_LEVEL' });
   expect((err as Error).message).toContain('must be one of trace, debug, info, warn, error, fatal, silent');

@@ -17,12 +17,22 @@ function run(ending: string): Promise<{ code: number | null; out: string }> {
     for (let i = 0; i < ${LINES}; i++) (i % 2 ? b : a).info({ n: i, password: 'hunter2', body: { client_secret: 's3cret' } }, 'line ' + 'x'.repeat(40));
     ${ending}`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH! }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH! },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
-    child.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
-    child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`child did not exit: ${err}`)); }, 20_000);
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`child did not exit: ${err}`));
+    }, 20_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       // the pipe may still hold output after 'exit': wait for stdout to end
@@ -46,7 +56,14 @@ describe('default logger: batched, non-blocking, nothing lost', () => {
     expect(lines.pop()).toBe(''); // ends with a newline: no partial line
     expect(lines).toHaveLength(LINES);
     lines.forEach((text, i) => {
-      const line = JSON.parse(text) as { n: number; password: string; body: { client_secret: string }; part?: string; name: string; msg: string };
+      const line = JSON.parse(text) as {
+        n: number;
+        password: string;
+        body: { client_secret: string };
+        part?: string;
+        name: string;
+        msg: string;
+      };
       expect(line.n).toBe(i);
       expect(line.name).toBe('portcullis');
       expect(line.part).toBe(i % 2 ? 'b' : undefined);
@@ -67,15 +84,25 @@ describe('default logger: batched, non-blocking, nothing lost', () => {
       log.warn('second, a warning');
       process.stderr.write('logged\\n');
       setTimeout(() => {}, 5000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH! }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH! },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const loggedAt = await new Promise<number>((resolve) => child.stderr!.once('data', () => resolve(Date.now())));
       let out = '';
-      const arrivedAt = await new Promise<number>((resolve) => child.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (out.split('\n').length > 2) resolve(Date.now());
-      }));
-      expect(out.split('\n').slice(0, 2).map((l) => (JSON.parse(l) as { msg: string; level: number }).msg)).toEqual(['first, info', 'second, a warning']);
+      const arrivedAt = await new Promise<number>((resolve) =>
+        child.stdout!.on('data', (c: Buffer) => {
+          out += c.toString();
+          if (out.split('\n').length > 2) resolve(Date.now());
+        }),
+      );
+      expect(
+        out
+          .split('\n')
+          .slice(0, 2)
+          .map((l) => (JSON.parse(l) as { msg: string; level: number }).msg),
+      ).toEqual(['first, info', 'second, a warning']);
       expect(arrivedAt - loggedAt).toBeLessThan(500);
     } finally {
       child.kill('SIGKILL');
@@ -87,10 +114,15 @@ describe('default logger: batched, non-blocking, nothing lost', () => {
       import { createLogger } from ${JSON.stringify(LOGGER)};
       createLogger({ LOG_LEVEL: 'info' }).info('one quiet line');
       setTimeout(() => {}, 5000);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH! }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env.PATH! },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const started = Date.now();
     try {
-      const first = await new Promise<string>((resolve) => child.stdout!.once('data', (c: Buffer) => resolve(c.toString())));
+      const first = await new Promise<string>((resolve) =>
+        child.stdout!.once('data', (c: Buffer) => resolve(c.toString())),
+      );
       expect(JSON.parse(first)).toMatchObject({ msg: 'one quiet line', level: 30 });
       expect(Date.now() - started).toBeLessThan(4000); // the line did not wait for the process to end (5 s)
     } finally {

@@ -26,8 +26,13 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 const authorization = query({
-  client_id: WEB.id, response_type: 'code', redirect_uri: WEB.uri, state: 'st', nonce: 'n',
-  code_challenge: CHALLENGE, code_challenge_method: 'S256',
+  client_id: WEB.id,
+  response_type: 'code',
+  redirect_uri: WEB.uri,
+  state: 'st',
+  nonce: 'n',
+  code_challenge: CHALLENGE,
+  code_challenge_method: 'S256',
 });
 const clientAuth = `client_id=${WEB.id}&client_secret=${WEB.secret}`;
 
@@ -54,17 +59,21 @@ const defects: Array<[string, string, string]> = [
   ['%C0%AF', '%C0%AF', 'is not UTF-8 (percent-encoded bytes must be UTF-8, RFC 3986 section 2.5).'],
   ['%ED%A0%80', '%ED%A0%80', 'is not UTF-8 (percent-encoded bytes must be UTF-8, RFC 3986 section 2.5).'],
 ];
-const rows = endpoints.flatMap(([name, method, path, text, where]) => defects.map(
-  ([defect, shown, says]) => [name, defect, method, path, text, where, shown, says] as const,
-));
+const rows = endpoints.flatMap(([name, method, path, text, where]) =>
+  defects.map(([defect, shown, says]) => [name, defect, method, path, text, where, shown, says] as const),
+);
 
 test.each(rows)('%s with %s: 400 invalid_request naming the defect', async (...row) => {
   const [, defect, method, path, text, where, shown, says] = row;
   const withDefect = text.replace('DEFECT', defect);
-  const param = text.split('&').find((pair) => pair.includes('DEFECT'))!.split('=')[0];
+  const param = text
+    .split('&')
+    .find((pair) => pair.includes('DEFECT'))!
+    .split('=')[0];
   const url = `${srv.issuer}${path()}${where === 'query' ? `?${withDefect}` : ''}`;
   const res = await fetch(url, {
-    method, redirect: 'manual',
+    method,
+    redirect: 'manual',
     headers: { accept: 'application/json', ...(where === 'body' ? { 'content-type': FORM } : {}) },
     ...(where === 'body' ? { body: withDefect } : {}),
   });
@@ -75,24 +84,35 @@ test.each(rows)('%s with %s: 400 invalid_request naming the defect', async (...r
 
 test('a browser gets our error page for a malformed query at the authorization endpoint, and no redirect', async () => {
   const page = await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${authorization}&scope=openid%ZZ`);
-  expect([page.status, page.headers.get('location'), page.dom.querySelector('#error')?.text])
-    .toEqual([400, null, 'invalid_request']);
-  expect(page.dom.querySelector('#error_description')?.text).toContain('\'%ZZ\' in the parameter \'scope\'');
+  expect([page.status, page.headers.get('location'), page.dom.querySelector('#error')?.text]).toEqual([
+    400,
+    null,
+    'invalid_request',
+  ]);
+  expect(page.dom.querySelector('#error_description')?.text).toContain("'%ZZ' in the parameter 'scope'");
 });
 
 test('a form body of raw bytes that are not UTF-8: 400 invalid_request', async () => {
   const body = Buffer.concat([
-    Buffer.from('grant_type=client_credentials&scope=a'), Buffer.from([0xff, 0xfe]), Buffer.from(`&${clientAuth}`),
+    Buffer.from('grant_type=client_credentials&scope=a'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(`&${clientAuth}`),
   ]);
   const res = await fetch(`${srv.issuer}/token`, { method: 'POST', headers: { 'content-type': FORM }, body });
-  expect([res.status, await res.json()]).toEqual([400, {
-    error: 'invalid_request', error_description: `The form body is not UTF-8 (${FORM} bodies are UTF-8).`,
-  }]);
+  expect([res.status, await res.json()]).toEqual([
+    400,
+    {
+      error: 'invalid_request',
+      error_description: `The form body is not UTF-8 (${FORM} bodies are UTF-8).`,
+    },
+  ]);
 });
 
 test('well-formed encodings still pass: percent-encoded UTF-8, + for space, %25', async () => {
   const res = await fetch(`${srv.issuer}/token/introspection`, {
-    method: 'POST', headers: { 'content-type': FORM }, body: `token=%E2%82%AC+x%25&${clientAuth}`,
+    method: 'POST',
+    headers: { 'content-type': FORM },
+    body: `token=%E2%82%AC+x%25&${clientAuth}`,
   });
   expect([res.status, await res.json()]).toEqual([200, { active: false }]);
 });
@@ -108,28 +128,35 @@ const formEndpoints: Array<[string, string, string]> = [
 ];
 const contentTypes: Array<[string, string | undefined, string]> = [
   ['no Content-Type', undefined, 'it has no Content-Type'],
-  ['text/plain', 'text/plain', 'its Content-Type is \'text/plain\''],
-  ['JSON', 'application/json', 'its Content-Type is \'application/json\''],
+  ['text/plain', 'text/plain', "its Content-Type is 'text/plain'"],
+  ['JSON', 'application/json', "its Content-Type is 'application/json'"],
 ];
-const typeRows = formEndpoints.flatMap(([path, body, see]) => contentTypes.map(
-  ([name, type, says]) => [path, name, body, type, see, says] as const,
-));
+const typeRows = formEndpoints.flatMap(([path, body, see]) =>
+  contentTypes.map(([name, type, says]) => [path, name, body, type, see, says] as const),
+);
 
 test.each(typeRows)('POST %s with %s: 400 invalid_request naming the form media type', async (...row) => {
   const [path, , body, type, see, says] = row;
   // A Blob without a type: fetch sends no Content-Type.
   const res = await fetch(`${srv.issuer}${path}`, {
-    method: 'POST', redirect: 'manual', body: new Blob([body]),
+    method: 'POST',
+    redirect: 'manual',
+    body: new Blob([body]),
     headers: { accept: 'application/json', ...(type ? { 'content-type': type } : {}) },
   });
-  expect([res.status, await res.json()]).toEqual([400, {
-    error: 'invalid_request', error_description: `POST ${path} takes an ${FORM} body (${see}); ${says}.`,
-  }]);
+  expect([res.status, await res.json()]).toEqual([
+    400,
+    {
+      error: 'invalid_request',
+      error_description: `POST ${path} takes an ${FORM} body (${see}); ${says}.`,
+    },
+  ]);
 });
 
 test('POST /userinfo without a body or Content-Type (the token in the header) still answers', async () => {
   const res = await fetch(`${srv.issuer}/userinfo`, {
-    method: 'POST', headers: { authorization: `Bearer ${accessToken}` },
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}` },
   });
-  expect([res.status, (await res.json() as { sub?: string }).sub]).toEqual([200, expect.any(String)]);
+  expect([res.status, ((await res.json()) as { sub?: string }).sub]).toEqual([200, expect.any(String)]);
 });

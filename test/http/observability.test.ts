@@ -5,11 +5,18 @@ import { relyingParty, signIn } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 const lines: string[] = [];
-const sink = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
+const sink = new Writable({
+  write(chunk, _enc, cb) {
+    lines.push(...String(chunk).split('\n').filter(Boolean));
+    cb();
+  },
+});
 const logger = pino({ level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
 
 let srv: RunningServer;
-beforeAll(async () => { srv = await startServer({ logger }); });
+beforeAll(async () => {
+  srv = await startServer({ logger });
+});
 afterAll(() => srv.close());
 
 describe('health endpoints', () => {
@@ -43,7 +50,14 @@ describe('structured logs', () => {
     }
     expect(requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/authorization', '/token', '/userinfo']));
     const all = lines.join('\n');
-    const secrets = [tokens.access_token, tokens.refresh_token!, tokens.id_token!, seen.callback.searchParams.get('code')!, 'alice-demo-password', 'demo-web-secret'];
+    const secrets = [
+      tokens.access_token,
+      tokens.refresh_token!,
+      tokens.id_token!,
+      seen.callback.searchParams.get('code')!,
+      'alice-demo-password',
+      'demo-web-secret',
+    ];
     for (const secret of secrets) expect(all).not.toContain(secret);
   });
 

@@ -14,7 +14,10 @@ import { startDeployment } from '../helpers/server.js';
  * health endpoints a bodiless 405.
  */
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 const REFUSED: Array<[string, string, string]> = [
   ['TRACE', '/interaction/x', 'GET, HEAD'],
@@ -33,38 +36,82 @@ const REFUSED: Array<[string, string, string]> = [
   ['DELETE', '/readyz', 'GET, HEAD'],
 ];
 
-describe.each([{ name: 'standalone server', host: false }, { name: 'host app (server.middleware())', host: true }])('$name', ({ host }) => {
+describe.each([
+  { name: 'standalone server', host: false },
+  { name: 'host app (server.middleware())', host: true },
+])('$name', ({ host }) => {
   let origin: string;
   let dir: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portcullis-methods-'));
     await writeFile(join(dir, 'logo.png'), PNG);
-    ({ origin, close } = await startDeployment((o) => ({ issuer: o, graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() }, ...demoFixtures(), ui: { logo: join(dir, 'logo.png') } }),
-      host ? (app, portcullis) => { app.use(portcullis); app.use((ctx) => { ctx.status = 404; ctx.body = 'host app'; }); } : undefined));
+    ({ origin, close } = await startDeployment(
+      (o) => ({
+        issuer: o,
+        graphql: { path: '/graphql', typeDefs, resolvers: catalogResolvers() },
+        ...demoFixtures(),
+        ui: { logo: join(dir, 'logo.png') },
+      }),
+      host
+        ? (app, portcullis) => {
+            app.use(portcullis);
+            app.use((ctx) => {
+              ctx.status = 404;
+              ctx.body = 'host app';
+            });
+          }
+        : undefined,
+    ));
   });
-  afterAll(async () => { await close(); await rm(dir, { recursive: true, force: true }); });
+  afterAll(async () => {
+    await close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   test.each(REFUSED)('%s %s → 405 invalid_request, Allow: %s, JSON', async (method, path, allow) => {
     const res = await rawRequest(origin, path, { method, headers: { accept: 'application/json' } });
     expect([res.status, res.headers.allow, res.headers['content-type'], res.json()]).toEqual([
-      405, allow, 'application/json; charset=utf-8', { error: 'invalid_request', error_description: `${method} is not allowed at this path: use ${allow}.` },
+      405,
+      allow,
+      'application/json; charset=utf-8',
+      { error: 'invalid_request', error_description: `${method} is not allowed at this path: use ${allow}.` },
     ]);
   });
 
-  test.each([['DELETE', '/account'], ['TRACE', '/interaction/x']])('%s %s from a browser → 405 with Allow and our error page', async (method, path) => {
+  test.each([
+    ['DELETE', '/account'],
+    ['TRACE', '/interaction/x'],
+  ])('%s %s from a browser → 405 with Allow and our error page', async (method, path) => {
     const res = await rawRequest(origin, path, { method, headers: { accept: 'text/html' } });
-    expect([res.status, res.headers.allow, res.headers['content-type']]).toEqual([405, 'GET, HEAD', 'text/html; charset=utf-8']);
+    expect([res.status, res.headers.allow, res.headers['content-type']]).toEqual([
+      405,
+      'GET, HEAD',
+      'text/html; charset=utf-8',
+    ]);
     expect(res.text).toContain(`${method} is not allowed at this path: use GET, HEAD.`);
   });
 
-  test.each([['GET', '/interaction/x/nope'], ['DELETE', '/account/nope'], ['GET', '/ui/other']])('%s %s (no page there)', async (method, path) => {
+  test.each([
+    ['GET', '/interaction/x/nope'],
+    ['DELETE', '/account/nope'],
+    ['GET', '/ui/other'],
+  ])('%s %s (no page there)', async (method, path) => {
     const res = await rawRequest(origin, path, { method, headers: { accept: 'application/json' } });
     if (host) expect([res.status, res.text]).toEqual([404, 'host app']);
-    else expect([res.status, res.json()]).toEqual([404, { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+    else
+      expect([res.status, res.json()]).toEqual([
+        404,
+        { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' },
+      ]);
   });
 
-  test.each([['GET', '/account/signup', 200], ['GET', '/ui/logo', 200], ['HEAD', '/healthz', 200], ['GET', '/account', 303]])('unchanged: %s %s → %i', async (method, path, status) => {
+  test.each([
+    ['GET', '/account/signup', 200],
+    ['GET', '/ui/logo', 200],
+    ['HEAD', '/healthz', 200],
+    ['GET', '/account', 303],
+  ])('unchanged: %s %s → %i', async (method, path, status) => {
     expect((await rawRequest(origin, path, { method })).status).toBe(status);
   });
 });

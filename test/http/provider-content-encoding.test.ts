@@ -39,10 +39,19 @@ const CODINGS: Array<[string, string, (text: string) => Buffer]> = [
 async function send(origin: string, path: string, type: string, coding: string | undefined, body: Buffer) {
   const res = await fetch(origin + path, {
     method: 'POST',
-    headers: { 'content-type': type, accept: 'application/json', authorization: path === '/registration' ? 'Bearer demo-initial-access-token' : '', ...(coding ? { 'content-encoding': coding } : {}) },
+    headers: {
+      'content-type': type,
+      accept: 'application/json',
+      authorization: path === '/registration' ? 'Bearer demo-initial-access-token' : '',
+      ...(coding ? { 'content-encoding': coding } : {}),
+    },
     body: new Uint8Array(body),
   });
-  return { status: res.status, acceptEncoding: res.headers.get('accept-encoding'), body: await res.json() as Record<string, unknown> };
+  return {
+    status: res.status,
+    acceptEncoding: res.headers.get('accept-encoding'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 const ENCODED = (coding: string) => ({
@@ -54,20 +63,39 @@ describe.each(DEPLOYMENTS)('$name', (deployment) => {
   let origin: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ origin, close } = await startDeployment((o) => ({ issuer: o, ...demoFixtures() }), deployment.host ? (app, portcullis) => {
-      app.use(portcullis);
-      app.use(bodyParser());
-    } : undefined));
+    ({ origin, close } = await startDeployment(
+      (o) => ({ issuer: o, ...demoFixtures() }),
+      deployment.host
+        ? (app, portcullis) => {
+            app.use(portcullis);
+            app.use(bodyParser());
+          }
+        : undefined,
+    ));
   });
   afterAll(() => close());
 
-  const ROWS = ENDPOINTS.flatMap(([path, type, text]) => CODINGS.map(([name, coding, encode]) => [path, name, type, coding, encode(text)] as const));
-  test.each(ROWS)('POST %s with %s → 415 invalid_request, Accept-Encoding: identity', async (path, _name, type, coding, body) => {
-    const res = await send(origin, path, type, coding, body);
-    expect([path, coding, res.status, res.acceptEncoding, res.body]).toEqual([path, coding, 415, 'identity', ENCODED(coding)]);
-  });
+  const ROWS = ENDPOINTS.flatMap(([path, type, text]) =>
+    CODINGS.map(([name, coding, encode]) => [path, name, type, coding, encode(text)] as const),
+  );
+  test.each(ROWS)(
+    'POST %s with %s → 415 invalid_request, Accept-Encoding: identity',
+    async (path, _name, type, coding, body) => {
+      const res = await send(origin, path, type, coding, body);
+      expect([path, coding, res.status, res.acceptEncoding, res.body]).toEqual([
+        path,
+        coding,
+        415,
+        'identity',
+        ENCODED(coding),
+      ]);
+    },
+  );
 
-  test.each([['identity', 'identity'], ['no Content-Encoding', undefined]])('introspection with %s is answered by the endpoint', async (_name, coding) => {
+  test.each([
+    ['identity', 'identity'],
+    ['no Content-Encoding', undefined],
+  ])('introspection with %s is answered by the endpoint', async (_name, coding) => {
     const res = await send(origin, '/token/introspection', FORM, coding, Buffer.from(INTROSPECT));
     expect([res.status, res.body]).toEqual([200, { active: false }]);
   });
@@ -77,15 +105,21 @@ describe('host app whose parser in front of Portcullis decodes the body', () => 
   let origin: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ origin, close } = await startDeployment((o) => ({ issuer: o, ...demoFixtures() }), (app, portcullis) => {
-      app.use(bodyParser());
-      app.use(portcullis);
-    }));
+    ({ origin, close } = await startDeployment(
+      (o) => ({ issuer: o, ...demoFixtures() }),
+      (app, portcullis) => {
+        app.use(bodyParser());
+        app.use(portcullis);
+      },
+    ));
   });
   afterAll(() => close());
 
-  test.each(CODINGS.slice(0, 3))('introspection with a %s body is answered by the endpoint (the host decoded it)', async (_name, coding, encode) => {
-    const res = await send(origin, '/token/introspection', FORM, coding, encode(INTROSPECT));
-    expect([res.status, res.body]).toEqual([200, { active: false }]);
-  });
+  test.each(CODINGS.slice(0, 3))(
+    'introspection with a %s body is answered by the endpoint (the host decoded it)',
+    async (_name, coding, encode) => {
+      const res = await send(origin, '/token/introspection', FORM, coding, encode(INTROSPECT));
+      expect([res.status, res.body]).toEqual([200, { active: false }]);
+    },
+  );
 });

@@ -2,7 +2,12 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import { pino } from 'pino';
-import { providerPreMiddleware, routeTable, type ProviderPreMiddleware, type RouteParts } from '../../lib/http/routes.js';
+import {
+  providerPreMiddleware,
+  routeTable,
+  type ProviderPreMiddleware,
+  type RouteParts,
+} from '../../lib/http/routes.js';
 import { ENDPOINT_METHODS } from '../../lib/http/paths.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { freePort, startServer, type RunningServer } from '../helpers/server.js';
@@ -11,11 +16,16 @@ import { freePort, startServer, type RunningServer } from '../helpers/server.js'
 
 function recorder() {
   const seen: string[] = [];
-  const step = (name: string, end = false): Middleware => async (ctx: Context, next: Next) => {
-    seen.push(name);
-    if (end) { ctx.body = name; return; }
-    await next();
-  };
+  const step =
+    (name: string, end = false): Middleware =>
+    async (ctx: Context, next: Next) => {
+      seen.push(name);
+      if (end) {
+        ctx.body = name;
+        return;
+      }
+      await next();
+    };
   return { seen, step };
 }
 
@@ -23,7 +33,11 @@ function recorder() {
 async function serve(mw: Middleware, hostApp = true) {
   const app = new Koa();
   app.use(mw);
-  if (hostApp) app.use((ctx) => { ctx.status = 404; ctx.body = 'host app'; });
+  if (hostApp)
+    app.use((ctx) => {
+      ctx.status = 404;
+      ctx.body = 'host app';
+    });
   const port = await freePort();
   const server = app.listen(port, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -33,18 +47,39 @@ async function serve(mw: Middleware, hostApp = true) {
 describe('routeTable', () => {
   const { seen, step } = recorder();
   const parts: RouteParts = {
-    requestLog: step('requestLog'), handleErrors: step('handleErrors'), requireIssuerHost: step('requireIssuerHost'),
-    oidcProvider: step('oidcProvider', true), uiContext: step('uiContext'),
+    requestLog: step('requestLog'),
+    handleErrors: step('handleErrors'),
+    requireIssuerHost: step('requireIssuerHost'),
+    oidcProvider: step('oidcProvider', true),
+    uiContext: step('uiContext'),
     routes: [
-      { name: 'health', where: { paths: ['/healthz', '/readyz'] }, bodyLimit: 0, guarded: false, chain: [step('health', true)] },
-      { name: 'interactionPages', where: { segment: '/interaction' }, bodyLimit: 1024, chain: [step('interactionPages', true)] },
+      {
+        name: 'health',
+        where: { paths: ['/healthz', '/readyz'] },
+        bodyLimit: 0,
+        guarded: false,
+        chain: [step('health', true)],
+      },
+      {
+        name: 'interactionPages',
+        where: { segment: '/interaction' },
+        bodyLimit: 1024,
+        chain: [step('interactionPages', true)],
+      },
       { name: 'accountPages', where: { segment: '/account' }, bodyLimit: 1024, chain: [step('accountPages', true)] },
       { name: 'logo', where: { segment: '/ui' }, bodyLimit: 1024, chain: [step('logo', true)] },
-      { name: 'graphql', where: { absolute: ['/api/graphql', '/api/graphql/csrf-token'] }, bodyLimit: 1024, chain: [step('transport'), step('apollo', true)] },
+      {
+        name: 'graphql',
+        where: { absolute: ['/api/graphql', '/api/graphql/csrf-token'] },
+        bodyLimit: 1024,
+        chain: [step('transport'), step('apollo', true)],
+      },
     ],
   };
   let srv: Awaited<ReturnType<typeof serve>>;
-  beforeAll(async () => { srv = await serve(routeTable(parts)); });
+  beforeAll(async () => {
+    srv = await serve(routeTable(parts));
+  });
   afterAll(() => srv.close());
 
   const guarded = ['requestLog', 'uiContext', 'handleErrors', 'requireIssuerHost'];
@@ -77,9 +112,21 @@ describe('routeTable', () => {
   describe('with an `unmatched` route (the standalone app)', () => {
     let standalone: Awaited<ReturnType<typeof serve>>;
     // Apollo's Koa middleware calls next() after answering: `unmatched` must not run after a route of ours.
-    const callsNext: Middleware = async (ctx, next) => { seen.push('apollo'); ctx.body = 'apollo'; await next(); };
+    const callsNext: Middleware = async (ctx, next) => {
+      seen.push('apollo');
+      ctx.body = 'apollo';
+      await next();
+    };
     beforeAll(async () => {
-      const routes = [...parts.routes.filter((r) => r.name !== 'graphql'), { name: 'graphql', where: { absolute: ['/api/graphql'] }, bodyLimit: 1024, chain: [step('transport'), callsNext] }];
+      const routes = [
+        ...parts.routes.filter((r) => r.name !== 'graphql'),
+        {
+          name: 'graphql',
+          where: { absolute: ['/api/graphql'] },
+          bodyLimit: 1024,
+          chain: [step('transport'), callsNext],
+        },
+      ];
       standalone = await serve(routeTable({ ...parts, routes, unmatched: step('unmatched', true) }), false);
     });
     afterAll(() => standalone.close());
@@ -100,7 +147,8 @@ describe('routeTable', () => {
 describe('providerPreMiddleware', () => {
   const { seen, step } = recorder();
   const mw: ProviderPreMiddleware = {
-    answerStorageOutages: step('answerStorageOutages'), endpointRateLimits: step('endpointRateLimits'),
+    answerStorageOutages: step('answerStorageOutages'),
+    endpointRateLimits: step('endpointRateLimits'),
     offlineAccessPrompt: step('offlineAccessPrompt'),
     explainPlainTokenResponseType: step('explainPlainTokenResponseType'),
     revokeOnCodeReplay: step('revokeOnCodeReplay'),
@@ -109,14 +157,19 @@ describe('providerPreMiddleware', () => {
   let srv: Awaited<ReturnType<typeof serve>>;
   // A feature's pre-middleware (the registration feature's) runs after ours, before the unserved-endpoint answer.
   const features = [{ endpoints: ['registration' as const], middleware: step('settleInitialAccessToken') }];
-  beforeAll(async () => { srv = await serve(providerPreMiddleware(mw, features)); });
+  beforeAll(async () => {
+    srv = await serve(providerPreMiddleware(mw, features));
+  });
   afterAll(() => srv.close());
 
   test.each([
     ['/token', ['answerStorageOutages', 'endpointRateLimits', 'revokeOnCodeReplay']],
     ['/token/introspection', ['answerStorageOutages', 'endpointRateLimits']],
     ['/token/revocation', ['answerStorageOutages', 'endpointRateLimits']],
-    ['/registration', ['answerStorageOutages', 'endpointRateLimits', 'settleInitialAccessToken', 'answerUnservedEndpoint']],
+    [
+      '/registration',
+      ['answerStorageOutages', 'endpointRateLimits', 'settleInitialAccessToken', 'answerUnservedEndpoint'],
+    ],
     ['/authorization', ['offlineAccessPrompt', 'explainPlainTokenResponseType']],
     ['/userinfo', []],
     ['/device/auth', ['answerUnservedEndpoint']],
@@ -153,30 +206,57 @@ describe('providerPreMiddleware', () => {
   ])('%s %s: 405 invalid_request, Allow: %s, no step run', async (method, path, allow) => {
     seen.length = 0;
     const res = await rawRequest(srv.base, path, { method });
-    expect([res.status, res.headers.allow, res.json(), seen]).toEqual([405, allow, { error: 'invalid_request', error_description: `${method} is not allowed at this endpoint: use ${allow}.` }, []]);
+    expect([res.status, res.headers.allow, res.json(), seen]).toEqual([
+      405,
+      allow,
+      { error: 'invalid_request', error_description: `${method} is not allowed at this endpoint: use ${allow}.` },
+      [],
+    ]);
   });
 });
 
 describe('the real server', () => {
   const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
 
-  test('standalone: a path that is not Portcullis\' is logged, carries a request id, and gets a 404 invalid_request', async () => {
+  test("standalone: a path that is not Portcullis' is logged, carries a request id, and gets a 404 invalid_request", async () => {
     const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
     try {
-      for (const [method, path] of [['GET', '/not-ours'], ['POST', '/wp-login.php'], ['DELETE', '/.env']] as const) {
+      for (const [method, path] of [
+        ['GET', '/not-ours'],
+        ['POST', '/wp-login.php'],
+        ['DELETE', '/.env'],
+      ] as const) {
         lines.length = 0;
-        const res = await rawRequest(srv.issuer, `${path}?code=secret-value`, { method, headers: { 'x-request-id': 'unmatched-1' } });
-        expect([res.status, res.headers['x-request-id'], res.json()]).toEqual([404, 'unmatched-1', { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
+        const res = await rawRequest(srv.issuer, `${path}?code=secret-value`, {
+          method,
+          headers: { 'x-request-id': 'unmatched-1' },
+        });
+        expect([res.status, res.headers['x-request-id'], res.json()]).toEqual([
+          404,
+          'unmatched-1',
+          { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' },
+        ]);
         expect(res.headers['cache-control']).toBe('no-store');
         await new Promise((r) => setTimeout(r, 20));
         // The path without its query (it may carry codes and tokens), like every request line.
-        expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.method, l.path, l.status])).toEqual([['unmatched-1', method, path, 404]]);
+        expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.method, l.path, l.status])).toEqual([
+          ['unmatched-1', method, path, 404],
+        ]);
         expect(JSON.stringify(lines)).not.toContain('secret-value');
       }
       // A browser gets the error page, with the pages' security headers.
       const page = await rawRequest(srv.issuer, '/not-ours', { headers: { accept: 'text/html' } });
-      expect([page.status, page.headers['content-type'], page.headers['x-content-type-options']]).toEqual([404, 'text/html; charset=utf-8', 'nosniff']);
+      expect([page.status, page.headers['content-type'], page.headers['x-content-type-options']]).toEqual([
+        404,
+        'text/html; charset=utf-8',
+        'nosniff',
+      ]);
       expect(page.text).toContain('invalid_request');
       // Not the issuer's path, so no Host check: 404 under any Host.
       expect((await rawRequest(srv.issuer, '/not-ours', { headers: { host: 'evil.example' } })).status).toBe(404);
@@ -189,34 +269,69 @@ describe('the real server', () => {
   // An endpoint in another case or with a trailing slash: oidc-provider's router would match it, past our
   // pre-middleware keyed on the exact path (client-authentication limits, initial access tokens, OAuth-only discovery).
   test.each([
-    ['POST', '/device/auth', 'off'], ['GET', '/device', 'off'], ['POST', '/device', 'off'], ['POST', '/backchannel', 'off'],
-    ['POST', '/challenge', 'off'], ['POST', '/credential', 'off'],
-    ['GET', '/token/something', 'no such sub-path'], ['GET', '/.well-known/something', 'no such sub-path'], ['GET', '/session/end/nothing', 'no such sub-path'],
-    ['POST', '/token/', 'variant'], ['POST', '/Token', 'variant'], ['POST', '/token/Introspection', 'variant'], ['POST', '/token/revocation/', 'variant'],
-    ['POST', '/TOKEN/REVOCATION', 'variant'], ['POST', '/registration/', 'variant'], ['GET', '/authorization/', 'variant'],
-    ['GET', '/.well-known/OPENID-configuration', 'variant'], ['GET', '/.well-known/openid-configuration/', 'variant'],
-    ['GET', '/.well-known/jwks.json/', 'variant'], ['GET', '/userinfo/', 'variant'], ['POST', '/request/', 'variant'],
-  ])('%s %s (%s): 404 invalid_request in JSON or our page, logged, never oidc-provider\'s answer', async (method, path) => {
-    const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
-    try {
-      lines.length = 0;
-      const form = { 'content-type': 'application/x-www-form-urlencoded' };
-      const body = method === 'POST' ? 'grant_type=client_credentials&client_id=demo-web&client_secret=wrong' : undefined;
-      const res = await rawRequest(srv.issuer, path, { method, headers: { ...form, 'x-request-id': 'unserved-1' }, body });
-      expect([res.status, res.headers['content-type'], res.json()]).toEqual([404, 'application/json; charset=utf-8', { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' }]);
-      await new Promise((r) => setTimeout(r, 20));
-      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.path, l.status])).toEqual([['unserved-1', path, 404]]);
-      const page = await rawRequest(srv.issuer, path, { method, headers: { ...form, accept: 'text/html' }, body });
-      expect([page.status, page.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
-    } finally {
-      await srv.close();
-    }
-  });
+    ['POST', '/device/auth', 'off'],
+    ['GET', '/device', 'off'],
+    ['POST', '/device', 'off'],
+    ['POST', '/backchannel', 'off'],
+    ['POST', '/challenge', 'off'],
+    ['POST', '/credential', 'off'],
+    ['GET', '/token/something', 'no such sub-path'],
+    ['GET', '/.well-known/something', 'no such sub-path'],
+    ['GET', '/session/end/nothing', 'no such sub-path'],
+    ['POST', '/token/', 'variant'],
+    ['POST', '/Token', 'variant'],
+    ['POST', '/token/Introspection', 'variant'],
+    ['POST', '/token/revocation/', 'variant'],
+    ['POST', '/TOKEN/REVOCATION', 'variant'],
+    ['POST', '/registration/', 'variant'],
+    ['GET', '/authorization/', 'variant'],
+    ['GET', '/.well-known/OPENID-configuration', 'variant'],
+    ['GET', '/.well-known/openid-configuration/', 'variant'],
+    ['GET', '/.well-known/jwks.json/', 'variant'],
+    ['GET', '/userinfo/', 'variant'],
+    ['POST', '/request/', 'variant'],
+  ])(
+    "%s %s (%s): 404 invalid_request in JSON or our page, logged, never oidc-provider's answer",
+    async (method, path) => {
+      const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
+      try {
+        lines.length = 0;
+        const form = { 'content-type': 'application/x-www-form-urlencoded' };
+        const body =
+          method === 'POST' ? 'grant_type=client_credentials&client_id=demo-web&client_secret=wrong' : undefined;
+        const res = await rawRequest(srv.issuer, path, {
+          method,
+          headers: { ...form, 'x-request-id': 'unserved-1' },
+          body,
+        });
+        expect([res.status, res.headers['content-type'], res.json()]).toEqual([
+          404,
+          'application/json; charset=utf-8',
+          { error: 'invalid_request', error_description: 'Not found: this server has no endpoint at this path.' },
+        ]);
+        await new Promise((r) => setTimeout(r, 20));
+        expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.path, l.status])).toEqual([
+          ['unserved-1', path, 404],
+        ]);
+        const page = await rawRequest(srv.issuer, path, { method, headers: { ...form, accept: 'text/html' }, body });
+        expect([page.status, page.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+      } finally {
+        await srv.close();
+      }
+    },
+  );
 
   test('the client-authentication limit cannot be dodged with a trailing slash: /token/ never authenticates a client', async () => {
     const srv = await startServer({ rateLimits: { clientAuthFailures: { points: 3, durationSeconds: 60 } } });
     try {
-      const attempt = async (path: string) => (await rawRequest(srv.issuer, path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=demo-web&client_secret=wrong' })).status;
+      const attempt = async (path: string) =>
+        (
+          await rawRequest(srv.issuer, path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: 'grant_type=client_credentials&client_id=demo-web&client_secret=wrong',
+          })
+        ).status;
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push(await attempt('/token/'));
       for (let i = 0; i < 5; i++) statuses.push(await attempt('/token'));
@@ -226,17 +341,21 @@ describe('the real server', () => {
     }
   });
 
-  test('in a host app, a path that is not Portcullis\' runs none of its middleware (no request id, no log line)', async () => {
+  test("in a host app, a path that is not Portcullis' runs none of its middleware (no request id, no log line)", async () => {
     const srv = await startServer({ logger: pino({ level: 'info' }, sink) });
     const app = new Koa();
     app.use(srv.server.middleware());
-    app.use((ctx) => { ctx.body = 'host app'; });
+    app.use((ctx) => {
+      ctx.body = 'host app';
+    });
     const port = await freePort();
     const host = createHttpServer(app.callback()).listen(port, '127.0.0.1');
     await new Promise((r) => host.once('listening', r));
     try {
       lines.length = 0;
-      const ours = await rawRequest(`http://127.0.0.1:${port}`, '/.well-known/jwks.json', { headers: { host: new URL(srv.issuer).host } });
+      const ours = await rawRequest(`http://127.0.0.1:${port}`, '/.well-known/jwks.json', {
+        headers: { host: new URL(srv.issuer).host },
+      });
       expect([ours.status, ours.headers['x-request-id']]).toEqual([200, expect.any(String)]);
       const other = await rawRequest(`http://127.0.0.1:${port}`, '/not-ours');
       expect([other.status, other.text, other.headers['x-request-id']]).toEqual([200, 'host app', undefined]);
@@ -256,7 +375,12 @@ describe('the real server', () => {
  */
 describe('the standalone provider lane answers as the route table does', () => {
   const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
   let srv: RunningServer;
   let viaTable: string;
   let table: Server;
@@ -267,13 +391,23 @@ describe('the standalone provider lane answers as the route table does', () => {
     await new Promise((r) => table.once('listening', r));
     viaTable = `http://127.0.0.1:${port}`;
   });
-  afterAll(async () => { table.close(); await srv.close(); });
+  afterAll(async () => {
+    table.close();
+    await srv.close();
+  });
 
   const host = () => new URL(srv.issuer).host;
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
   test.each([
     ['GET /userinfo without a token', 'GET', '/userinfo', {}, undefined, 401],
-    ['POST /token without a grant', 'POST', '/token', form, 'grant_type=authorization_code&client_id=demo-web&client_secret=demo-web-secret&code=nope&code_verifier=x', 400],
+    [
+      'POST /token without a grant',
+      'POST',
+      '/token',
+      form,
+      'grant_type=authorization_code&client_id=demo-web&client_secret=demo-web-secret&code=nope&code_verifier=x',
+      400,
+    ],
     ['GET /.well-known/jwks.json', 'GET', '/.well-known/jwks.json', {}, undefined, 200],
     ['GET /.well-known/openid-configuration', 'GET', '/.well-known/openid-configuration', {}, undefined, 200],
     ['GET /.well-known/openid-configuration?x=1', 'GET', '/.well-known/openid-configuration?x=1', {}, undefined, 200],
@@ -283,12 +417,28 @@ describe('the standalone provider lane answers as the route table does', () => {
   ] as const)('%s', async (_name, method, path, headers, body, status) => {
     for (const base of [srv.issuer, viaTable]) {
       lines.length = 0;
-      const res = await rawRequest(base, path, { method, headers: { host: host(), 'x-request-id': 'lane-test-1', ...headers }, body });
-      expect([base === srv.issuer ? 'listen' : 'table', res.status, res.headers['x-request-id']]).toEqual([base === srv.issuer ? 'listen' : 'table', status, 'lane-test-1']);
+      const res = await rawRequest(base, path, {
+        method,
+        headers: { host: host(), 'x-request-id': 'lane-test-1', ...headers },
+        body,
+      });
+      expect([base === srv.issuer ? 'listen' : 'table', res.status, res.headers['x-request-id']]).toEqual([
+        base === srv.issuer ? 'listen' : 'table',
+        status,
+        'lane-test-1',
+      ]);
       await new Promise((r) => setTimeout(r, 20));
-      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.path, l.status])).toEqual([['lane-test-1', path.split('?')[0], status]]);
+      expect(lines.filter((l) => l.msg === 'request').map((l) => [l.reqId, l.path, l.status])).toEqual([
+        ['lane-test-1', path.split('?')[0], status],
+      ]);
       const wrongHost = await rawRequest(base, path, { method, headers: { host: 'evil.example', ...headers }, body });
-      expect([wrongHost.status, wrongHost.json()]).toEqual([421, { error: 'invalid_request', error_description: `This server only answers for ${host()}; the request named another host. Operators: add the name to \`allowedHosts\` if it is yours.` }]);
+      expect([wrongHost.status, wrongHost.json()]).toEqual([
+        421,
+        {
+          error: 'invalid_request',
+          error_description: `This server only answers for ${host()}; the request named another host. Operators: add the name to \`allowedHosts\` if it is yours.`,
+        },
+      ]);
     }
   });
 

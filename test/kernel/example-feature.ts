@@ -15,7 +15,13 @@ export const motd: Feature<{ signIns(): number }> = {
     };
     kernel.logger.info({ feature: 'motd' }, 'motd: serving /motd');
     return {
-      provider: { on: { 'interaction.ended': () => { signIns += 1; } } },
+      provider: {
+        on: {
+          'interaction.ended': () => {
+            signIns += 1;
+          },
+        },
+      },
       services: { signIns: () => signIns },
       routes: () => [{ name: 'motd', where: { paths: ['/motd'] }, bodyLimit: BODY_LIMITS.pages, chain: [serveMotd] }],
     };

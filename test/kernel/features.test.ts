@@ -9,7 +9,10 @@ import { motd } from './example-feature.js';
 async function serve(issuerPath: string, features: readonly Feature[]) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const server: PortcullisServer = await createServer({ issuer: `${origin}${issuerPath}`, ...demoFixtures() }, features);
+  const server: PortcullisServer = await createServer(
+    { issuer: `${origin}${issuerPath}`, ...demoFixtures() },
+    features,
+  );
   await server.listen(port, '127.0.0.1');
   return { origin, server };
 }
@@ -22,7 +25,10 @@ describe.each(['', '/auth'])('the example feature under the issuer path %j', (is
 
   test('its route answers behind the guards (request id, issuer Host check)', async () => {
     const res = await rawRequest(origin, `${issuerPath}/motd`);
-    expect([res.status, JSON.parse(res.text)]).toEqual([200, { message: `Welcome to ${new URL(origin).host}`, signIns: 0 }]);
+    expect([res.status, JSON.parse(res.text)]).toEqual([
+      200,
+      { message: `Welcome to ${new URL(origin).host}`, signIns: 0 },
+    ]);
     expect(res.headers['x-request-id']).toMatch(/./);
     const misdirected = await rawRequest(origin, `${issuerPath}/motd`, { headers: { host: 'elsewhere.example' } });
     expect(misdirected.status).toBe(421);
@@ -51,9 +57,29 @@ test('without the feature, /motd is not served', async () => {
 // Mistakes in a feature list are refused before anything opens, at `features`.
 test.each([
   ['a repeated id', [...defaultFeatures, motd, motd], /feature "motd" is listed twice/],
-  ['a route on an endpoint of oidc-provider', [...defaultFeatures, { ...motd, id: 'token-thief', setup: () => ({ routes: () => [{ name: 'thief', where: { paths: ['/token'] }, bodyLimit: 1, chain: [] }] }) }], /route thief claims \/token/],
-  ['features requiring each other', [{ ...motd, id: 'a', requires: ['b'] }, { ...motd, id: 'b', requires: ['a'] }], /features require each other: a → b → a/],
+  [
+    'a route on an endpoint of oidc-provider',
+    [
+      ...defaultFeatures,
+      {
+        ...motd,
+        id: 'token-thief',
+        setup: () => ({ routes: () => [{ name: 'thief', where: { paths: ['/token'] }, bodyLimit: 1, chain: [] }] }),
+      },
+    ],
+    /route thief claims \/token/,
+  ],
+  [
+    'features requiring each other',
+    [
+      { ...motd, id: 'a', requires: ['b'] },
+      { ...motd, id: 'b', requires: ['a'] },
+    ],
+    /features require each other: a → b → a/,
+  ],
 ] as Array<[string, Feature[], RegExp]>)('%s', async (_name, features, message) => {
   const port = await freePort();
-  await expect(createServer({ issuer: `http://127.0.0.1:${port}`, ...demoFixtures() }, features)).rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', message: expect.stringMatching(message) });
+  await expect(createServer({ issuer: `http://127.0.0.1:${port}`, ...demoFixtures() }, features)).rejects.toMatchObject(
+    { code: 'ERR_CONFIG_INVALID', message: expect.stringMatching(message) },
+  );
 });

@@ -12,7 +12,10 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  */
 let srv: RunningServer;
 let mailbox: Mailbox;
-afterEach(async () => { await srv.close(); await mailbox.remove(); });
+afterEach(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 
 async function start(extra: Record<string, unknown> = {}) {
   mailbox = await Mailbox.create();
@@ -22,13 +25,20 @@ async function start(extra: Record<string, unknown> = {}) {
 /** Opens /account, signing in with alice's password when asked; returns the account page. */
 async function openAccount(browser: TestBrowser, secret?: string) {
   let page = await browser.go(`${srv.issuer}/account`);
-  if (page.dom.querySelector('input[name=password]')) page = await browser.submit(page, { email: 'alice@example.com', password: 'alice-demo-password' });
-  if (secret && page.dom.querySelector('input[name=code]')) page = await browser.submit(page, { code: await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }) });
+  if (page.dom.querySelector('input[name=password]'))
+    page = await browser.submit(page, { email: 'alice@example.com', password: 'alice-demo-password' });
+  if (secret && page.dom.querySelector('input[name=code]'))
+    page = await browser.submit(page, { code: await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }) });
   return page;
 }
 
 /** Submits the form holding the button `#id`. */
-async function press(browser: TestBrowser, page: Awaited<ReturnType<TestBrowser['go']>>, id: string, fields: Record<string, string> = {}) {
+async function press(
+  browser: TestBrowser,
+  page: Awaited<ReturnType<TestBrowser['go']>>,
+  id: string,
+  fields: Record<string, string> = {},
+) {
   const form = page.dom.querySelector(`#${id}`)!.parentNode;
   return browser.submit({ ...page, dom: parse(`<div>${form!.toString()}</div>`) }, fields);
 }
@@ -37,7 +47,9 @@ describe('account page', () => {
   beforeEach(() => start());
 
   test('signs in, shows profile, two-step status and sessions, no link to the passkey page while passkeys are off; sets up and turns off TOTP', async () => {
-    const other = await signIn(srv.issuer, await relyingParty(srv.issuer), { params: { scope: 'openid offline_access', prompt: 'consent' } });
+    const other = await signIn(srv.issuer, await relyingParty(srv.issuer), {
+      params: { scope: 'openid offline_access', prompt: 'consent' },
+    });
     const browser = new TestBrowser(srv.issuer);
     const home = await openAccount(browser);
     expect(home.status).toBe(200);
@@ -55,8 +67,12 @@ describe('account page', () => {
     const codes = await browser.submit(enrol, { code: await generate({ secret }) });
     expect(codes.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);
     // the other browser was signed out and its tokens revoked; a notice went out
-    await expect(oidc.refreshTokenGrant((await relyingParty(srv.issuer)).config, other.tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    expect((await mailbox.waitFor('alice@example.com')).map((m) => m.subject)).toContain('A sign-in method was added to your account');
+    await expect(
+      oidc.refreshTokenGrant((await relyingParty(srv.issuer)).config, other.tokens.refresh_token!),
+    ).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await mailbox.waitFor('alice@example.com')).map((m) => m.subject)).toContain(
+      'A sign-in method was added to your account',
+    );
 
     // this browser stays signed in
     const after = await openAccount(browser);
@@ -64,7 +80,9 @@ describe('account page', () => {
     const off = await press(browser, after, 'totp-remove');
     expect(off.dom.querySelector('#message')!.text).toContain('off');
     expect(await srv.server.accounts.getSecondFactor!('alice')).toBeUndefined();
-    expect((await mailbox.waitFor('alice@example.com', 2)).map((m) => m.subject)).toContain('A sign-in method was removed from your account');
+    expect((await mailbox.waitFor('alice@example.com', 2)).map((m) => m.subject)).toContain(
+      'A sign-in method was removed from your account',
+    );
   });
 
   test('sign out all other sessions', async () => {
@@ -82,7 +100,11 @@ describe('account page', () => {
   test('a change without the CSRF token is refused with 403', async () => {
     const browser = new TestBrowser(srv.issuer);
     await openAccount(browser);
-    const res = await browser.go(`${srv.issuer}/account/sessions/others`, { method: 'POST', body: new URLSearchParams({ csrf: 'forged' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await browser.go(`${srv.issuer}/account/sessions/others`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf: 'forged' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(403);
   });
 

@@ -47,30 +47,63 @@ function capturingLimiters<S extends Storage>(storage: S): S {
 }
 
 const kinds: Array<[string, () => Kind, boolean]> = [
-  ['memory storage', () => {
-    const instance = capturingLimiters(new MemoryStorage());
-    return { config: () => ({ storage: { type: 'custom', instance } }), cleanup: () => instance.close() };
-  }, true],
-  ['Redis storage', () => {
-    const keyPrefix = uniquePrefix('factor-races');
-    const instance = capturingLimiters(new RedisStorage({ url: REDIS_URL, keyPrefix }));
-    return { config: () => ({ storage: { type: 'custom', instance } }), cleanup: async () => { await instance.close(); await deletePrefix(keyPrefix); } };
-  }, available],
+  [
+    'memory storage',
+    () => {
+      const instance = capturingLimiters(new MemoryStorage());
+      return { config: () => ({ storage: { type: 'custom', instance } }), cleanup: () => instance.close() };
+    },
+    true,
+  ],
+  [
+    'Redis storage',
+    () => {
+      const keyPrefix = uniquePrefix('factor-races');
+      const instance = capturingLimiters(new RedisStorage({ url: REDIS_URL, keyPrefix }));
+      return {
+        config: () => ({ storage: { type: 'custom', instance } }),
+        cleanup: async () => {
+          await instance.close();
+          await deletePrefix(keyPrefix);
+        },
+      };
+    },
+    available,
+  ],
   // a host's own store written before updateSecondFactor existed (the memory store without that method)
-  ['memory storage and a host account store without updateSecondFactor', () => {
-    const instance = capturingLimiters(new MemoryStorage());
-    const kind: Kind = {
-      async config() {
-        const inner = await MemoryAccountStore.fromSeed(demoFixtures().accounts!);
-        kind.store = inner;
-        const methods = ['findById', 'findByEmail', 'verifyPassword', 'create', 'setPassword', 'setEmail', 'markEmailVerified', 'getSecondFactor', 'setSecondFactor'] as const;
-        const accountStore = Object.fromEntries(methods.map((m) => [m, (...args: unknown[]) => (inner[m] as (...a: unknown[]) => unknown).apply(inner, args)])) as unknown as AccountStore;
-        return { storage: { type: 'custom', instance }, accountStore };
-      },
-      cleanup: () => instance.close(),
-    };
-    return kind;
-  }, true],
+  [
+    'memory storage and a host account store without updateSecondFactor',
+    () => {
+      const instance = capturingLimiters(new MemoryStorage());
+      const kind: Kind = {
+        async config() {
+          const inner = await MemoryAccountStore.fromSeed(demoFixtures().accounts!);
+          kind.store = inner;
+          const methods = [
+            'findById',
+            'findByEmail',
+            'verifyPassword',
+            'create',
+            'setPassword',
+            'setEmail',
+            'markEmailVerified',
+            'getSecondFactor',
+            'setSecondFactor',
+          ] as const;
+          const accountStore = Object.fromEntries(
+            methods.map((m) => [
+              m,
+              (...args: unknown[]) => (inner[m] as (...a: unknown[]) => unknown).apply(inner, args),
+            ]),
+          ) as unknown as AccountStore;
+          return { storage: { type: 'custom', instance }, accountStore };
+        },
+        cleanup: () => instance.close(),
+      };
+      return kind;
+    },
+    true,
+  ],
 ];
 
 let srv: RunningServer;
@@ -79,7 +112,11 @@ let web: RelyingParty;
 
 async function start(extra: Partial<PortcullisConfig> = {}) {
   limiters = new Map();
-  srv = await startServer({ ...(await kind.config()), accountLimits: { secondFactorPerAccount: { points: 50, durationSeconds: 900 } }, ...extra });
+  srv = await startServer({
+    ...(await kind.config()),
+    accountLimits: { secondFactorPerAccount: { points: 50, durationSeconds: 900 } },
+    ...extra,
+  });
   web = await relyingParty(srv.issuer);
 }
 
@@ -88,7 +125,9 @@ const factorStore = () => kind.store ?? srv.server.accounts;
 /** Opens /account, signing in with alice's password when asked. */
 async function openAccount(browser: TestBrowser) {
   const page = await browser.go(`${srv.issuer}/account`);
-  return page.dom.querySelector('input[name=password]') ? browser.submit(page, { email: 'alice@example.com', password: 'alice-demo-password' }) : page;
+  return page.dom.querySelector('input[name=password]')
+    ? browser.submit(page, { email: 'alice@example.com', password: 'alice-demo-password' })
+    : page;
 }
 
 /** Submits the form holding the button `#id`. */
@@ -116,7 +155,10 @@ const totp = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor
 /** A new browser at the second sign-in step of alice (after her password). */
 async function atCodePrompt() {
   const browser = new TestBrowser(srv.issuer);
-  const page = await browser.submit(await browser.go(String((await startAuthorization(web)).url)), { email: 'alice@example.com', password: 'alice-demo-password' });
+  const page = await browser.submit(await browser.go(String((await startAuthorization(web)).url)), {
+    email: 'alice@example.com',
+    password: 'alice-demo-password',
+  });
   expect(page.dom.querySelector('input[name=code]')).not.toBeNull();
   return { browser, page };
 }
@@ -146,8 +188,13 @@ function holdReads(store: AccountStore, counts: number[], orAfterMs = 1000) {
   const phase = () => {
     let reach!: () => void;
     let release!: () => void;
-    const reached = new Promise<void>((resolve) => { reach = resolve; setTimeout(resolve, orAfterMs); });
-    const released = new Promise<void>((resolve) => { release = resolve; });
+    const reached = new Promise<void>((resolve) => {
+      reach = resolve;
+      setTimeout(resolve, orAfterMs);
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     return { held: 0, reach, reached, release, released };
   };
   let index = 0;
@@ -199,7 +246,10 @@ describe.each(kinds)('concurrent second-factor changes, %s', (_name, kindOf, run
     // both checks read before either writes; then the reads of the writes themselves (a store that changes the
     // value with get and set), unless the server lets one write at a time through
     const hold = holdReads(factorStore(), [2, 2]);
-    const answers = Promise.all([a.browser.submit(a.page, { code: recovery[0]! }), b.browser.submit(b.page, { code: recovery[1]! })]);
+    const answers = Promise.all([
+      a.browser.submit(a.page, { code: recovery[0]! }),
+      b.browser.submit(b.page, { code: recovery[1]! }),
+    ]);
     await hold.reached();
     hold.release();
     await hold.reached();
@@ -234,29 +284,39 @@ describe.each(kinds)('concurrent second-factor changes, %s', (_name, kindOf, run
     expect((await openAccount(owner)).dom.querySelector('#totp-status')!.text).toContain('off');
     // a sign-in needs the password only again
     const next = new TestBrowser(srv.issuer);
-    const after = await next.submit(await next.go(String((await startAuthorization(web)).url)), { email: 'alice@example.com', password: 'alice-demo-password' });
+    const after = await next.submit(await next.go(String((await startAuthorization(web)).url)), {
+      email: 'alice@example.com',
+      password: 'alice-demo-password',
+    });
     expect(after.dom.querySelector('input[name=code]')).toBeNull();
   });
 
-  maybe('a check with an old recovery code racing new recovery codes: refused, and the new codes are kept', async () => {
-    const owner = new TestBrowser(srv.issuer);
-    const { recovery: old } = await enrol(owner);
-    const home = await openAccount(owner);
-    const { browser, page } = await atCodePrompt();
-    const hold = holdReads(factorStore(), [1]);
-    const answer = browser.submit(page, { code: old[0]! });
-    await hold.reached();
-    const renewed = await press(owner, home, 'recovery-new');
-    const fresh = renewed.dom.querySelectorAll('#recovery-codes li').map((li) => li.text.trim());
-    expect(fresh).toHaveLength(10);
-    hold.release();
-    expect(outcome(await answer)).toBe('refused');
-    const stored = (await srv.server.accounts.getSecondFactor!('alice'))!;
-    expect(stored.recoveryCodes!.map((c) => c.hash)).toEqual(fresh.map(hashRecoveryCode));
-    expect(stored.recoveryCodes!.filter((c) => c.usedAt)).toHaveLength(0);
-    await claimExpires(old[0]!);
-    expect([await signInWith(old[0]!), await signInWith(old[1]!), await signInWith(fresh[0]!)]).toEqual(['refused', 'refused', 'passed']);
-  });
+  maybe(
+    'a check with an old recovery code racing new recovery codes: refused, and the new codes are kept',
+    async () => {
+      const owner = new TestBrowser(srv.issuer);
+      const { recovery: old } = await enrol(owner);
+      const home = await openAccount(owner);
+      const { browser, page } = await atCodePrompt();
+      const hold = holdReads(factorStore(), [1]);
+      const answer = browser.submit(page, { code: old[0]! });
+      await hold.reached();
+      const renewed = await press(owner, home, 'recovery-new');
+      const fresh = renewed.dom.querySelectorAll('#recovery-codes li').map((li) => li.text.trim());
+      expect(fresh).toHaveLength(10);
+      hold.release();
+      expect(outcome(await answer)).toBe('refused');
+      const stored = (await srv.server.accounts.getSecondFactor!('alice'))!;
+      expect(stored.recoveryCodes!.map((c) => c.hash)).toEqual(fresh.map(hashRecoveryCode));
+      expect(stored.recoveryCodes!.filter((c) => c.usedAt)).toHaveLength(0);
+      await claimExpires(old[0]!);
+      expect([await signInWith(old[0]!), await signInWith(old[1]!), await signInWith(fresh[0]!)]).toEqual([
+        'refused',
+        'refused',
+        'passed',
+      ]);
+    },
+  );
 
   maybe('new recovery codes racing the removal of TOTP on /account: TOTP stays off', async () => {
     const owner = new TestBrowser(srv.issuer);
@@ -300,26 +360,31 @@ describe.each(kinds)('concurrent second-factor changes, %s', (_name, kindOf, run
   test.each([
     ['a recovery code', (f: { recovery: string[] }) => f.recovery[0]!],
     ['a TOTP code', (f: { secret: string }) => totp(f.secret, 1)],
-  ])('the store failing while %s is spent: 503 page, nothing spent, and the same code works on the retry', async (_what, codeOf) => {
-    if (!runs) return;
-    const factors = await enrol(new TestBrowser(srv.issuer));
-    const code = await codeOf(factors as never);
-    // The store's write of the spent code fails once (its atomic change, or the set of a store without one).
-    const store = factorStore() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const method = srv.server.accounts.updateSecondFactor ? 'updateSecondFactor' : 'setSecondFactor';
-    const own = Object.getOwnPropertyDescriptor(store, method);
-    const write = store[method]!;
-    store[method] = async function failOnce(this: unknown) {
-      if (own) Object.defineProperty(store, method, own);
-      else delete store[method];
-      throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later');
-    };
-    const { browser, page } = await atCodePrompt();
-    const failed = await browser.submit(page, { code });
-    expect(failed.status).toBe(503);
-    expect(store[method]).toBe(own ? own.value : write);
-    // Not spent: the stored codes are as enrolled, and the same code, sent again from the prompt, passes at once.
-    expect((await srv.server.accounts.getSecondFactor!('alice'))!.recoveryCodes!.filter((c) => c.usedAt)).toHaveLength(0);
-    expect(outcome(await browser.submit(page, { code }))).toBe('passed');
-  });
+  ])(
+    'the store failing while %s is spent: 503 page, nothing spent, and the same code works on the retry',
+    async (_what, codeOf) => {
+      if (!runs) return;
+      const factors = await enrol(new TestBrowser(srv.issuer));
+      const code = await codeOf(factors as never);
+      // The store's write of the spent code fails once (its atomic change, or the set of a store without one).
+      const store = factorStore() as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const method = srv.server.accounts.updateSecondFactor ? 'updateSecondFactor' : 'setSecondFactor';
+      const own = Object.getOwnPropertyDescriptor(store, method);
+      const write = store[method]!;
+      store[method] = async function failOnce(this: unknown) {
+        if (own) Object.defineProperty(store, method, own);
+        else delete store[method];
+        throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'storage is unavailable; try again later');
+      };
+      const { browser, page } = await atCodePrompt();
+      const failed = await browser.submit(page, { code });
+      expect(failed.status).toBe(503);
+      expect(store[method]).toBe(own ? own.value : write);
+      // Not spent: the stored codes are as enrolled, and the same code, sent again from the prompt, passes at once.
+      expect(
+        (await srv.server.accounts.getSecondFactor!('alice'))!.recoveryCodes!.filter((c) => c.usedAt),
+      ).toHaveLength(0);
+      expect(outcome(await browser.submit(page, { code }))).toBe('passed');
+    },
+  );
 });

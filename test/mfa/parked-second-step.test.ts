@@ -18,8 +18,13 @@ let srv: RunningServer;
 let mailbox: Mailbox;
 let web: RelyingParty;
 let mfaApp: RelyingParty;
-beforeEach(async () => { ({ srv, mailbox, web, mfaApp } = await startWithMfaApp()); });
-afterEach(async () => { await srv.close(); await mailbox.remove(); });
+beforeEach(async () => {
+  ({ srv, mailbox, web, mfaApp } = await startWithMfaApp());
+});
+afterEach(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 
 const totp = (page: Page) => generate({ secret: page.dom.querySelector('#totp-secret')!.text });
 
@@ -43,17 +48,26 @@ async function resetLink(): Promise<string> {
 
 /** The owner's ways of replacing the password. */
 const CHANGES: Array<[string, () => Promise<void>]> = [
-  ['a password reset by mail link', async () => {
-    const browser = new TestBrowser(srv.issuer);
-    await browser.submit(await browser.go(`${srv.issuer}/account/reset`), { email: ALICE.email });
-    const done = await browser.submit(await browser.go(await resetLink()), { password: NEW_PASSWORD });
-    expect(done.dom.querySelector('h1')!.text).toBe('Password changed');
-  }],
-  ['a password change on /account', async () => {
-    const { browser, home } = await accountPage(srv.issuer, web);
-    const done = await accountPost(browser, home, '/account/password', { current_password: ALICE.password, new_password: NEW_PASSWORD });
-    expect(done.status).toBe(200);
-  }],
+  [
+    'a password reset by mail link',
+    async () => {
+      const browser = new TestBrowser(srv.issuer);
+      await browser.submit(await browser.go(`${srv.issuer}/account/reset`), { email: ALICE.email });
+      const done = await browser.submit(await browser.go(await resetLink()), { password: NEW_PASSWORD });
+      expect(done.dom.querySelector('h1')!.text).toBe('Password changed');
+    },
+  ],
+  [
+    'a password change on /account',
+    async () => {
+      const { browser, home } = await accountPage(srv.issuer, web);
+      const done = await accountPost(browser, home, '/account/password', {
+        current_password: ALICE.password,
+        new_password: NEW_PASSWORD,
+      });
+      expect(done.status).toBe(200);
+    },
+  ],
 ];
 
 /** Parks the sign-in at the enrolment's recovery codes (the enrolment confirmed with a code of its key). */
@@ -74,7 +88,9 @@ const ROWS: Array<[string, string, () => Promise<void>, boolean]> = [
 ];
 
 describe('a sign-in parked at its second step after the old password', () => {
-  test.each(ROWS)('ends with %s (parked %s): 400, the login page again, no sign-in', async (_change, _where, act, codesShown) => {
+  test.each(ROWS)(
+    'ends with %s (parked %s): 400, the login page again, no sign-in',
+    async (_change, _where, act, codesShown) => {
       const attacker = new TestBrowser(srv.issuer);
       const enrol = await enrolPage(attacker);
       const parked = codesShown ? await atRecoveryCodes(attacker, enrol) : enrol;
@@ -91,12 +107,16 @@ describe('a sign-in parked at its second step after the old password', () => {
       const again = await attacker.go(parked.url.replace(/\/(login|enrol)$/, ''));
       expect(again.status).toBe(200);
       expect(again.dom.querySelector('input[name=password]')).not.toBeNull();
-    });
+    },
+  );
 
   test('a password checked after the change goes on to the enrolment as before', async () => {
     await CHANGES[0]![1]();
     const browser = new TestBrowser(srv.issuer);
-    const page = await browser.submit(await browser.go(String((await startAuthorization(mfaApp)).url)), { ...ALICE, password: NEW_PASSWORD });
+    const page = await browser.submit(await browser.go(String((await startAuthorization(mfaApp)).url)), {
+      ...ALICE,
+      password: NEW_PASSWORD,
+    });
     const codes = await browser.submit(page, { code: await totp(page) });
     expect(codes.status).toBe(200);
     expect(codes.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);
@@ -104,7 +124,7 @@ describe('a sign-in parked at its second step after the old password', () => {
 });
 
 describe('the enrolment at sign-in and a second factor added meanwhile', () => {
-  test('409 with the code page: the new factor is kept and asked for, the enrolment\'s key is refused', async () => {
+  test("409 with the code page: the new factor is kept and asked for, the enrolment's key is refused", async () => {
     const attacker = new TestBrowser(srv.issuer);
     const parked = await enrolPage(attacker);
     // the owner enrols an authenticator app of their own meanwhile
@@ -116,13 +136,17 @@ describe('the enrolment at sign-in and a second factor added meanwhile', () => {
 
     const refused = await attacker.submit(parked, { code: await totp(parked) });
     expect(refused.status).toBe(409);
-    expect(refused.dom.querySelector('.error')!.text).toBe('This account got a second factor while you were setting one up. Confirm with it to sign in.');
+    expect(refused.dom.querySelector('.error')!.text).toBe(
+      'This account got a second factor while you were setting one up. Confirm with it to sign in.',
+    );
     expect(refused.dom.querySelector('#totp-secret')).toBeNull();
     expect(refused.dom.querySelector('input[name=code]')).not.toBeNull();
     expect(await srv.server.accounts.getSecondFactor!('alice')).toEqual(stored);
     // the enrolment's key is no second factor of the account; the owner's is (its next step: a replay is refused)
     expect((await attacker.submit(refused, { code: await totp(parked) })).status).toBe(401);
-    const signedIn = await attacker.submit(refused, { code: await generate({ secret: ownSecret, epoch: Math.floor(Date.now() / 1000) + 30 }) });
+    const signedIn = await attacker.submit(refused, {
+      code: await generate({ secret: ownSecret, epoch: Math.floor(Date.now() / 1000) + 30 }),
+    });
     expect(signedIn.status).toBe(200);
     expect(signedIn.dom.querySelector('button[name=decision]')).not.toBeNull();
   });

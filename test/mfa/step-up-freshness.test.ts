@@ -15,7 +15,10 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 let srv: RunningServer;
 let mailbox: Mailbox;
 let web: RelyingParty;
-afterEach(async () => { await srv.close(); await mailbox.remove(); });
+afterEach(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 // The server reads the test clock: the sign-in ages by moving it forward, not by waiting
 useTestClock();
 
@@ -30,7 +33,11 @@ const MFA = { acr_values: 'urn:portcullis:mfa' };
 /** POSTs an `/account` change with the account page's CSRF token; returns the page it ends on. */
 async function accountChange(browser: TestBrowser, home: Page, path: string) {
   const csrf = home.dom.querySelector('input[name=csrf]')!.getAttribute('value')!;
-  return browser.go(`${srv.issuer}${path}`, { method: 'POST', body: new URLSearchParams({ csrf }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return browser.go(`${srv.issuer}${path}`, {
+    method: 'POST',
+    body: new URLSearchParams({ csrf }),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
 }
 
 /** Confirms a TOTP enrolment page with a code of its key, continues past the recovery codes; returns the callback. */
@@ -39,7 +46,8 @@ async function enrol(browser: TestBrowser, page: Page) {
   const codes = await browser.submit(page, { code: await generate({ secret }) });
   expect(codes.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);
   let next: Page & { redirectedTo?: string } = await browser.submit(codes, {});
-  for (let i = 0; i < 3 && !next.redirectedTo; i++) next = await browser.submit(next, {}, { name: 'decision', value: 'allow' });
+  for (let i = 0; i < 3 && !next.redirectedTo; i++)
+    next = await browser.submit(next, {}, { name: 'decision', value: 'allow' });
   return new URL(next.redirectedTo!);
 }
 
@@ -58,37 +66,46 @@ describe('step-up of a session signed in before mfa.reauthenticateAfterSeconds',
   // must then count as fresh, which a 1-second window did not always leave time for on a loaded CI machine.
   beforeEach(() => start(3));
 
-  test.each([
-    ['/account/recovery-codes'],
-    ['/account/totp'],
-  ])('enrolment asks for the password first; %s stays refused until then, passes after', async (change) => {
-    const { browser, home } = await signedInAlice();
-    // loginTs has a resolution of one second: until the sign-in is older than the 3-second window
-    advanceClock(4100);
-    const login = await browser.go(String((await startAuthorization(web, MFA)).url));
-    expect(login.status).toBe(200);
-    expect(login.dom.querySelector('input[name=password]')).not.toBeNull();
-    expect(login.dom.querySelector('#totp-secret')).toBeNull();
-    // nothing was enrolled, and the account page still asks for the password before a change
-    expect(await srv.server.accounts.getSecondFactor!('alice')).toBeUndefined();
-    const refused = await accountChange(browser, home, change);
-    expect(refused.dom.querySelector('input[name=password]')).not.toBeNull();
-    expect(refused.dom.querySelector('#recovery-codes, #totp-secret')).toBeNull();
+  test.each([['/account/recovery-codes'], ['/account/totp']])(
+    'enrolment asks for the password first; %s stays refused until then, passes after',
+    async (change) => {
+      const { browser, home } = await signedInAlice();
+      // loginTs has a resolution of one second: until the sign-in is older than the 3-second window
+      advanceClock(4100);
+      const login = await browser.go(String((await startAuthorization(web, MFA)).url));
+      expect(login.status).toBe(200);
+      expect(login.dom.querySelector('input[name=password]')).not.toBeNull();
+      expect(login.dom.querySelector('#totp-secret')).toBeNull();
+      // nothing was enrolled, and the account page still asks for the password before a change
+      expect(await srv.server.accounts.getSecondFactor!('alice')).toBeUndefined();
+      const refused = await accountChange(browser, home, change);
+      expect(refused.dom.querySelector('input[name=password]')).not.toBeNull();
+      expect(refused.dom.querySelector('#recovery-codes, #totp-secret')).toBeNull();
 
-    // with the password (a new request: the account page's sign-in took this browser's interaction cookie): the
-    // enrolment, then a sign-in with two factors that /account takes as fresh
-    const stepUp = await startAuthorization(web, MFA);
-    const enrolPage = await browser.submit(await browser.go(String(stepUp.url)), { email: 'alice@example.com', password: 'alice-demo-password' });
-    expect(enrolPage.dom.querySelector('#totp-secret')).not.toBeNull();
-    const tokens = await oidc.authorizationCodeGrant(web.config, await enrol(browser, enrolPage), { pkceCodeVerifier: stepUp.codeVerifier, expectedState: stepUp.state, expectedNonce: stepUp.nonce });
-    expect(tokens.claims()).toMatchObject({ acr: 'urn:portcullis:mfa', amr: expect.arrayContaining(['pwd', 'otp', 'mfa']) });
-    const home2 = await browser.go(`${srv.issuer}/account`);
-    const allowed = await accountChange(browser, home2, '/account/recovery-codes');
-    expect(allowed.status).toBe(200);
-    expect(allowed.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);
-    await mailbox.waitFor('alice@example.com', 2);
-  });
-
+      // with the password (a new request: the account page's sign-in took this browser's interaction cookie): the
+      // enrolment, then a sign-in with two factors that /account takes as fresh
+      const stepUp = await startAuthorization(web, MFA);
+      const enrolPage = await browser.submit(await browser.go(String(stepUp.url)), {
+        email: 'alice@example.com',
+        password: 'alice-demo-password',
+      });
+      expect(enrolPage.dom.querySelector('#totp-secret')).not.toBeNull();
+      const tokens = await oidc.authorizationCodeGrant(web.config, await enrol(browser, enrolPage), {
+        pkceCodeVerifier: stepUp.codeVerifier,
+        expectedState: stepUp.state,
+        expectedNonce: stepUp.nonce,
+      });
+      expect(tokens.claims()).toMatchObject({
+        acr: 'urn:portcullis:mfa',
+        amr: expect.arrayContaining(['pwd', 'otp', 'mfa']),
+      });
+      const home2 = await browser.go(`${srv.issuer}/account`);
+      const allowed = await accountChange(browser, home2, '/account/recovery-codes');
+      expect(allowed.status).toBe(200);
+      expect(allowed.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);
+      await mailbox.waitFor('alice@example.com', 2);
+    },
+  );
 });
 
 describe('a step-up left open until the sign-in is older than mfa.reauthenticateAfterSeconds', () => {
@@ -100,7 +117,9 @@ describe('a step-up left open until the sign-in is older than mfa.reauthenticate
     const enrolPage = await browser.go(String(stepUp.url));
     expect(enrolPage.dom.querySelector('input[name=password]')).toBeNull();
     advanceClock(4100);
-    const late = await browser.submit(enrolPage, { code: await generate({ secret: enrolPage.dom.querySelector('#totp-secret')!.text }) });
+    const late = await browser.submit(enrolPage, {
+      code: await generate({ secret: enrolPage.dom.querySelector('#totp-secret')!.text }),
+    });
     expect(late.status).toBe(400);
     expect(await srv.server.accounts.getSecondFactor!('alice')).toBeUndefined();
     const again = await browser.go(String(stepUp.url));
@@ -118,8 +137,16 @@ describe('step-up of a session signed in within mfa.reauthenticateAfterSeconds',
     const stepUp = await startAuthorization(web, MFA);
     const enrolPage = await browser.go(String(stepUp.url));
     expect(enrolPage.dom.querySelector('input[name=password]')).toBeNull();
-    const tokens = await oidc.authorizationCodeGrant(web.config, await enrol(browser, enrolPage), { pkceCodeVerifier: stepUp.codeVerifier, expectedState: stepUp.state, expectedNonce: stepUp.nonce });
-    expect(tokens.claims()).toMatchObject({ acr: 'urn:portcullis:mfa', amr: expect.arrayContaining(['pwd', 'otp', 'mfa']), auth_time: authTime });
+    const tokens = await oidc.authorizationCodeGrant(web.config, await enrol(browser, enrolPage), {
+      pkceCodeVerifier: stepUp.codeVerifier,
+      expectedState: stepUp.state,
+      expectedNonce: stepUp.nonce,
+    });
+    expect(tokens.claims()).toMatchObject({
+      acr: 'urn:portcullis:mfa',
+      amr: expect.arrayContaining(['pwd', 'otp', 'mfa']),
+      auth_time: authTime,
+    });
     const home = await browser.go(`${srv.issuer}/account`);
     const allowed = await accountChange(browser, home, '/account/recovery-codes');
     expect(allowed.dom.querySelectorAll('#recovery-codes li')).toHaveLength(10);

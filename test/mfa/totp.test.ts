@@ -11,7 +11,14 @@ import { demoFixtures } from '../../examples/demo-fixtures.js';
  * and replayed codes, ±1 step, recovery codes, `amr`/`acr` checked with openid-client, `acr_values` step-up and
  * `prompt=none`, the attempt limit, and what a factor change does to other sessions and the mailbox.
  */
-const MFA_APP = { client_id: 'mfa-app', client_secret: 'mfa-app-secret-123', redirect_uris: ['http://localhost:8080/mfa-callback'], response_types: ['code' as const], grant_types: ['authorization_code' as const, 'refresh_token' as const], require_mfa: true };
+const MFA_APP = {
+  client_id: 'mfa-app',
+  client_secret: 'mfa-app-secret-123',
+  redirect_uris: ['http://localhost:8080/mfa-callback'],
+  response_types: ['code' as const],
+  grant_types: ['authorization_code' as const, 'refresh_token' as const],
+  require_mfa: true,
+};
 
 let srv: RunningServer;
 let mailbox: Mailbox;
@@ -22,15 +29,27 @@ async function start(extra: Record<string, unknown> = {}) {
   mailbox = await Mailbox.create();
   srv = await startServer({ mail: { mailbox: mailbox.dir }, clients: [...demoFixtures().clients!, MFA_APP], ...extra });
   web = await relyingParty(srv.issuer);
-  mfaApp = await relyingParty(srv.issuer, { clientId: MFA_APP.client_id, secret: MFA_APP.client_secret, redirectUri: MFA_APP.redirect_uris[0] });
+  mfaApp = await relyingParty(srv.issuer, {
+    clientId: MFA_APP.client_id,
+    secret: MFA_APP.client_secret,
+    redirectUri: MFA_APP.redirect_uris[0],
+  });
 }
-afterEach(async () => { await srv.close(); await mailbox.remove(); });
+afterEach(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 
 /** A TOTP code of `secret`, `steps` time steps away from now. */
 const code = (secret: string, steps = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + steps * 30 });
 
 /** Goes to `url`, signs in with the password when asked, and returns the next page (or the redirect out). */
-async function passwordStep(browser: TestBrowser, url: URL | string, email = 'alice@example.com', password = 'alice-demo-password') {
+async function passwordStep(
+  browser: TestBrowser,
+  url: URL | string,
+  email = 'alice@example.com',
+  password = 'alice-demo-password',
+) {
   const page = await browser.go(String(url));
   if (!page.dom.querySelector('input[name=password]')) return page;
   return browser.submit(page, { email, password });
@@ -39,7 +58,8 @@ async function passwordStep(browser: TestBrowser, url: URL | string, email = 'al
 /** Follows consent (allow) until the browser leaves the server; returns the callback URL. */
 async function untilCallback(browser: TestBrowser, page: Page & { redirectedTo?: string }): Promise<URL> {
   for (let i = 0; i < 3 && !page.redirectedTo; i++) {
-    if (!page.dom.querySelector('button[name=decision]')) throw new Error(`unexpected page ${page.status} ${page.url}: ${page.body.slice(0, 400)}`);
+    if (!page.dom.querySelector('button[name=decision]'))
+      throw new Error(`unexpected page ${page.status} ${page.url}: ${page.body.slice(0, 400)}`);
     page = await browser.submit(page, {}, { name: 'decision', value: 'allow' });
   }
   if (!page.redirectedTo) throw new Error('never sent back to the client');
@@ -47,7 +67,11 @@ async function untilCallback(browser: TestBrowser, page: Page & { redirectedTo?:
 }
 
 async function exchange(rp: RelyingParty, start: Awaited<ReturnType<typeof startAuthorization>>, callback: URL) {
-  return oidc.authorizationCodeGrant(rp.config, callback, { pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce });
+  return oidc.authorizationCodeGrant(rp.config, callback, {
+    pkceCodeVerifier: start.codeVerifier,
+    expectedState: start.state,
+    expectedNonce: start.nonce,
+  });
 }
 
 /** Enrols TOTP for alice through the `require_mfa` client; returns the secret, the recovery codes and the tokens. */
@@ -59,7 +83,7 @@ async function enrolAtSignIn(browser: TestBrowser, email = 'alice@example.com', 
   const secret = enrol.dom.querySelector('#totp-secret')!.text;
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
   // a wrong confirmation code keeps the same enrolment (same key) and says so
-  const wrong = await browser.submit(enrol, { code: '000000' === await code(secret) ? '111111' : '000000' });
+  const wrong = await browser.submit(enrol, { code: '000000' === (await code(secret)) ? '111111' : '000000' });
   expect(wrong.status).toBe(401);
   expect(wrong.dom.querySelector('.error')).not.toBeNull();
   expect(wrong.dom.querySelector('#totp-secret')!.text).toBe(secret);
@@ -105,7 +129,10 @@ describe('TOTP second factor', () => {
     const current = await code(secret);
     const done = await browser.submit(wrong, { code: current });
     const tokens = await exchange(web, start, await untilCallback(browser, done));
-    expect(tokens.claims()).toMatchObject({ acr: 'urn:portcullis:mfa', amr: expect.arrayContaining(['pwd', 'otp', 'mfa']) });
+    expect(tokens.claims()).toMatchObject({
+      acr: 'urn:portcullis:mfa',
+      amr: expect.arrayContaining(['pwd', 'otp', 'mfa']),
+    });
 
     // the same code again, in another browser: refused (replay); the next step's code is accepted
     const other = new TestBrowser(srv.issuer);
@@ -126,7 +153,9 @@ describe('TOTP second factor', () => {
     const done = await browser.submit(prompt, { code: recovery[3]!.toUpperCase() });
     const tokens = await exchange(web, start, await untilCallback(browser, done));
     expect(tokens.claims()).toMatchObject({ acr: 'urn:portcullis:mfa', amr: expect.arrayContaining(['otp', 'mfa']) });
-    expect((await srv.server.accounts.getSecondFactor!('alice'))!.recoveryCodes!.filter((c) => c.usedAt)).toHaveLength(1);
+    expect((await srv.server.accounts.getSecondFactor!('alice'))!.recoveryCodes!.filter((c) => c.usedAt)).toHaveLength(
+      1,
+    );
 
     const other = new TestBrowser(srv.issuer);
     const prompt2 = await passwordStep(other, (await startAuthorization(web)).url);
@@ -134,17 +163,23 @@ describe('TOTP second factor', () => {
     expect(reused.status).toBe(401);
   });
 
-  test('enrolling signs out the account\'s other sessions and revokes their tokens', async () => {
+  test("enrolling signs out the account's other sessions and revokes their tokens", async () => {
     const first = await signIn(srv.issuer, web, { params: { scope: 'openid offline_access', prompt: 'consent' } });
     await enrolAtSignIn(new TestBrowser(srv.issuer));
-    await expect(oidc.refreshTokenGrant(web.config, first.tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(web.config, first.tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     const again = await first.browser.go(String((await startAuthorization(web)).url));
     expect(again.dom.querySelector('input[name=password]')).not.toBeNull();
   });
 
   test('acr_values step-up: prompt=none gets unmet_authentication_requirements; without it only the second factor is asked', async () => {
     const browser = new TestBrowser(srv.issuer);
-    const first = await signIn(srv.issuer, web, { browser, email: 'admin@example.com', password: 'admin-demo-password' });
+    const first = await signIn(srv.issuer, web, {
+      browser,
+      email: 'admin@example.com',
+      password: 'admin-demo-password',
+    });
     expect(first.tokens.claims()).toMatchObject({ acr: 'urn:portcullis:pwd', amr: ['pwd'] });
 
     const silent = await startAuthorization(web, { prompt: 'none', acr_values: 'urn:portcullis:mfa' });
@@ -160,7 +195,11 @@ describe('TOTP second factor', () => {
     const secret = enrol.dom.querySelector('#totp-secret')!.text;
     const codes = await browser.submit(enrol, { code: await code(secret) });
     const tokens = await exchange(web, stepUp, await untilCallback(browser, await browser.submit(codes, {})));
-    expect(tokens.claims()).toMatchObject({ sub: 'admin', acr: 'urn:portcullis:mfa', amr: expect.arrayContaining(['mfa']) });
+    expect(tokens.claims()).toMatchObject({
+      sub: 'admin',
+      acr: 'urn:portcullis:mfa',
+      amr: expect.arrayContaining(['mfa']),
+    });
 
     // now the session meets it: prompt=none succeeds
     const silent2 = await startAuthorization(web, { prompt: 'none', acr_values: 'urn:portcullis:mfa' });
@@ -168,7 +207,9 @@ describe('TOTP second factor', () => {
     const tokens2 = await exchange(web, silent2, new URL(ok.redirectedTo!));
     expect(tokens2.claims()!.acr).toBe('urn:portcullis:mfa');
     // discovery lists the acr values
-    const discovery = await (await fetch(`${srv.issuer}/.well-known/openid-configuration`)).json() as { acr_values_supported?: string[] };
+    const discovery = (await (await fetch(`${srv.issuer}/.well-known/openid-configuration`)).json()) as {
+      acr_values_supported?: string[];
+    };
     expect(discovery.acr_values_supported).toEqual(['urn:portcullis:pwd', 'urn:portcullis:mfa']);
   });
 });

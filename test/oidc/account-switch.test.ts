@@ -16,28 +16,37 @@ const redis = await redisAvailable();
 const prefixes: string[] = [];
 const storages: Array<[string, () => Record<string, unknown>]> = [['memory', () => ({})]];
 if (redis) {
-  storages.push(['redis', () => {
-    const keyPrefix = uniquePrefix('switch-http');
-    prefixes.push(keyPrefix);
-    return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
-  }]);
+  storages.push([
+    'redis',
+    () => {
+      const keyPrefix = uniquePrefix('switch-http');
+      prefixes.push(keyPrefix);
+      return { storage: { type: 'redis' as const, url: REDIS_URL, keyPrefix } };
+    },
+  ]);
 }
-afterAll(async () => { for (const p of prefixes) await deletePrefix(p); });
+afterAll(async () => {
+  for (const p of prefixes) await deletePrefix(p);
+});
 
 describe.each(storages)('account switching with prompt=login (%s storage)', (_name, storage) => {
   let srv: RunningServer;
   beforeAll(async () => {
     // A second client with refresh tokens, so that one browser session can hold both kinds of grant.
     const offlineApp = {
-      client_id: 'offline-app', client_secret: OFFLINE_SECRET, client_name: 'Offline app',
-      redirect_uris: ['http://localhost:8080/callback'], grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'], token_endpoint_auth_method: 'client_secret_post',
+      client_id: 'offline-app',
+      client_secret: OFFLINE_SECRET,
+      client_name: 'Offline app',
+      redirect_uris: ['http://localhost:8080/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_post',
     };
     srv = await startServer({ ...storage(), clients: [...demoFixtures().clients!, offlineApp] as never });
   });
   afterAll(() => srv.close());
 
-  test('the client gets a code for the new account, and the old account\'s access token is revoked', async () => {
+  test("the client gets a code for the new account, and the old account's access token is revoked", async () => {
     const rp = await relyingParty(srv.issuer);
     const first = await signIn(srv.issuer, rp);
     expect(first.tokens.claims()!.sub).toBe('alice');
@@ -48,7 +57,10 @@ describe.each(storages)('account switching with prompt=login (%s storage)', (_na
     expect(page.dom.querySelector('input[name=password]')).not.toBeNull();
     page = await browser.submit(page, { email: 'admin@example.com', password: 'admin-demo-password' });
     // oidc-provider's logout form (end_session_confirm, logout=yes), which a browser submits by script.
-    expect([page.status, page.dom.querySelector('form')?.getAttribute('action')]).toEqual([200, `${srv.issuer}/session/end/confirm`]);
+    expect([page.status, page.dom.querySelector('form')?.getAttribute('action')]).toEqual([
+      200,
+      `${srv.issuer}/session/end/confirm`,
+    ]);
     page = await browser.submit(page, {});
     // Then the same interaction goes on: admin's consent page, never 400 "interaction session not found".
     expect([page.status, page.dom.querySelector('#error')?.text]).toEqual([200, undefined]);
@@ -56,11 +68,14 @@ describe.each(storages)('account switching with prompt=login (%s storage)', (_na
     expect(done.redirectedTo).toMatch(/^http:\/\/localhost:8080\/callback\?/);
     const seen = { callback: new URL(done.redirectedTo!) };
     const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     expect(tokens.claims()!.sub).toBe('admin');
     // Alice's grant went with her session (no offline_access, so it does not outlive the logout): her token is dead.
-    const userinfo = (token: string) => fetch(`${srv.issuer}/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+    const userinfo = (token: string) =>
+      fetch(`${srv.issuer}/userinfo`, { headers: { authorization: `Bearer ${token}` } });
     expect((await userinfo(first.tokens.access_token)).status).toBe(401);
     expect((await userinfo(tokens.access_token)).status).toBe(200);
   });
@@ -74,7 +89,9 @@ describe.each(storages)('account switching with prompt=login (%s storage)', (_na
     page = await browser.submit(page, {});
     if (!page.redirectedTo) page = await browser.submit(page, {}, { name: 'decision', value: 'allow' });
     const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(page.redirectedTo!), {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     return tokens.claims()?.sub;
   }
@@ -86,7 +103,8 @@ describe.each(storages)('account switching with prompt=login (%s storage)', (_na
     // (an offline grant: offline_access, with a refresh token).
     const bound = await signIn(srv.issuer, web, { params: { scope: 'openid profile' } });
     const kept = await signIn(srv.issuer, offline, {
-      browser: bound.browser, params: { scope: 'openid offline_access' },
+      browser: bound.browser,
+      params: { scope: 'openid offline_access' },
     });
     expect([bound.tokens.refresh_token, typeof kept.tokens.refresh_token]).toEqual([undefined, 'string']);
 

@@ -1,7 +1,13 @@
 import { gzipSync } from 'node:zlib';
 import { TestBrowser } from '../helpers/browser.js';
 import {
-  CHALLENGE, VERIFIER, delivered, pushRequest, query, requestObject, type Params,
+  CHALLENGE,
+  VERIFIER,
+  delivered,
+  pushRequest,
+  query,
+  requestObject,
+  type Params,
 } from '../helpers/authorization.js';
 import { browse, oidc, relyingParty, startAuthorization, type RelyingParty } from '../helpers/flow.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -24,8 +30,15 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 const params = (extra: Params = {}): Params => ({
-  client_id: WEB.id, response_type: 'code', redirect_uri: WEB.uri, scope: 'openid', state: 'st', nonce: 'n',
-  code_challenge: CHALLENGE, code_challenge_method: 'S256', ...extra,
+  client_id: WEB.id,
+  response_type: 'code',
+  redirect_uri: WEB.uri,
+  scope: 'openid',
+  state: 'st',
+  nonce: 'n',
+  code_challenge: CHALLENGE,
+  code_challenge_method: 'S256',
+  ...extra,
 });
 /** POSTs `body` to the authorization endpoint as a browser would submit a form (no cookies: a cross-site POST). */
 function post(body: string | Uint8Array | undefined, headers: Record<string, string> = FORM, path = '/authorization') {
@@ -41,8 +54,11 @@ describe('a form POST is a 303 to the same request as a GET', () => {
   test('Location is the GET form (authorization_endpoint, the same parameters in order)', async () => {
     const start = await startAuthorization(rp, { ui_locales: 'de en', claims: '{"userinfo":{"email":null}}' });
     const res = await post(start.url.searchParams.toString());
-    expect([res.status, res.headers.get('location'), res.headers.get('cache-control')])
-      .toEqual([303, start.url.href, 'no-store']);
+    expect([res.status, res.headers.get('location'), res.headers.get('cache-control')]).toEqual([
+      303,
+      start.url.href,
+      'no-store',
+    ]);
   });
 
   test('the GET it leads to completes the flow: a code, exchanged for tokens', async () => {
@@ -50,13 +66,18 @@ describe('a form POST is a 303 to the same request as a GET', () => {
     const got = await codeAt(res.headers.get('location')!);
     expect(got.get('state')).toBe('st');
     const tokens = await fetch(`${srv.issuer}/token`, {
-      method: 'POST', headers: FORM,
+      method: 'POST',
+      headers: FORM,
       body: query({
-        grant_type: 'authorization_code', code: got.get('code')!, redirect_uri: WEB.uri, code_verifier: VERIFIER,
-        client_id: WEB.id, client_secret: WEB.secret,
+        grant_type: 'authorization_code',
+        code: got.get('code')!,
+        redirect_uri: WEB.uri,
+        code_verifier: VERIFIER,
+        client_id: WEB.id,
+        client_secret: WEB.secret,
       }),
     });
-    const body = await tokens.json() as { access_token?: unknown };
+    const body = (await tokens.json()) as { access_token?: unknown };
     expect([tokens.status, typeof body.access_token]).toEqual([200, 'string']);
   });
 
@@ -68,7 +89,9 @@ describe('a form POST is a 303 to the same request as a GET', () => {
     const viaGet = delivered(await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${body}`));
     expect(viaPost).toEqual(viaGet);
     expect(viaPost?.params).toMatchObject({
-      error: 'invalid_request', error_description: '\'scope\' parameter must not be provided twice', state: 'st',
+      error: 'invalid_request',
+      error_description: "'scope' parameter must not be provided twice",
+      state: 'st',
     });
   });
 
@@ -104,35 +127,68 @@ describe('a form POST is a 303 to the same request as a GET', () => {
 
 describe('refusals of a POST, each with invalid_request naming the problem', () => {
   const json = { ...FORM, accept: 'application/json' };
-  const needsForm = 'POST /authorization takes an application/x-www-form-urlencoded body '
-    + '(OpenID Connect Core section 3.1.2.1);';
-  const tooLong = new RegExp('^This authorization request is 8\\d{3} bytes as a URL, more than the 8192 this server '
-    + 'accepts at the authorization endpoint: push it \\(POST /request, RFC 9126\\) and send only client_id');
+  const needsForm =
+    'POST /authorization takes an application/x-www-form-urlencoded body ' + '(OpenID Connect Core section 3.1.2.1);';
+  const tooLong = new RegExp(
+    '^This authorization request is 8\\d{3} bytes as a URL, more than the 8192 this server ' +
+      'accepts at the authorization endpoint: push it \\(POST /request, RFC 9126\\) and send only client_id',
+  );
   test.each([
     ['no Content-Type', 400, undefined, { accept: 'application/json' }, `${needsForm} it has no Content-Type.`],
-    ['a JSON body', 400, JSON.stringify(params()), { 'content-type': 'application/json', accept: 'application/json' },
-      `${needsForm} its Content-Type is 'application/json'.`],
-    ['multipart', 400, 'x', { 'content-type': 'multipart/form-data; boundary=b', accept: 'application/json' },
-      `${needsForm} its Content-Type is 'multipart/form-data; boundary=b'.`],
-    ['a body over 56 KiB', 413, `${query(params())}&state=${'x'.repeat(57 * 1024)}`, json,
-      'The request body is larger than this endpoint accepts (56 KiB).'],
+    [
+      'a JSON body',
+      400,
+      JSON.stringify(params()),
+      { 'content-type': 'application/json', accept: 'application/json' },
+      `${needsForm} its Content-Type is 'application/json'.`,
+    ],
+    [
+      'multipart',
+      400,
+      'x',
+      { 'content-type': 'multipart/form-data; boundary=b', accept: 'application/json' },
+      `${needsForm} its Content-Type is 'multipart/form-data; boundary=b'.`,
+    ],
+    [
+      'a body over 56 KiB',
+      413,
+      `${query(params())}&state=${'x'.repeat(57 * 1024)}`,
+      json,
+      'The request body is larger than this endpoint accepts (56 KiB).',
+    ],
     ['a URL over the limit', 413, query(params({ state: 'x'.repeat(8192) })), json, expect.stringMatching(tooLong)],
-    ['a gzip body', 415, gzipSync(query(params())), { ...json, 'content-encoding': 'gzip' },
-      'This endpoint does not accept a Content-Encoding (the request has "gzip"): send the body uncompressed.'],
-    ['a malformed percent-encoding', 400, `${query(params())}&ui_locales=de%ZZ`, json,
-      'The form body has a malformed percent-encoding: \'%ZZ\' in the parameter \'ui_locales\' '
-        + '(a % must be followed by two hexadecimal digits).'],
+    [
+      'a gzip body',
+      415,
+      gzipSync(query(params())),
+      { ...json, 'content-encoding': 'gzip' },
+      'This endpoint does not accept a Content-Encoding (the request has "gzip"): send the body uncompressed.',
+    ],
+    [
+      'a malformed percent-encoding',
+      400,
+      `${query(params())}&ui_locales=de%ZZ`,
+      json,
+      "The form body has a malformed percent-encoding: '%ZZ' in the parameter 'ui_locales' " +
+        '(a % must be followed by two hexadecimal digits).',
+    ],
   ])('%s: %i', async (_name, status, body, headers, description) => {
     const res = await post(typeof body === 'object' ? new Uint8Array(body) : body, headers);
-    expect([res.status, res.headers.get('location'), await res.json()])
-      .toEqual([status, null, { error: 'invalid_request', error_description: description }]);
+    expect([res.status, res.headers.get('location'), await res.json()]).toEqual([
+      status,
+      null,
+      { error: 'invalid_request', error_description: description },
+    ]);
   });
 
   test('a POST with a query string as well: 400, our error page for a browser, no redirect', async () => {
     const res = await post(query(params()), FORM, `/authorization?${query({ prompt: 'none' })}`);
     const text = await res.text();
-    expect([res.status, res.headers.get('location'), res.headers.get('content-type')])
-      .toEqual([400, null, 'text/html; charset=utf-8']);
+    expect([res.status, res.headers.get('location'), res.headers.get('content-type')]).toEqual([
+      400,
+      null,
+      'text/html; charset=utf-8',
+    ]);
     expect(text).toContain('carries its parameters in the form body only');
   });
 });
@@ -146,7 +202,9 @@ test('openid-client builds the request, the browser POSTs it as a form, and the 
   // Consent may be remembered from an earlier test.
   if (!page.redirectedTo) page = await browser.submit(page, {}, { name: 'decision', value: 'allow' });
   const tokens = await oidc.authorizationCodeGrant(rp.config, new URL(page.redirectedTo!), {
-    pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+    pkceCodeVerifier: start.codeVerifier,
+    expectedState: start.state,
+    expectedNonce: start.nonce,
   });
   expect(tokens.claims()?.sub).toBeTruthy();
   expect(browser.visited[1]).toBe(start.url.href);

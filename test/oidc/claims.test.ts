@@ -4,19 +4,41 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 
 const PROFILE = {
-  name: 'Carol Q. Example', given_name: 'Carol', family_name: 'Example', middle_name: 'Quinn', nickname: 'CQ',
-  preferred_username: 'carol', profile: 'https://carol.example/', picture: 'https://carol.example/me.png',
-  website: 'https://carol.example/blog', gender: 'female', birthdate: '1990-02-03', zoneinfo: 'Europe/Paris',
-  locale: 'fr-FR', updated_at: 1_700_000_000,
+  name: 'Carol Q. Example',
+  given_name: 'Carol',
+  family_name: 'Example',
+  middle_name: 'Quinn',
+  nickname: 'CQ',
+  preferred_username: 'carol',
+  profile: 'https://carol.example/',
+  picture: 'https://carol.example/me.png',
+  website: 'https://carol.example/blog',
+  gender: 'female',
+  birthdate: '1990-02-03',
+  zoneinfo: 'Europe/Paris',
+  locale: 'fr-FR',
+  updated_at: 1_700_000_000,
 };
 const ADDRESS = {
-  address: { formatted: '1 Rue Exemple\n75001 Paris\nFrance', street_address: '1 Rue Exemple', locality: 'Paris', region: 'Île-de-France', postal_code: '75001', country: 'FR' },
+  address: {
+    formatted: '1 Rue Exemple\n75001 Paris\nFrance',
+    street_address: '1 Rue Exemple',
+    locality: 'Paris',
+    region: 'Île-de-France',
+    postal_code: '75001',
+    country: 'FR',
+  },
 };
 const PHONE = { phone_number: '+33 1 23 45 67 89', phone_number_verified: true };
 const EMAIL = { email: 'carol@example.com', email_verified: true };
 
 /** Claims of one scope (OIDC Core §5.4). */
-const BY_SCOPE: Record<string, Record<string, unknown>> = { profile: PROFILE, email: EMAIL, address: ADDRESS, phone: PHONE };
+const BY_SCOPE: Record<string, Record<string, unknown>> = {
+  profile: PROFILE,
+  email: EMAIL,
+  address: ADDRESS,
+  phone: PHONE,
+};
 const ALL_RELEASABLE = Object.keys({ ...PROFILE, ...EMAIL, ...ADDRESS, ...PHONE });
 
 let srv: RunningServer;
@@ -25,17 +47,28 @@ let rp: RelyingParty;
 beforeAll(async () => {
   const fixtures = demoFixtures();
   srv = await startServer({
-    accounts: [...fixtures.accounts!, {
-      id: 'carol', email: EMAIL.email, password: 'carol-long-password', email_verified: true,
-      claims: { ...PROFILE, ...ADDRESS, ...PHONE },
-    }],
+    accounts: [
+      ...fixtures.accounts!,
+      {
+        id: 'carol',
+        email: EMAIL.email,
+        password: 'carol-long-password',
+        email_verified: true,
+        claims: { ...PROFILE, ...ADDRESS, ...PHONE },
+      },
+    ],
   });
   rp = await relyingParty(srv.issuer);
 });
 afterAll(() => srv.close());
 
 async function claimsFor(params: Record<string, string>) {
-  const { tokens } = await signIn(srv.issuer, rp, { browser: new TestBrowser(srv.issuer), email: EMAIL.email, password: 'carol-long-password', params });
+  const { tokens } = await signIn(srv.issuer, rp, {
+    browser: new TestBrowser(srv.issuer),
+    email: EMAIL.email,
+    password: 'carol-long-password',
+    params,
+  });
   const userinfo = await oidc.fetchUserInfo(rp.config, tokens.access_token, 'carol');
   return { idToken: tokens.claims()! as Record<string, unknown>, userinfo: userinfo as Record<string, unknown> };
 }
@@ -53,7 +86,9 @@ describe('standard claims per scope (OIDC Core §5.1, §5.4), in userinfo and th
   ])('scope "%s" releases exactly the claims of %p', async (scope, scopes) => {
     const { idToken, userinfo } = await claimsFor({ scope });
     const expected = Object.assign({ sub: 'carol' }, ...scopes.map((s) => BY_SCOPE[s]!)) as Record<string, unknown>;
-    const names = Object.keys(expected).filter((c) => c !== 'sub').sort();
+    const names = Object.keys(expected)
+      .filter((c) => c !== 'sub')
+      .sort();
     expect(released(userinfo)).toEqual(names);
     expect(released(idToken)).toEqual(names);
     expect(userinfo).toEqual(expected);
@@ -77,15 +112,27 @@ describe('standard claims per scope (OIDC Core §5.1, §5.4), in userinfo and th
   });
 
   test('the claims request parameter cannot obtain claims of scopes that were not approved', async () => {
-    const claims = JSON.stringify({ id_token: { phone_number: null, email: { essential: true } }, userinfo: { address: null, given_name: null } });
+    const claims = JSON.stringify({
+      id_token: { phone_number: null, email: { essential: true } },
+      userinfo: { address: null, given_name: null },
+    });
     const { idToken, userinfo } = await claimsFor({ scope: 'openid', claims });
     expect(released(idToken)).toEqual([]);
     expect(released(userinfo)).toEqual([]);
   });
 
   test('claims the account does not have are omitted, not sent as null', async () => {
-    const { tokens } = await signIn(srv.issuer, rp, { browser: new TestBrowser(srv.issuer), params: { scope: 'openid profile phone' } });
+    const { tokens } = await signIn(srv.issuer, rp, {
+      browser: new TestBrowser(srv.issuer),
+      params: { scope: 'openid profile phone' },
+    });
     const userinfo = await oidc.fetchUserInfo(rp.config, tokens.access_token, 'alice');
-    expect(userinfo).toEqual({ sub: 'alice', given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell', birthdate: '1852-05-04' });
+    expect(userinfo).toEqual({
+      sub: 'alice',
+      given_name: 'Alice',
+      family_name: 'Liddell',
+      name: 'Alice Liddell',
+      birthdate: '1852-05-04',
+    });
   });
 });

@@ -29,14 +29,26 @@ describe('authorization code flow with PKCE, driven by openid-client through the
 
     const claims = tokens.claims()!;
     expect(claims).toMatchObject({
-      iss: srv.issuer, aud: 'demo-web', sub: 'alice', given_name: 'Alice', family_name: 'Liddell',
-      birthdate: '1852-05-04', email: 'alice@example.com', email_verified: true, amr: ['pwd'],
+      iss: srv.issuer,
+      aud: 'demo-web',
+      sub: 'alice',
+      given_name: 'Alice',
+      family_name: 'Liddell',
+      birthdate: '1852-05-04',
+      email: 'alice@example.com',
+      email_verified: true,
+      amr: ['pwd'],
     });
     expect(typeof claims.auth_time).toBe('number');
     expect(claims.exp - claims.iat).toBe(3600);
 
     const userinfo = await oidc.fetchUserInfo(rp.config, tokens.access_token, 'alice');
-    expect(userinfo).toMatchObject({ sub: 'alice', given_name: 'Alice', family_name: 'Liddell', email: 'alice@example.com' });
+    expect(userinfo).toMatchObject({
+      sub: 'alice',
+      given_name: 'Alice',
+      family_name: 'Liddell',
+      email: 'alice@example.com',
+    });
     expect(userinfo.phone_number).toBeUndefined();
   });
 
@@ -109,7 +121,10 @@ describe('authorization code flow with PKCE, driven by openid-client through the
     expect(consent.body).not.toContain('catalog:admin'); // alice has no admin role
     const forms = consent.dom.querySelectorAll('form');
     expect(forms).toHaveLength(1);
-    expect(forms[0]!.querySelectorAll('button[name=decision]').map((b) => b.getAttribute('value'))).toEqual(['allow', 'deny']);
+    expect(forms[0]!.querySelectorAll('button[name=decision]').map((b) => b.getAttribute('value'))).toEqual([
+      'allow',
+      'deny',
+    ]);
     expect(forms[0]!.querySelector('input[name=csrf]')).not.toBeNull();
     expect(consent.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
@@ -126,7 +141,11 @@ describe('authorization code flow with PKCE, driven by openid-client through the
   test('catalog:admin is granted to the admin account and left out for alice; the token response says so', async () => {
     const alice = await signIn(srv.issuer, rp, { params: { scope: 'openid catalog:admin' } });
     expect(alice.tokens.scope).toBe('openid');
-    const admin = await signIn(srv.issuer, rp, { email: 'admin@example.com', password: 'admin-demo-password', params: { scope: 'openid catalog:admin' } });
+    const admin = await signIn(srv.issuer, rp, {
+      email: 'admin@example.com',
+      password: 'admin-demo-password',
+      params: { scope: 'openid catalog:admin' },
+    });
     expect(admin.tokens.scope?.split(' ').sort()).toEqual(['catalog:admin', 'openid']);
     expect(admin.seen.consentPage?.body).toContain('catalog:admin');
   });
@@ -181,7 +200,9 @@ describe('refresh tokens', () => {
     const again = await signIn(srv.issuer, rp, { params: { scope: 'openid profile offline_access' }, consent: 'none' });
     expect(again.tokens.refresh_token).toBeDefined();
     // A client-sent marker cannot smuggle the shortcut in.
-    const smuggled = await signIn(srv.issuer, rp, { params: { scope: 'openid', prompt: 'consent', portcullis_offline: '1' } });
+    const smuggled = await signIn(srv.issuer, rp, {
+      params: { scope: 'openid', prompt: 'consent', portcullis_offline: '1' },
+    });
     expect(smuggled.seen.consentPage).toBeDefined();
     const refreshed = await oidc.refreshTokenGrant(rp.config, tokens.refresh_token!);
     expect(refreshed.access_token).not.toBe(tokens.access_token);
@@ -189,10 +210,16 @@ describe('refresh tokens', () => {
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     const narrowed = await oidc.refreshTokenGrant(rp.config, refreshed.refresh_token!, { scope: 'openid' });
     expect(narrowed.scope).toBe('openid');
-    await expect(oidc.refreshTokenGrant(rp.config, narrowed.refresh_token!, { scope: 'openid email' })).rejects.toMatchObject({ error: 'invalid_scope' });
+    await expect(
+      oidc.refreshTokenGrant(rp.config, narrowed.refresh_token!, { scope: 'openid email' }),
+    ).rejects.toMatchObject({ error: 'invalid_scope' });
     // Replaying a spent refresh token fails and revokes the grant (RFC 9700 §4.14.2): the newest one dies too.
-    await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    await expect(oidc.refreshTokenGrant(rp.config, narrowed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    await expect(oidc.refreshTokenGrant(rp.config, narrowed.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 
   test('no refresh token without offline_access', async () => {
@@ -204,21 +231,40 @@ describe('refresh tokens', () => {
 describe('client authentication and PKCE', () => {
   test('client_secret_basic clients authenticate with HTTP Basic; a wrong secret is invalid_client', async () => {
     const local = await startServer({
-      clients: [{
-        client_id: 'basic-app', client_secret: 'basic-app-secret-1', redirect_uris: ['http://localhost:8080/callback'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      }],
+      clients: [
+        {
+          client_id: 'basic-app',
+          client_secret: 'basic-app-secret-1',
+          redirect_uris: ['http://localhost:8080/callback'],
+          token_endpoint_auth_method: 'client_secret_basic',
+        },
+      ],
     });
     try {
-      const basicRp = await relyingParty(local.issuer, { clientId: 'basic-app', secret: 'basic-app-secret-1', basic: true });
+      const basicRp = await relyingParty(local.issuer, {
+        clientId: 'basic-app',
+        secret: 'basic-app-secret-1',
+        basic: true,
+      });
       const { tokens } = await signIn(local.issuer, basicRp);
       expect(tokens.access_token).toBeDefined();
 
-      const wrong = await relyingParty(local.issuer, { clientId: 'basic-app', secret: 'wrong-secret-000', basic: true });
+      const wrong = await relyingParty(local.issuer, {
+        clientId: 'basic-app',
+        secret: 'wrong-secret-000',
+        basic: true,
+      });
       const start = await startAuthorization(wrong);
       const seen = await browse(new TestBrowser(local.issuer), start.url);
-      const failure = await oidc.authorizationCodeGrant(wrong.config, seen.callback, { pkceCodeVerifier: start.codeVerifier, expectedState: start.state })
-        .then(() => undefined, (err: { status?: number; cause?: Array<{ parameters: { error?: string } }> }) => err);
+      const failure = await oidc
+        .authorizationCodeGrant(wrong.config, seen.callback, {
+          pkceCodeVerifier: start.codeVerifier,
+          expectedState: start.state,
+        })
+        .then(
+          () => undefined,
+          (err: { status?: number; cause?: Array<{ parameters: { error?: string } }> }) => err,
+        );
       expect(failure?.status).toBe(401);
       expect(failure?.cause?.[0]?.parameters.error).toBe('invalid_client');
     } finally {
@@ -228,7 +274,13 @@ describe('client authentication and PKCE', () => {
 
   test('PKCE is required: a request without code_challenge is refused', async () => {
     const url = new URL(`${srv.issuer}/authorization`);
-    url.search = new URLSearchParams({ client_id: 'demo-web', response_type: 'code', redirect_uri: rp.redirectUri, scope: 'openid', state: 's1' }).toString();
+    url.search = new URLSearchParams({
+      client_id: 'demo-web',
+      response_type: 'code',
+      redirect_uri: rp.redirectUri,
+      scope: 'openid',
+      state: 's1',
+    }).toString();
     const page = await new TestBrowser(srv.issuer).go(String(url));
     const callback = new URL(page.redirectedTo!);
     expect(callback.searchParams.get('error')).toBe('invalid_request');
@@ -238,15 +290,24 @@ describe('client authentication and PKCE', () => {
 
   test('a confidential client with pkce_optional may skip PKCE', async () => {
     const local = await startServer({
-      clients: [{
-        client_id: 'legacy-app', client_secret: 'legacy-app-secret', redirect_uris: ['http://localhost:8080/callback'],
-        token_endpoint_auth_method: 'client_secret_post', pkce_optional: true,
-      }],
+      clients: [
+        {
+          client_id: 'legacy-app',
+          client_secret: 'legacy-app-secret',
+          redirect_uris: ['http://localhost:8080/callback'],
+          token_endpoint_auth_method: 'client_secret_post',
+          pkce_optional: true,
+        },
+      ],
     });
     try {
       const legacy = await relyingParty(local.issuer, { clientId: 'legacy-app', secret: 'legacy-app-secret' });
       const state = oidc.randomState();
-      const url = oidc.buildAuthorizationUrl(legacy.config, { redirect_uri: legacy.redirectUri, scope: 'openid', state });
+      const url = oidc.buildAuthorizationUrl(legacy.config, {
+        redirect_uri: legacy.redirectUri,
+        scope: 'openid',
+        state,
+      });
       const seen = await browse(new TestBrowser(local.issuer), url);
       const tokens = await oidc.authorizationCodeGrant(legacy.config, seen.callback, { expectedState: state });
       expect(tokens.access_token).toBeDefined();
@@ -258,19 +319,38 @@ describe('client authentication and PKCE', () => {
   test('a wrong code_verifier fails the exchange with invalid_grant', async () => {
     const start = await startAuthorization(rp);
     const seen = await browse(new TestBrowser(srv.issuer), start.url);
-    await expect(oidc.authorizationCodeGrant(rp.config, seen.callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: start.state }))
-      .rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(
+      oidc.authorizationCodeGrant(rp.config, seen.callback, {
+        pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+        expectedState: start.state,
+      }),
+    ).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 });
 
 describe('errors that cannot go back to the client', () => {
   test.each([
-    ['unknown client', { client_id: 'no-such-client', redirect_uri: 'http://localhost:8080/callback' }, 'invalid_client'],
-    ['unregistered redirect_uri', { client_id: 'demo-web', redirect_uri: 'https://attacker.example/callback' }, 'invalid_redirect_uri'],
+    [
+      'unknown client',
+      { client_id: 'no-such-client', redirect_uri: 'http://localhost:8080/callback' },
+      'invalid_client',
+    ],
+    [
+      'unregistered redirect_uri',
+      { client_id: 'demo-web', redirect_uri: 'https://attacker.example/callback' },
+      'invalid_redirect_uri',
+    ],
     ['missing redirect_uri', { client_id: 'demo-web' }, 'invalid_request'],
   ])('%s: a 400 page naming the error, no redirect', async (_name, params, error) => {
     const url = new URL(`${srv.issuer}/authorization`);
-    url.search = new URLSearchParams({ response_type: 'code', scope: 'openid', state: 'x', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...params }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      scope: 'openid',
+      state: 'x',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      ...params,
+    }).toString();
     const browser = new TestBrowser(srv.issuer);
     const page = await browser.go(String(url));
     expect(page.status).toBe(400);

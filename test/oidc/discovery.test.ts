@@ -4,12 +4,14 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 
 let srv: RunningServer;
 // keys: {} keeps development's ephemeral key set, which the JWKS test below checks (not the run's shared keys)
-beforeAll(async () => { srv = await startServer({ keys: {} }); });
+beforeAll(async () => {
+  srv = await startServer({ keys: {} });
+});
 afterAll(() => srv.close());
 
 async function getJson(path: string, init?: RequestInit) {
   const res = await fetch(`${srv.issuer}${path}`, init);
-  return { status: res.status, headers: res.headers, body: await res.json() as Record<string, unknown> };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
 }
 
 describe('discovery and keys', () => {
@@ -29,8 +31,12 @@ describe('discovery and keys', () => {
       request_uri_parameter_supported: false,
       code_challenge_methods_supported: ['S256'],
     });
-    expect(openid.body.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'address', 'phone', 'offline_access', 'catalog:admin']));
-    expect(openid.body.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post']));
+    expect(openid.body.scopes_supported).toEqual(
+      expect.arrayContaining(['openid', 'profile', 'email', 'address', 'phone', 'offline_access', 'catalog:admin']),
+    );
+    expect(openid.body.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(['client_secret_basic', 'client_secret_post']),
+    );
   });
 
   test('every member required by RFC 8414 §2 and OpenID Connect Discovery §3 is present, the same in both documents', async () => {
@@ -38,14 +44,28 @@ describe('discovery and keys', () => {
     const oauth = (await getJson('/.well-known/oauth-authorization-server')).body;
     const required = [
       // OpenID Connect Discovery 1.0 §3 REQUIRED
-      'issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'response_types_supported',
-      'subject_types_supported', 'id_token_signing_alg_values_supported',
+      'issuer',
+      'authorization_endpoint',
+      'token_endpoint',
+      'jwks_uri',
+      'response_types_supported',
+      'subject_types_supported',
+      'id_token_signing_alg_values_supported',
       // §3 RECOMMENDED, and RFC 8414 §2 members for what this server does
-      'userinfo_endpoint', 'registration_endpoint', 'scopes_supported', 'claims_supported',
-      'response_modes_supported', 'grant_types_supported', 'token_endpoint_auth_methods_supported',
-      'code_challenge_methods_supported', 'introspection_endpoint', 'revocation_endpoint',
-      'request_uri_parameter_supported', 'userinfo_signing_alg_values_supported',
-      'userinfo_encryption_alg_values_supported', 'userinfo_encryption_enc_values_supported',
+      'userinfo_endpoint',
+      'registration_endpoint',
+      'scopes_supported',
+      'claims_supported',
+      'response_modes_supported',
+      'grant_types_supported',
+      'token_endpoint_auth_methods_supported',
+      'code_challenge_methods_supported',
+      'introspection_endpoint',
+      'revocation_endpoint',
+      'request_uri_parameter_supported',
+      'userinfo_signing_alg_values_supported',
+      'userinfo_encryption_alg_values_supported',
+      'userinfo_encryption_enc_values_supported',
     ];
     for (const doc of [openid, oauth]) {
       for (const member of required) expect([member, doc[member] !== undefined]).toEqual([member, true]);
@@ -61,7 +81,9 @@ describe('discovery and keys', () => {
     expect(openid.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'ES256', 'EdDSA']));
     expect(openid.id_token_signing_alg_values_supported).not.toContain('none');
     expect(openid.userinfo_encryption_alg_values_supported).not.toContain('RSA1_5');
-    expect(openid.userinfo_encryption_enc_values_supported).toEqual(expect.arrayContaining(['A128CBC-HS256', 'A256GCM']));
+    expect(openid.userinfo_encryption_enc_values_supported).toEqual(
+      expect.arrayContaining(['A128CBC-HS256', 'A256GCM']),
+    );
   });
 
   test('the JWKS publishes public keys only, with kid, use and alg', async () => {
@@ -80,12 +102,24 @@ describe('discovery and keys', () => {
 
   test('registration is refused without the initial access token', async () => {
     const body = JSON.stringify({ redirect_uris: ['https://rp.example/cb'] });
-    const anon = await getJson('/registration', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const anon = await getJson('/registration', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(anon.status).toBe(401);
     expect(anon.body.error).toBe('invalid_token');
-    const wrong = await getJson('/registration', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong-token-000000' }, body });
+    const wrong = await getJson('/registration', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer wrong-token-000000' },
+      body,
+    });
     expect(wrong.status).toBe(401);
-    const ok = await getJson('/registration', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer demo-initial-access-token' }, body });
+    const ok = await getJson('/registration', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer demo-initial-access-token' },
+      body,
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.client_id).toEqual(expect.any(String));
   });
@@ -93,9 +127,16 @@ describe('discovery and keys', () => {
   test('without an initial access token in config there is no registration endpoint', async () => {
     const local = await startServer({ registration: {} });
     try {
-      const res = await fetch(`${local.issuer}/registration`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer demo-initial-access-token' }, body: '{"redirect_uris":["https://rp.example/cb"]}' });
+      const res = await fetch(`${local.issuer}/registration`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer demo-initial-access-token' },
+        body: '{"redirect_uris":["https://rp.example/cb"]}',
+      });
       expect(res.status).toBe(404);
-      const discovery = await (await fetch(`${local.issuer}/.well-known/openid-configuration`)).json() as Record<string, unknown>;
+      const discovery = (await (await fetch(`${local.issuer}/.well-known/openid-configuration`)).json()) as Record<
+        string,
+        unknown
+      >;
       expect(discovery.registration_endpoint).toBeUndefined();
     } finally {
       await local.close();
@@ -123,8 +164,10 @@ describe('languages', () => {
   // default language or reworded messages change nothing of what is served.
   test.each([
     ['the defaults', {}],
-    ['German by default, with reworded messages',
-      { ui: { defaultLocale: 'de' as const, messages: { de: { 'login.title': 'Willkommen' } } } }],
+    [
+      'German by default, with reworded messages',
+      { ui: { defaultLocale: 'de' as const, messages: { de: { 'login.title': 'Willkommen' } } } },
+    ],
   ])('with %s, every advertised language is one the login page is served in', async (_name, overrides) => {
     const local = await startServer(overrides);
     try {

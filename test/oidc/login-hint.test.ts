@@ -23,14 +23,27 @@ afterAll(() => srv.close());
 
 /** A silent authorization request in `browser`: where it was sent back to, as parameters. */
 async function silent(browser: TestBrowser, extra: Record<string, string>) {
-  const start = await startAuthorization(rp, { scope: 'openid email', prompt: 'none', state: 'silent-state', ...extra });
+  const start = await startAuthorization(rp, {
+    scope: 'openid email',
+    prompt: 'none',
+    state: 'silent-state',
+    ...extra,
+  });
   const page = await browser.go(String(start.url));
   expect(page.redirectedTo).toMatch(/^http:\/\/localhost:8080\/callback\?/);
-  return { start, callback: new URL(page.redirectedTo!), params: Object.fromEntries(new URL(page.redirectedTo!).searchParams) };
+  return {
+    start,
+    callback: new URL(page.redirectedTo!),
+    params: Object.fromEntries(new URL(page.redirectedTo!).searchParams),
+  };
 }
 
 async function subjectOf(start: Awaited<ReturnType<typeof startAuthorization>>, callback: URL) {
-  const tokens = await oidc.authorizationCodeGrant(rp.config, callback, { pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce });
+  const tokens = await oidc.authorizationCodeGrant(rp.config, callback, {
+    pkceCodeVerifier: start.codeVerifier,
+    expectedState: start.state,
+    expectedNonce: start.nonce,
+  });
   return tokens.claims()!.sub;
 }
 
@@ -40,8 +53,14 @@ describe('prompt=none with a session for alice', () => {
     ['her own address', 'alice@example.com'],
     ['her address in another case', 'Alice@EXAMPLE.com'],
     ['her address between spaces', ' alice@example.com '],
-    ['her address with the trailing dot of a fully qualified domain (one mailbox, as at the login form)', 'alice@example.com.'],
-    ['her address with a fullwidth domain (one mailbox, as at the login form)', 'alice@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com'],
+    [
+      'her address with the trailing dot of a fully qualified domain (one mailbox, as at the login form)',
+      'alice@example.com.',
+    ],
+    [
+      'her address with a fullwidth domain (one mailbox, as at the login form)',
+      'alice@\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com',
+    ],
     ['her subject (`sub`) instead of her address, as relying parties written for other OPs send it', 'alice'],
   ])('%s: a code for alice', async (_name, hint) => {
     const { start, callback, params } = await silent(alice, hint === undefined ? {} : { login_hint: hint });
@@ -50,21 +69,27 @@ describe('prompt=none with a session for alice', () => {
   });
 
   test.each([
-    ['another account\'s address', 'admin@example.com'],
+    ["another account's address", 'admin@example.com'],
     ['an address no account has (the same answer)', 'nobody@example.com'],
     ['her subject in another case (subjects are compared exactly)', 'Alice'],
-    ['another account\'s subject', 'admin'],
+    ["another account's subject", 'admin'],
     ['her address with a suffix', 'alice@example.com.evil.test'],
   ])('login_hint naming %s: login_required at the redirect_uri, no code', async (_name, hint) => {
     const { params } = await silent(alice, { login_hint: hint });
     expect(params).toEqual({
-      error: 'login_required', error_description: 'login_hint does not name the signed-in account', state: 'silent-state', iss: srv.issuer,
+      error: 'login_required',
+      error_description: 'login_hint does not name the signed-in account',
+      state: 'silent-state',
+      iss: srv.issuer,
     });
   });
 
   test('with acr_values asking for two factors as well: login_required, the hint comes first', async () => {
     const { params } = await silent(alice, { login_hint: 'admin@example.com', acr_values: 'urn:portcullis:mfa' });
-    expect(params).toMatchObject({ error: 'login_required', error_description: 'login_hint does not name the signed-in account' });
+    expect(params).toMatchObject({
+      error: 'login_required',
+      error_description: 'login_hint does not name the signed-in account',
+    });
   });
 
   test('without a session, any login_hint: login_required as before', async () => {
@@ -108,10 +133,10 @@ describe('an interactive request with a session for alice', () => {
   });
 
   test.each([
-    ['another account\'s address', 'admin@example.com', 'admin@example.com'],
+    ["another account's address", 'admin@example.com', 'admin@example.com'],
     ['markup (escaped, shown as typed)', '"><script>alert(1)</script>', '"><script>alert(1)</script>'],
     ['more than an address can hold (left out)', `${'x'.repeat(310)}@example.com`, ''],
-  ])('without a session, login_hint of %s: the login page\'s address field', async (_name, hint, shown) => {
+  ])("without a session, login_hint of %s: the login page's address field", async (_name, hint, shown) => {
     const start = await startAuthorization(rp, { scope: 'openid', login_hint: hint });
     const page = await new TestBrowser(srv.issuer).go(String(start.url));
     expect(page.status).toBe(200);
@@ -126,10 +151,19 @@ test('an account with an IDN domain: its address in punycode or decomposed as lo
   try {
     const idnRp = await relyingParty(idn.issuer);
     const signup = new TestBrowser(idn.issuer);
-    await signup.submit(await signup.go(`${idn.issuer}/account/signup`), { given_name: 'Bob', family_name: 'B', email: 'Bob@B\u00fccher.example', password: 'correct horse battery' });
+    await signup.submit(await signup.go(`${idn.issuer}/account/signup`), {
+      given_name: 'Bob',
+      family_name: 'B',
+      email: 'Bob@B\u00fccher.example',
+      password: 'correct horse battery',
+    });
     const [confirm] = await mailbox.waitFor('Bob@xn--bcher-kva.example');
     await signup.submit(await signup.go(confirm!.link!), {});
-    const { browser } = await signIn(idn.issuer, idnRp, { email: 'Bob@B\u00fccher.example', password: 'correct horse battery', params: { scope: 'openid' } });
+    const { browser } = await signIn(idn.issuer, idnRp, {
+      email: 'Bob@B\u00fccher.example',
+      password: 'correct horse battery',
+      params: { scope: 'openid' },
+    });
     const answer = async (hint: string) => {
       const start = await startAuthorization(idnRp, { scope: 'openid', prompt: 'none', state: 's', login_hint: hint });
       return Object.fromEntries(new URL((await browser.go(String(start.url))).redirectedTo!).searchParams);
@@ -144,15 +178,23 @@ test('an account with an IDN domain: its address in punycode or decomposed as lo
   }
 });
 
-test('with mfa off (oidc-provider\'s policy without the step-up check), the same login_required', async () => {
+test("with mfa off (oidc-provider's policy without the step-up check), the same login_required", async () => {
   const plain = await startServer({ mfa: { enabled: false } });
   try {
     const plainRp = await relyingParty(plain.issuer);
     const { browser } = await signIn(plain.issuer, plainRp, { params: { scope: 'openid' } });
-    const start = await startAuthorization(plainRp, { scope: 'openid', prompt: 'none', login_hint: 'admin@example.com', state: 's' });
+    const start = await startAuthorization(plainRp, {
+      scope: 'openid',
+      prompt: 'none',
+      login_hint: 'admin@example.com',
+      state: 's',
+    });
     const page = await browser.go(String(start.url));
     expect(Object.fromEntries(new URL(page.redirectedTo!).searchParams)).toEqual({
-      error: 'login_required', error_description: 'login_hint does not name the signed-in account', state: 's', iss: plain.issuer,
+      error: 'login_required',
+      error_description: 'login_hint does not name the signed-in account',
+      state: 's',
+      iss: plain.issuer,
     });
   } finally {
     await plain.close();

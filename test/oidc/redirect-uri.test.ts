@@ -1,5 +1,13 @@
 import { TestBrowser } from '../helpers/browser.js';
-import { CHALLENGE, delivered, errorOnPage, pushRequest, query, requestObject, type Params } from '../helpers/authorization.js';
+import {
+  CHALLENGE,
+  delivered,
+  errorOnPage,
+  pushRequest,
+  query,
+  requestObject,
+  type Params,
+} from '../helpers/authorization.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
 
 /**
@@ -9,7 +17,11 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  * in a pushed request. The browser is never sent anywhere outside the server.
  */
 
-const APP = { id: 'table-app', secret: 'table-app-secret-0123', uris: ['https://app.example.com/cb', 'https://app.example.com/cb2?tenant=a'] };
+const APP = {
+  id: 'table-app',
+  secret: 'table-app-secret-0123',
+  uris: ['https://app.example.com/cb', 'https://app.example.com/cb2?tenant=a'],
+};
 const WEB = { id: 'demo-web', secret: 'demo-web-secret', uri: 'http://localhost:8080/callback' };
 const NATIVE = { id: 'native-app', uri: 'http://127.0.0.1/cb' };
 
@@ -18,9 +30,24 @@ beforeAll(async () => {
   srv = await startServer({
     webMessageResponseMode: true,
     clients: [
-      { client_id: WEB.id, client_secret: WEB.secret, redirect_uris: [WEB.uri], token_endpoint_auth_method: 'client_secret_post' },
-      { client_id: APP.id, client_secret: APP.secret, redirect_uris: APP.uris, token_endpoint_auth_method: 'client_secret_post' },
-      { client_id: NATIVE.id, redirect_uris: [NATIVE.uri], application_type: 'native', token_endpoint_auth_method: 'none' },
+      {
+        client_id: WEB.id,
+        client_secret: WEB.secret,
+        redirect_uris: [WEB.uri],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+      {
+        client_id: APP.id,
+        client_secret: APP.secret,
+        redirect_uris: APP.uris,
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+      {
+        client_id: NATIVE.id,
+        redirect_uris: [NATIVE.uri],
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+      },
     ],
   });
 });
@@ -91,8 +118,15 @@ function clientOf(which: 'app' | 'web') {
 
 function authorizationParams(clientId: string, mode: string, redirectUri: Row[2]): Params {
   return {
-    client_id: clientId, response_type: 'code', response_mode: mode, redirect_uri: redirectUri, scope: 'openid',
-    state: 'st-1', nonce: 'n-1', code_challenge: CHALLENGE, code_challenge_method: 'S256',
+    client_id: clientId,
+    response_type: 'code',
+    response_mode: mode,
+    redirect_uri: redirectUri,
+    scope: 'openid',
+    state: 'st-1',
+    nonce: 'n-1',
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
   };
 }
 
@@ -111,7 +145,10 @@ async function expectRefusedOnPage(url: string, error: string) {
 describe('redirect_uri in the query string', () => {
   test.each(cases)('response_mode=%s: %s is refused', async (mode, _name, which, redirectUri, error) => {
     const client = clientOf(which);
-    await expectRefusedOnPage(`${srv.issuer}/authorization?${query(authorizationParams(client.id, mode, redirectUri))}`, error);
+    await expectRefusedOnPage(
+      `${srv.issuer}/authorization?${query(authorizationParams(client.id, mode, redirectUri))}`,
+      error,
+    );
   });
 });
 
@@ -120,7 +157,9 @@ describe('redirect_uri in a form POST (OIDC Core §3.1.2.1)', () => {
   test.each(cases)('response_mode=%s: %s is refused', async (mode, _name, which, redirectUri, error) => {
     const client = clientOf(which);
     const res = await fetch(`${srv.issuer}/authorization`, {
-      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: query(authorizationParams(client.id, mode, redirectUri)),
     });
     expect([res.status, new URL(res.headers.get('location')!).origin]).toEqual([303, srv.issuer]);
@@ -131,7 +170,12 @@ describe('redirect_uri in a form POST (OIDC Core §3.1.2.1)', () => {
 describe('redirect_uri inside a request object (JAR, RFC 9101)', () => {
   test.each(cases)('response_mode=%s: %s is refused', async (mode, _name, which, redirectUri, error) => {
     const client = clientOf(which);
-    const request = await requestObject(srv.issuer, client.id, client.secret, authorizationParams(client.id, mode, redirectUri));
+    const request = await requestObject(
+      srv.issuer,
+      client.id,
+      client.secret,
+      authorizationParams(client.id, mode, redirectUri),
+    );
     await expectRefusedOnPage(`${srv.issuer}/authorization?${query({ client_id: client.id, request })}`, error);
   });
 });
@@ -141,9 +185,17 @@ describe('redirect_uri in a pushed authorization request (PAR, RFC 9126)', () =>
   // invalid_request with a description that names redirect_uri.
   test.each(cases)('response_mode=%s: %s is refused at the push', async (mode, _name, which, redirectUri, error) => {
     const client = clientOf(which);
-    const pushed = await pushRequest(srv.issuer, client.id, client.secret, authorizationParams(client.id, mode, redirectUri));
+    const pushed = await pushRequest(
+      srv.issuer,
+      client.id,
+      client.secret,
+      authorizationParams(client.id, mode, redirectUri),
+    );
     expect({ status: pushed.status, error: pushed.body.error }).toEqual({ status: 400, error: 'invalid_request' });
-    if (error === INVALID) expect(pushed.body.error_description).toBe("redirect_uri did not match any of the client's registered redirect_uris");
+    if (error === INVALID)
+      expect(pushed.body.error_description).toBe(
+        "redirect_uri did not match any of the client's registered redirect_uris",
+      );
     expect(pushed.body.request_uri).toBeUndefined();
   });
 });
@@ -159,19 +211,26 @@ describe('the registered redirect_uri works in every mode and transport (the tab
       expect(direct.dom.querySelector('input[name=password]')).not.toBeNull();
 
       const request = await requestObject(srv.issuer, APP.id, APP.secret, params);
-      const viaJar = await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${query({ client_id: APP.id, request })}`);
+      const viaJar = await new TestBrowser(srv.issuer).go(
+        `${srv.issuer}/authorization?${query({ client_id: APP.id, request })}`,
+      );
       expect(viaJar.dom.querySelector('input[name=password]')).not.toBeNull();
 
       const pushed = await pushRequest(srv.issuer, APP.id, APP.secret, params);
       expect(pushed.status).toBe(201);
-      const viaPar = await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${query({ client_id: APP.id, request_uri: pushed.body.request_uri! })}`);
+      const viaPar = await new TestBrowser(srv.issuer).go(
+        `${srv.issuer}/authorization?${query({ client_id: APP.id, request_uri: pushed.body.request_uri! })}`,
+      );
       expect(viaPar.dom.querySelector('input[name=password]')).not.toBeNull();
     }
   });
 });
 
 describe('native clients on a loopback IP: only the port may vary (RFC 8252 §7.3, done by oidc-provider)', () => {
-  const open = (redirectUri: string) => new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?${query(authorizationParams(NATIVE.id, 'query', redirectUri))}`);
+  const open = (redirectUri: string) =>
+    new TestBrowser(srv.issuer).go(
+      `${srv.issuer}/authorization?${query(authorizationParams(NATIVE.id, 'query', redirectUri))}`,
+    );
 
   test.each(['http://127.0.0.1:51234/cb', 'http://127.0.0.1:80/cb'])('%s is accepted (the login page)', async (uri) => {
     const page = await open(uri);
@@ -186,6 +245,9 @@ describe('native clients on a loopback IP: only the port may vary (RFC 8252 §7.
     ['added query', 'http://127.0.0.1:51234/cb?x=1'],
     ['userinfo', 'http://attacker.example@127.0.0.1:51234/cb'],
   ])('%s is refused', async (_name, uri) => {
-    await expectRefusedOnPage(`${srv.issuer}/authorization?${query(authorizationParams(NATIVE.id, 'query', uri))}`, INVALID);
+    await expectRefusedOnPage(
+      `${srv.issuer}/authorization?${query(authorizationParams(NATIVE.id, 'query', uri))}`,
+      INVALID,
+    );
   });
 });

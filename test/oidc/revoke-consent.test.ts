@@ -9,7 +9,11 @@ import { deletePrefix, REDIS_URL, redisAvailable, uniquePrefix } from '../helper
  * Before, it only forgot the consent and the tokens kept working.
  */
 
-const OTHER = { client_id: 'other-web', client_secret: 'other-web-secret-0001', redirect_uri: 'http://localhost:8080/other' };
+const OTHER = {
+  client_id: 'other-web',
+  client_secret: 'other-web-secret-0001',
+  redirect_uri: 'http://localhost:8080/other',
+};
 const ADMIN = { email: 'admin@example.com', password: 'admin-demo-password' };
 const scope = { scope: 'openid profile offline_access' };
 
@@ -31,13 +35,25 @@ describe.each(storages)('server.revokeConsent(accountId, clientId) on %s storage
     storage = storageOf();
     srv = await startServer({
       storage,
-      clients: [...demoFixtures().clients!, {
-        client_id: OTHER.client_id, client_secret: OTHER.client_secret, client_name: 'Other web app', redirect_uris: [OTHER.redirect_uri],
-        grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post',
-      }],
+      clients: [
+        ...demoFixtures().clients!,
+        {
+          client_id: OTHER.client_id,
+          client_secret: OTHER.client_secret,
+          client_name: 'Other web app',
+          redirect_uris: [OTHER.redirect_uri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+      ],
     });
     web = await relyingParty(srv.issuer);
-    other = await relyingParty(srv.issuer, { clientId: OTHER.client_id, secret: OTHER.client_secret, redirectUri: OTHER.redirect_uri });
+    other = await relyingParty(srv.issuer, {
+      clientId: OTHER.client_id,
+      secret: OTHER.client_secret,
+      redirectUri: OTHER.redirect_uri,
+    });
   });
   afterEach(async () => {
     if (!runs) return;
@@ -49,38 +65,50 @@ describe.each(storages)('server.revokeConsent(accountId, clientId) on %s storage
     const secret = rp.clientId === OTHER.client_id ? OTHER.client_secret : 'demo-web-secret';
     const res = await fetch(`${srv.issuer}/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: rp.clientId, client_secret: secret }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: rp.clientId,
+        client_secret: secret,
+      }),
     });
-    return { status: res.status, body: await res.json() as { error?: string } };
+    return { status: res.status, body: (await res.json()) as { error?: string } };
   }
 
   async function userinfo(accessToken: string): Promise<number> {
     return (await fetch(`${srv.issuer}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } })).status;
   }
 
-  maybe('revokes the account\'s grants for the client in every session: refresh invalid_grant, userinfo 401, consent asked again', async () => {
-    const first = await signIn(srv.issuer, web, { params: scope });
-    const second = await signIn(srv.issuer, web, { params: scope, consent: 'none' }); // another browser, another grant
-    const otherClient = await signIn(srv.issuer, other, { params: scope });
-    const otherAccount = await signIn(srv.issuer, web, { params: scope, ...ADMIN });
-    for (const { tokens } of [first, second, otherClient, otherAccount]) expect(await userinfo(tokens.access_token)).toBe(200);
+  maybe(
+    "revokes the account's grants for the client in every session: refresh invalid_grant, userinfo 401, consent asked again",
+    async () => {
+      const first = await signIn(srv.issuer, web, { params: scope });
+      const second = await signIn(srv.issuer, web, { params: scope, consent: 'none' }); // another browser, another grant
+      const otherClient = await signIn(srv.issuer, other, { params: scope });
+      const otherAccount = await signIn(srv.issuer, web, { params: scope, ...ADMIN });
+      for (const { tokens } of [first, second, otherClient, otherAccount])
+        expect(await userinfo(tokens.access_token)).toBe(200);
 
-    await srv.server.revokeConsent('alice', 'demo-web');
+      await srv.server.revokeConsent('alice', 'demo-web');
 
-    for (const { tokens } of [first, second]) {
-      expect(await userinfo(tokens.access_token)).toBe(401);
-      expect(await refresh(web, tokens.refresh_token!)).toEqual({ status: 400, body: expect.objectContaining({ error: 'invalid_grant' }) });
-    }
-    // Alice's grant for another client and another account's grant for this client are untouched.
-    expect(await userinfo(otherClient.tokens.access_token)).toBe(200);
-    expect((await refresh(other, otherClient.tokens.refresh_token!)).status).toBe(200);
-    expect(await userinfo(otherAccount.tokens.access_token)).toBe(200);
-    expect((await refresh(web, otherAccount.tokens.refresh_token!)).status).toBe(200);
+      for (const { tokens } of [first, second]) {
+        expect(await userinfo(tokens.access_token)).toBe(401);
+        expect(await refresh(web, tokens.refresh_token!)).toEqual({
+          status: 400,
+          body: expect.objectContaining({ error: 'invalid_grant' }),
+        });
+      }
+      // Alice's grant for another client and another account's grant for this client are untouched.
+      expect(await userinfo(otherClient.tokens.access_token)).toBe(200);
+      expect((await refresh(other, otherClient.tokens.refresh_token!)).status).toBe(200);
+      expect(await userinfo(otherAccount.tokens.access_token)).toBe(200);
+      expect((await refresh(web, otherAccount.tokens.refresh_token!)).status).toBe(200);
 
-    const again = await signIn(srv.issuer, web, { params: scope });
-    expect(again.seen.consentPage).toBeDefined();
-    expect(await userinfo(again.tokens.access_token)).toBe(200);
-  });
+      const again = await signIn(srv.issuer, web, { params: scope });
+      expect(again.seen.consentPage).toBeDefined();
+      expect(await userinfo(again.tokens.access_token)).toBe(200);
+    },
+  );
 
   maybe('an account or client without consent or grant: resolves and changes nothing', async () => {
     const { tokens } = await signIn(srv.issuer, web, { params: scope });

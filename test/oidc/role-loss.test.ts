@@ -36,9 +36,18 @@ async function setAdminRoles(roles: string[]) {
 async function refresh(refreshToken: string, extra: Record<string, string> = {}) {
   const res = await fetch(`${srv.issuer}/token`, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'demo-web', client_secret: 'demo-web-secret', ...extra }),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: 'demo-web',
+      client_secret: 'demo-web-secret',
+      ...extra,
+    }),
   });
-  return { status: res.status, body: await res.json() as { access_token: string; refresh_token: string; scope?: string; error?: string } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { access_token: string; refresh_token: string; scope?: string; error?: string },
+  };
 }
 
 /** What the catalog API lets the token see: the delisted product (null when hidden) and the admin-only list. */
@@ -58,13 +67,20 @@ const REFUSED = { product: null, list: 'FORBIDDEN' };
 /** The scopes an access token carries: the token response's `scope` and, for a JWT, its `scope` claim. */
 function scopesOf(body: { access_token: string; scope?: string }, jwt: boolean): string[] {
   if (!jwt) return (body.scope ?? '').split(' ').filter(Boolean).sort();
-  const claims = JSON.parse(Buffer.from(body.access_token.split('.')[1]!, 'base64url').toString()) as { scope?: string };
-  expect((body.scope ?? '').split(' ').filter(Boolean).sort()).toEqual((claims.scope ?? '').split(' ').filter(Boolean).sort());
+  const claims = JSON.parse(Buffer.from(body.access_token.split('.')[1]!, 'base64url').toString()) as {
+    scope?: string;
+  };
+  expect((body.scope ?? '').split(' ').filter(Boolean).sort()).toEqual(
+    (claims.scope ?? '').split(' ').filter(Boolean).sort(),
+  );
   return (claims.scope ?? '').split(' ').filter(Boolean).sort();
 }
 
 // Opaque tokens (no resource) and RFC 9068 JWT access tokens for the API (resource=<graphql url>).
-const KINDS: Array<[string, boolean]> = [['opaque access tokens', false], ['JWT access tokens for the API (resource)', true]];
+const KINDS: Array<[string, boolean]> = [
+  ['opaque access tokens', false],
+  ['JWT access tokens for the API (resource)', true],
+];
 
 describe.each(KINDS)('the admin role removed after consent: %s', (_kind, jwt) => {
   const params = () => ({ scope: SCOPE, ...(jwt ? { resource: srv.graphqlUrl } : {}) });
@@ -104,7 +120,9 @@ describe.each(KINDS)('the admin role removed after consent: %s', (_kind, jwt) =>
     const seen = await browse(new TestBrowser(srv.issuer), start.url, ADMIN);
     await setAdminRoles([]);
     const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     expect(scopesOf(tokens as never, jwt)).toEqual(without);
     expect(await catalogAs(tokens.access_token)).toEqual(REFUSED);
@@ -123,10 +141,16 @@ describe.each(KINDS)('the admin role removed after consent: %s', (_kind, jwt) =>
 
   test('the implicit flow (id_token token) in the same browser session gives no catalog:admin', async () => {
     const browser = new TestBrowser(srv.issuer);
-    const authorize = (nonce: string) => `${srv.issuer}/authorization?${new URLSearchParams({
-      client_id: DEMO.spa.id, response_type: 'id_token token', redirect_uri: DEMO.spa.redirectUri, scope: 'openid catalog:admin', nonce, state: nonce,
-      ...(jwt ? { resource: srv.graphqlUrl } : {}),
-    })}`;
+    const authorize = (nonce: string) =>
+      `${srv.issuer}/authorization?${new URLSearchParams({
+        client_id: DEMO.spa.id,
+        response_type: 'id_token token',
+        redirect_uri: DEMO.spa.redirectUri,
+        scope: 'openid catalog:admin',
+        nonce,
+        state: nonce,
+        ...(jwt ? { resource: srv.graphqlUrl } : {}),
+      })}`;
     const tokenOf = (callback: URL) => {
       const fragment = new URLSearchParams(callback.hash.slice(1));
       return { access_token: fragment.get('access_token')!, scope: fragment.get('scope') ?? undefined };
@@ -195,7 +219,9 @@ describe.each(KINDS)('the admin role given after the scope was refused: %s', (_k
     const seen = await browse(browser, start.url, { ...ADMIN, consent: hadRole ? 'none' : 'allow' });
     if (!hadRole) expect(seen.consentPage?.body).toContain('catalog:admin');
     const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
+      pkceCodeVerifier: start.codeVerifier,
+      expectedState: start.state,
+      expectedNonce: start.nonce,
     });
     expect(scopesOf(tokens as never, jwt)).toEqual(withRole);
     expect(await catalogAs(tokens.access_token)).toEqual(ALLOWED);

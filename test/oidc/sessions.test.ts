@@ -11,18 +11,24 @@ const POST_LOGOUT = 'http://localhost:8080/signed-out';
 
 beforeEach(async () => {
   const fixtures = demoFixtures();
-  srv = await startServer({ clients: fixtures.clients!.map((c) => (c.client_id === 'demo-web' ? { ...c, post_logout_redirect_uris: [POST_LOGOUT] } : c)) });
+  srv = await startServer({
+    clients: fixtures.clients!.map((c) =>
+      c.client_id === 'demo-web' ? { ...c, post_logout_redirect_uris: [POST_LOGOUT] } : c,
+    ),
+  });
   rp = await relyingParty(srv.issuer);
 });
 afterEach(() => srv.close());
-
 
 /** A second authorization in the same browser; returns whether the login form appeared and the ID token claims. */
 async function authorizeAgain(browser: TestBrowser, params: Record<string, string> = {}) {
   const start = await startAuthorization(rp, params);
   const seen = await browse(browser, start.url, { consent: 'allow' });
   const tokens = await oidc.authorizationCodeGrant(rp.config, seen.callback, {
-    pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce, maxAge: params.max_age ? Number(params.max_age) : undefined,
+    pkceCodeVerifier: start.codeVerifier,
+    expectedState: start.state,
+    expectedNonce: start.nonce,
+    maxAge: params.max_age ? Number(params.max_age) : undefined,
   });
   return { askedForPassword: seen.loginPage !== undefined, claims: tokens.claims()! };
 }
@@ -66,7 +72,11 @@ describe('RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', () => {
   test('our confirmation page, then the session ends and the browser goes to the registered post_logout_redirect_uri', async () => {
     const browser = new TestBrowser(srv.issuer);
     const { tokens } = await signIn(srv.issuer, rp, { browser });
-    const url = oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT, state: 'bye' });
+    const url = oidc.buildEndSessionUrl(rp.config, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: POST_LOGOUT,
+      state: 'bye',
+    });
     const page = await browser.go(url.href);
     expect(page.status).toBe(200);
     expect(page.dom.querySelector('h1')?.text).toBe('Sign out?');
@@ -85,7 +95,10 @@ describe('RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', () => {
   test('"stay signed in" keeps the session', async () => {
     const browser = new TestBrowser(srv.issuer);
     const { tokens } = await signIn(srv.issuer, rp, { browser });
-    const page = await browser.go(oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT }).href);
+    const page = await browser.go(
+      oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: POST_LOGOUT })
+        .href,
+    );
     await browser.submit(page, {});
     const sso = await authorizeAgain(browser);
     expect(sso.askedForPassword).toBe(false);
@@ -107,7 +120,9 @@ describe('RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', () => {
     const { tokens } = await signIn(srv.issuer, rp, { browser });
     await browser.go(oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token! }).href);
     const forged = await browser.request(`${srv.issuer}/session/end/confirm`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ xsrf: 'forged', logout: 'yes' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf: 'forged', logout: 'yes' }),
     });
     expect(forged.status).toBe(400);
     expect(forged.dom.querySelector('#error')?.text).toBe('invalid_request');
@@ -117,14 +132,19 @@ describe('RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', () => {
   test('an unregistered post_logout_redirect_uri is refused on a page, never redirected to', async () => {
     const browser = new TestBrowser(srv.issuer);
     const { tokens } = await signIn(srv.issuer, rp, { browser });
-    const page = await browser.go(oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://attacker.example/' }).href);
+    const page = await browser.go(
+      oidc.buildEndSessionUrl(rp.config, {
+        id_token_hint: tokens.id_token!,
+        post_logout_redirect_uri: 'https://attacker.example/',
+      }).href,
+    );
     expect(page.status).toBe(400);
     expect(page.redirectedTo).toBeUndefined();
     expect(page.dom.querySelector('#error')?.text).toBe('invalid_request');
   });
 });
 
-describe('the browser session cookie\'s name (RFC 6265bis §4.1.3.2 __Host- prefix where a cookie can have it)', () => {
+describe("the browser session cookie's name (RFC 6265bis §4.1.3.2 __Host- prefix where a cookie can have it)", () => {
   test.each([
     ['an https issuer at the host root', 'https://id.example.com', '__Host-portcullis.session'],
     ['an https issuer at the host root with a port', 'https://id.example.com:8443', '__Host-portcullis.session'],
@@ -137,7 +157,9 @@ describe('the browser session cookie\'s name (RFC 6265bis §4.1.3.2 __Host- pref
   test('a plain-http issuer signs in with _session (the name the browser keeps is the one the server reads)', async () => {
     const browser = new TestBrowser(srv.issuer);
     await signIn(srv.issuer, rp, { browser });
-    expect((await browser.jar.getCookies(`${srv.issuer}/`)).map((c) => c.key)).toEqual(expect.arrayContaining(['_session', '_session.sig']));
+    expect((await browser.jar.getCookies(`${srv.issuer}/`)).map((c) => c.key)).toEqual(
+      expect.arrayContaining(['_session', '_session.sig']),
+    );
     expect((await authorizeAgain(browser)).askedForPassword).toBe(false);
   });
 });

@@ -9,10 +9,22 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 
 /** Registers a client with the given ID token algorithm and returns a relying party for it. */
 async function clientWithAlg(srv: RunningServer, alg?: string) {
-  const reg = await register(srv.issuer, { redirect_uris: ['http://localhost:8080/callback'], ...(alg ? { id_token_signed_response_alg: alg } : {}) });
+  const reg = await register(srv.issuer, {
+    redirect_uris: ['http://localhost:8080/callback'],
+    ...(alg ? { id_token_signed_response_alg: alg } : {}),
+  });
   expect(reg.status).toBe(201);
   const clientId = reg.body.client_id as string;
-  const config = await oidc.discovery(new URL(srv.issuer), clientId, { client_secret: reg.body.client_secret as string, id_token_signed_response_alg: (reg.body.id_token_signed_response_alg as string) }, undefined, { execute: [oidc.allowInsecureRequests] });
+  const config = await oidc.discovery(
+    new URL(srv.issuer),
+    clientId,
+    {
+      client_secret: reg.body.client_secret as string,
+      id_token_signed_response_alg: reg.body.id_token_signed_response_alg as string,
+    },
+    undefined,
+    { execute: [oidc.allowInsecureRequests] },
+  );
   return { config, clientId, redirectUri: 'http://localhost:8080/callback' };
 }
 
@@ -23,7 +35,10 @@ async function idTokenFrom(srv: RunningServer, alg?: string) {
 }
 
 async function verifyWithPublishedJwks(srv: RunningServer, idToken: string, clientId: string) {
-  return jwtVerify(idToken, createRemoteJWKSet(new URL(`${srv.issuer}/.well-known/jwks.json`)), { issuer: srv.issuer, audience: clientId });
+  return jwtVerify(idToken, createRemoteJWKSet(new URL(`${srv.issuer}/.well-known/jwks.json`)), {
+    issuer: srv.issuer,
+    audience: clientId,
+  });
 }
 
 describe('signing keys and ID tokens', () => {
@@ -36,7 +51,12 @@ describe('signing keys and ID tokens', () => {
   afterAll(() => srv.close());
 
   test('RS256 by default; ES256 and EdDSA per client; each verifies with jose against /.well-known/jwks.json', async () => {
-    for (const [requested, expected] of [[undefined, 'RS256'], ['ES256', 'ES256'], ['EdDSA', 'EdDSA'], ['RS256', 'RS256']] as const) {
+    for (const [requested, expected] of [
+      [undefined, 'RS256'],
+      ['ES256', 'ES256'],
+      ['EdDSA', 'EdDSA'],
+      ['RS256', 'RS256'],
+    ] as const) {
       const { idToken, clientId } = await idTokenFrom(srv, requested);
       const { payload, protectedHeader } = await verifyWithPublishedJwks(srv, idToken, clientId);
       expect(protectedHeader.alg).toBe(expected);
@@ -46,22 +66,34 @@ describe('signing keys and ID tokens', () => {
   });
 
   test('the JWKS publishes the public part of every configured key with kid, use and alg', async () => {
-    const published = await (await fetch(`${srv.issuer}/.well-known/jwks.json`)).json() as { keys: Array<Record<string, unknown>> };
+    const published = (await (await fetch(`${srv.issuer}/.well-known/jwks.json`)).json()) as {
+      keys: Array<Record<string, unknown>>;
+    };
     expect(published.keys.map((k) => k.kid).sort()).toEqual(keys.keys.map((k) => k.kid).sort());
     for (const key of published.keys) {
       for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(key).not.toHaveProperty(secret);
-      expect(key).toMatchObject({ use: 'sig', alg: expect.stringMatching(/^(RS256|ES256|EdDSA)$/), kid: expect.any(String) });
+      expect(key).toMatchObject({
+        use: 'sig',
+        alg: expect.stringMatching(/^(RS256|ES256|EdDSA)$/),
+        kid: expect.any(String),
+      });
     }
   });
 
   test('an algorithm without a configured key is refused at registration', async () => {
     const rsOnly = await startServer({ keys: { signing: await generateSigningKeys(['RS256']) } });
     try {
-      const res = await register(rsOnly.issuer, { redirect_uris: ['https://rp.example/cb'], id_token_signed_response_alg: 'ES256' });
+      const res = await register(rsOnly.issuer, {
+        redirect_uris: ['https://rp.example/cb'],
+        id_token_signed_response_alg: 'ES256',
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_client_metadata');
       expect(res.body.error_description).toContain('id_token_signed_response_alg');
-      const none = await register(rsOnly.issuer, { redirect_uris: ['https://rp.example/cb'], id_token_signed_response_alg: 'none' });
+      const none = await register(rsOnly.issuer, {
+        redirect_uris: ['https://rp.example/cb'],
+        id_token_signed_response_alg: 'none',
+      });
       expect(none.status).toBe(400);
     } finally {
       await rsOnly.close();
@@ -87,7 +119,10 @@ describe('key rotation', () => {
       expect(decodeProtectedHeader(fresh.idToken).kid).toBe(newKey!.kid);
       await verifyWithPublishedJwks(after, fresh.idToken, fresh.clientId);
       // Issuers differ per test server (port), so check the old token's signature against the new JWKS only.
-      const { protectedHeader } = await jwtVerify(oldToken.idToken, createRemoteJWKSet(new URL(`${after.issuer}/.well-known/jwks.json`)));
+      const { protectedHeader } = await jwtVerify(
+        oldToken.idToken,
+        createRemoteJWKSet(new URL(`${after.issuer}/.well-known/jwks.json`)),
+      );
       expect(protectedHeader.kid).toBe(oldKey!.kid);
     } finally {
       await after.close();
@@ -103,7 +138,9 @@ describe('keys from a file', () => {
     writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
     const srv = await startServer({ keys: { signing: file } });
     try {
-      const published = await (await fetch(`${srv.issuer}/.well-known/jwks.json`)).json() as { keys: Array<{ kid: string }> };
+      const published = (await (await fetch(`${srv.issuer}/.well-known/jwks.json`)).json()) as {
+        keys: Array<{ kid: string }>;
+      };
       expect(published.keys.map((k) => k.kid).sort()).toEqual(keys.keys.map((k) => k.kid as string).sort());
     } finally {
       await srv.close();
@@ -112,11 +149,30 @@ describe('keys from a file', () => {
 
   test.each([
     ['a missing file', () => '/nonexistent/portcullis/jwks.json', 'cannot read a JSON key set'],
-    ['a file that is not JSON', () => { const f = join(mkdtempSync(join(tmpdir(), 'pk-')), 'x'); writeFileSync(f, 'nope'); return f; }, 'is not valid JSON'],
-    ['a public-only key set', () => { const f = join(mkdtempSync(join(tmpdir(), 'pk-')), 'x'); writeFileSync(f, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' }] })); return f; }, 'is not a private JWKS'],
+    [
+      'a file that is not JSON',
+      () => {
+        const f = join(mkdtempSync(join(tmpdir(), 'pk-')), 'x');
+        writeFileSync(f, 'nope');
+        return f;
+      },
+      'is not valid JSON',
+    ],
+    [
+      'a public-only key set',
+      () => {
+        const f = join(mkdtempSync(join(tmpdir(), 'pk-')), 'x');
+        writeFileSync(f, JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' }] }));
+        return f;
+      },
+      'is not a private JWKS',
+    ],
   ])('%s is a ConfigError at keys.signing', async (_name, path, message) => {
     const attempt = createServer({ issuer: 'http://127.0.0.1:1', keys: { signing: path() } });
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
-    await expect(createServer({ issuer: 'http://127.0.0.1:1', keys: { signing: path() } })).rejects.toMatchObject({ path: 'keys.signing', message: expect.stringContaining(message) });
+    await expect(createServer({ issuer: 'http://127.0.0.1:1', keys: { signing: path() } })).rejects.toMatchObject({
+      path: 'keys.signing',
+      message: expect.stringContaining(message),
+    });
   });
 });

@@ -15,7 +15,10 @@ beforeAll(async () => {
   mailbox = await Mailbox.create();
   srv = await startServer({ webMessageResponseMode: true, mail: { mailbox: mailbox.dir } });
 });
-afterAll(async () => { await srv.close(); await mailbox.remove(); });
+afterAll(async () => {
+  await srv.close();
+  await mailbox.remove();
+});
 
 const headersOf = (page: Page) => ({
   status: page.status,
@@ -25,37 +28,61 @@ const headersOf = (page: Page) => ({
 
 /** The login page of a fresh sign-in of demo-web with `response_mode`. */
 async function loginPage(browser: TestBrowser, mode: string) {
-  const start = await browser.request(`${srv.issuer}/authorization?${query({
-    client_id: 'demo-web', response_type: 'code', redirect_uri: 'http://localhost:8080/callback', scope: 'openid', state: 's',
-    code_challenge: CHALLENGE, code_challenge_method: 'S256', response_mode: mode,
-  })}`);
+  const start = await browser.request(
+    `${srv.issuer}/authorization?${query({
+      client_id: 'demo-web',
+      response_type: 'code',
+      redirect_uri: 'http://localhost:8080/callback',
+      scope: 'openid',
+      state: 's',
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+      response_mode: mode,
+    })}`,
+  );
   return browser.go(new URL(start.headers.get('location')!, start.url).href);
 }
 
-const link = (page: Page, id: string) => new URL(page.dom.querySelector(`a#${id}`)!.getAttribute('href')!, page.url).href;
+const link = (page: Page, id: string) =>
+  new URL(page.dom.querySelector(`a#${id}`)!.getAttribute('href')!, page.url).href;
 
 test.each<[string, string | null]>([
   ['web_message', null],
   ['query', 'same-origin'],
-])('response_mode=%s: sign-up and reset pages opened from the login page: Cross-Origin-Opener-Policy %s', async (mode, opener) => {
-  const browser = new TestBrowser(srv.issuer);
-  const login = await loginPage(browser, mode);
-  const signup = await browser.go(link(login, 'signup'));
-  const signupRefused = await browser.submit(signup, { given_name: 'Pop', family_name: 'Up', email: 'not-an-address', password: 'a long enough password 1' });
-  const signupSent = await browser.submit(signup, { given_name: 'Pop', family_name: 'Up', email: `popup-${mode}@example.com`, password: 'a long enough password 1' });
-  const reset = await browser.go(link(login, 'reset'));
-  const resetSent = await browser.submit(reset, { email: 'alice@example.com' });
-  const seen = Object.fromEntries(Object.entries({ signup, signupRefused, signupSent, reset, resetSent }).map(([k, p]) => [k, headersOf(p)]));
-  expect(seen).toEqual({
-    signup: { status: 200, opener, frame: 'DENY' },
-    signupRefused: { status: 400, opener, frame: 'DENY' },
-    signupSent: { status: 200, opener, frame: 'DENY' },
-    reset: { status: 200, opener, frame: 'DENY' },
-    resetSent: { status: 200, opener, frame: 'DENY' },
-  });
-  // The way back to the sign-in, kept by each page.
-  expect(link(signupSent, 'continue')).toBe(new URL(`/interaction/${login.url.split('/').pop()}`, srv.issuer).href);
-});
+])(
+  'response_mode=%s: sign-up and reset pages opened from the login page: Cross-Origin-Opener-Policy %s',
+  async (mode, opener) => {
+    const browser = new TestBrowser(srv.issuer);
+    const login = await loginPage(browser, mode);
+    const signup = await browser.go(link(login, 'signup'));
+    const signupRefused = await browser.submit(signup, {
+      given_name: 'Pop',
+      family_name: 'Up',
+      email: 'not-an-address',
+      password: 'a long enough password 1',
+    });
+    const signupSent = await browser.submit(signup, {
+      given_name: 'Pop',
+      family_name: 'Up',
+      email: `popup-${mode}@example.com`,
+      password: 'a long enough password 1',
+    });
+    const reset = await browser.go(link(login, 'reset'));
+    const resetSent = await browser.submit(reset, { email: 'alice@example.com' });
+    const seen = Object.fromEntries(
+      Object.entries({ signup, signupRefused, signupSent, reset, resetSent }).map(([k, p]) => [k, headersOf(p)]),
+    );
+    expect(seen).toEqual({
+      signup: { status: 200, opener, frame: 'DENY' },
+      signupRefused: { status: 400, opener, frame: 'DENY' },
+      signupSent: { status: 200, opener, frame: 'DENY' },
+      reset: { status: 200, opener, frame: 'DENY' },
+      resetSent: { status: 200, opener, frame: 'DENY' },
+    });
+    // The way back to the sign-in, kept by each page.
+    expect(link(signupSent, 'continue')).toBe(new URL(`/interaction/${login.url.split('/').pop()}`, srv.issuer).href);
+  },
+);
 
 test.each([
   ['no interaction', ''],

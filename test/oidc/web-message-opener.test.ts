@@ -12,7 +12,9 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 const CLIENT = { id: 'demo-web', uri: 'http://localhost:8080/callback' };
 
 let srv: RunningServer;
-beforeAll(async () => { srv = await startServer({ webMessageResponseMode: true }); });
+beforeAll(async () => {
+  srv = await startServer({ webMessageResponseMode: true });
+});
 afterAll(() => srv.close());
 
 const headersOf = (page: Page) => ({
@@ -27,23 +29,34 @@ test.each<[string, string | null]>([
   ['query', 'same-origin'],
   ['fragment', 'same-origin'],
   ['form_post', 'same-origin'],
-])('response_mode=%s: Cross-Origin-Opener-Policy %s on each step of the sign-in; framing refused', async (mode, opener) => {
-  const browser = new TestBrowser(srv.issuer);
-  const start = await browser.request(`${srv.issuer}/authorization?${query({
-    client_id: CLIENT.id, response_type: 'code', redirect_uri: CLIENT.uri, scope: 'openid', state: 's',
-    code_challenge: CHALLENGE, code_challenge_method: 'S256', response_mode: mode,
-  })}`);
-  const login = await browser.go(new URL(start.headers.get('location')!, start.url).href);
-  const wrong = await browser.submit(login, { email: 'alice@example.com', password: 'wrong-password-123' });
-  const consent = await browser.submit(wrong, { email: 'alice@example.com', password: 'alice-demo-password' });
-  expect(consent.dom.querySelector('button[value=allow]')).not.toBeNull();
-  const steps = { start, login, wrong, consent };
-  const seen = Object.fromEntries(Object.entries(steps).map(([step, page]) => [step, headersOf(page)]));
-  const page = { opener, frame: 'DENY', frameAncestors: true };
-  expect(seen).toEqual({
-    start: { status: 303, ...page },
-    login: { status: 200, ...page },
-    wrong: { status: 401, ...page },
-    consent: { status: 200, ...page },
-  });
-});
+])(
+  'response_mode=%s: Cross-Origin-Opener-Policy %s on each step of the sign-in; framing refused',
+  async (mode, opener) => {
+    const browser = new TestBrowser(srv.issuer);
+    const start = await browser.request(
+      `${srv.issuer}/authorization?${query({
+        client_id: CLIENT.id,
+        response_type: 'code',
+        redirect_uri: CLIENT.uri,
+        scope: 'openid',
+        state: 's',
+        code_challenge: CHALLENGE,
+        code_challenge_method: 'S256',
+        response_mode: mode,
+      })}`,
+    );
+    const login = await browser.go(new URL(start.headers.get('location')!, start.url).href);
+    const wrong = await browser.submit(login, { email: 'alice@example.com', password: 'wrong-password-123' });
+    const consent = await browser.submit(wrong, { email: 'alice@example.com', password: 'alice-demo-password' });
+    expect(consent.dom.querySelector('button[value=allow]')).not.toBeNull();
+    const steps = { start, login, wrong, consent };
+    const seen = Object.fromEntries(Object.entries(steps).map(([step, page]) => [step, headersOf(page)]));
+    const page = { opener, frame: 'DENY', frameAncestors: true };
+    expect(seen).toEqual({
+      start: { status: 303, ...page },
+      login: { status: 200, ...page },
+      wrong: { status: 401, ...page },
+      consent: { status: 200, ...page },
+    });
+  },
+);

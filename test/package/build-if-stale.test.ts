@@ -19,7 +19,8 @@ beforeAll(() => {
   writeFileSync(join(project, 'lib/a.ts'), 'export const a = 1;\n');
   writeFileSync(join(project, 'lib/deep/b.ts'), 'export const b = 2;\n');
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ include: ['lib'] }));
-  const build = "node -e \"const fs=require('fs');fs.appendFileSync('builds','x');fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/.build-stamp','')\"";
+  const build =
+    "node -e \"const fs=require('fs');fs.appendFileSync('builds','x');fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/.build-stamp','')\"";
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'p', private: true, scripts: { build } }));
 });
 
@@ -34,15 +35,40 @@ function run(): string {
 /** Makes every file and folder of the project an hour old, as after a build long ago. */
 function ageAll() {
   const old = new Date(Date.now() - 3_600_000);
-  for (const p of ['lib/a.ts', 'lib/deep/b.ts', 'lib/deep', 'lib', 'tsconfig.json', 'package.json']) if (existsSync(join(project, p))) utimesSync(join(project, p), old, old);
+  for (const p of ['lib/a.ts', 'lib/deep/b.ts', 'lib/deep', 'lib', 'tsconfig.json', 'package.json'])
+    if (existsSync(join(project, p))) utimesSync(join(project, p), old, old);
 }
 
 test.each([
   ['no dist/ yet: builds', () => {}, 1, /not built yet/],
   ['nothing changed since: does not build', () => ageAll(), 0, /up to date/],
-  ['a source edited: builds', () => { ageAll(); writeFileSync(join(project, 'lib/deep/b.ts'), 'export const b = 3;\n'); }, 1, /sources changed/],
-  ['a source deleted: builds', () => { ageAll(); rmSync(join(project, 'lib/a.ts')); }, 1, /sources changed/],
-  ['tsconfig.json changed: builds', () => { ageAll(); writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ include: ['lib'], compilerOptions: {} })); }, 1, /sources changed/],
+  [
+    'a source edited: builds',
+    () => {
+      ageAll();
+      writeFileSync(join(project, 'lib/deep/b.ts'), 'export const b = 3;\n');
+    },
+    1,
+    /sources changed/,
+  ],
+  [
+    'a source deleted: builds',
+    () => {
+      ageAll();
+      rmSync(join(project, 'lib/a.ts'));
+    },
+    1,
+    /sources changed/,
+  ],
+  [
+    'tsconfig.json changed: builds',
+    () => {
+      ageAll();
+      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ include: ['lib'], compilerOptions: {} }));
+    },
+    1,
+    /sources changed/,
+  ],
   ['again, nothing changed: does not build', () => ageAll(), 0, /up to date/],
 ] as const)('%s', (_name, change, expected, said) => {
   change();

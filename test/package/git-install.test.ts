@@ -21,16 +21,31 @@ for (const key of Object.keys(env)) if (/^npm_(lifecycle|package)_/.test(key)) d
 let install: { status: number | null; output: string };
 beforeAll(() => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'git-consumer', private: true, type: 'module' }));
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `git+${pathToFileURL(ROOT).href}`, 'koa', 'graphql@16', '@apollo/server'],
-    { cwd: project, encoding: 'utf8', env, timeout: 480_000 });
+  const r = spawnSync(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      `git+${pathToFileURL(ROOT).href}`,
+      'koa',
+      'graphql@16',
+      '@apollo/server',
+    ],
+    { cwd: project, encoding: 'utf8', env, timeout: 480_000 },
+  );
   install = { status: r.status, output: `${r.stdout}${r.stderr}` };
 }, 500_000);
 
 test('the git install builds the package: the library imports and npx portcullis runs', () => {
   expect([install.status, install.output]).toEqual([0, expect.anything()]);
   expect(existsSync(join(project, 'node_modules/portcullis/dist/lib/index.js'))).toBe(true);
-  const imported = spawnSync(process.execPath, ['--input-type=module', '-e', "import { createServer } from 'portcullis'; console.log(typeof createServer);"],
-    { cwd: project, encoding: 'utf8', env });
+  const imported = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', "import { createServer } from 'portcullis'; console.log(typeof createServer);"],
+    { cwd: project, encoding: 'utf8', env },
+  );
   expect(imported.stdout).toBe('function\n');
   const help = spawnSync('npx', ['portcullis', '--help'], { cwd: project, encoding: 'utf8', env });
   expect([help.status, help.stderr]).toEqual([0, expect.stringMatching(/^usage:\n {2}portcullis keys/)]);

@@ -77,7 +77,10 @@ let tarball: string;
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'portcullis-package-'));
   // npm test has just built dist/; --ignore-scripts skips `prepare` (a check of dist/, or a second build).
-  const name = run(NPM, ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], ROOT).trim().split('\n').pop()!;
+  const name = run(NPM, ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], ROOT)
+    .trim()
+    .split('\n')
+    .pop()!;
   tarball = join(work, name);
 }, 120_000);
 
@@ -86,10 +89,23 @@ afterAll(() => {
 });
 
 test('the tarball holds the built library, its types, README, LICENSE and CHANGELOG, and nothing else', () => {
-  const files = run('tar', ['-tzf', tarball], work).trim().split('\n').map((f) => f.replace(/^package\//, ''));
-  for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/lib/index.js', 'dist/lib/index.d.ts',
-    'dist/lib/redis.js', 'dist/lib/rp/index.d.ts', 'dist/lib/graphql/index.d.ts',
-    'dist/lib/testing/index.js', 'dist/lib/testing/index.d.ts']) {
+  const files = run('tar', ['-tzf', tarball], work)
+    .trim()
+    .split('\n')
+    .map((f) => f.replace(/^package\//, ''));
+  for (const f of [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
+    'dist/lib/index.js',
+    'dist/lib/index.d.ts',
+    'dist/lib/redis.js',
+    'dist/lib/rp/index.d.ts',
+    'dist/lib/graphql/index.d.ts',
+    'dist/lib/testing/index.js',
+    'dist/lib/testing/index.d.ts',
+  ]) {
     expect(files).toContain(f);
   }
   expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
@@ -97,11 +113,14 @@ test('the tarball holds the built library, its types, README, LICENSE and CHANGE
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
 });
 
-test('the packed package.json\'s only install-time script is prepare, which builds nothing in the installed package', () => {
+test("the packed package.json's only install-time script is prepare, which builds nothing in the installed package", () => {
   // `prepare` builds a git install (test/package/git-install.test.ts). npm 11 lists it among the scripts a project
   // has not reviewed when it installs the tarball, and runs it only if approved: then, without tsconfig.json and
   // sources, scripts/build-if-stale.mjs exits 0 at once (test/package/build-if-stale.test.ts).
-  const manifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], work)) as { scripts?: Record<string, string>; bin?: Record<string, string> };
+  const manifest = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], work)) as {
+    scripts?: Record<string, string>;
+    bin?: Record<string, string>;
+  };
   const installTime = ['preinstall', 'install', 'postinstall', 'prepare', 'preprepare', 'postprepare'];
   expect(Object.keys(manifest.scripts ?? {}).filter((s) => installTime.includes(s))).toEqual(['prepare']);
   expect(manifest.scripts?.prepare).toBe('node scripts/build-if-stale.mjs');
@@ -115,13 +134,20 @@ test('publint and @arethetypeswrong/cli find nothing wrong with the tarball', ()
   expect(run(join(ROOT, 'node_modules/.bin/publint'), ['run', tarball, '--strict'], work)).toMatch(/All good!/);
   // esm-only profile: the package is ESM; CommonJS consumers use require(esm) on Node >= 22.12 (checked below).
   // attw exits non-zero when a resolution the profile covers (node16 from ESM, bundler) has a problem.
-  const attw = spawnSync(join(ROOT, 'node_modules/.bin/attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], { encoding: 'utf8' });
+  const attw = spawnSync(join(ROOT, 'node_modules/.bin/attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], {
+    encoding: 'utf8',
+  });
   expect(attw.status).toBe(0);
-  const report = JSON.parse(attw.stdout) as { analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { isTypeScript?: boolean } }> }> } };
+  const report = JSON.parse(attw.stdout) as {
+    analysis: {
+      entrypoints: Record<string, { resolutions: Record<string, { resolution?: { isTypeScript?: boolean } }> }>;
+    };
+  };
   const entrypoints = report.analysis.entrypoints;
   expect(Object.keys(entrypoints).sort()).toEqual(['.', './graphql', './package.json', './redis', './rp', './testing']);
   for (const name of ['.', './graphql', './redis', './rp', './testing']) {
-    for (const mode of ['node16-esm', 'bundler']) expect([name, mode, entrypoints[name]!.resolutions[mode]?.resolution?.isTypeScript]).toEqual([name, mode, true]);
+    for (const mode of ['node16-esm', 'bundler'])
+      expect([name, mode, entrypoints[name]!.resolutions[mode]?.resolution?.isTypeScript]).toEqual([name, mode, true]);
   }
 }, 60_000);
 
@@ -132,19 +158,55 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
   beforeAll(() => {
     project = join(work, 'host');
     run('mkdir', ['-p', join(project, 'src')], work);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'host-app', private: true, type: 'module' }, null, 2));
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'out', types: ['node'] },
-      include: ['src'],
-    }, null, 2));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'host-app', private: true, type: 'module' }, null, 2),
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify(
+        {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            outDir: 'out',
+            types: ['node'],
+          },
+          include: ['src'],
+        },
+        null,
+        2,
+      ),
+    );
     writeFileSync(join(project, 'src/main.ts'), CONSUMER);
     writeFileSync(join(project, 'src/storage.test.ts'), CONFORMANCE);
-    writeFileSync(join(project, 'src/require.cjs'), "const p = require('portcullis'); const r = require('portcullis/rp'); console.log(typeof p.createServer, typeof r.verifyAccessTokenForUser);\n");
+    writeFileSync(
+      join(project, 'src/require.cjs'),
+      "const p = require('portcullis'); const r = require('portcullis/rp'); console.log(typeof p.createServer, typeof r.verifyAccessTokenForUser);\n",
+    );
     const ts = JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')).version as string;
-    const typesNode = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')).version as string;
+    const typesNode = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8'))
+      .version as string;
     // Only the tarball and what a TypeScript Koa host has anyway (its body parser): koa comes as our peer dependency.
-    const koaBody = JSON.parse(readFileSync(join(ROOT, 'node_modules/@koa/bodyparser/package.json'), 'utf8')).version as string;
-    run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `typescript@${ts}`, `@types/node@${typesNode}`, `@koa/bodyparser@${koaBody}`], project, 300_000);
+    const koaBody = JSON.parse(readFileSync(join(ROOT, 'node_modules/@koa/bodyparser/package.json'), 'utf8'))
+      .version as string;
+    run(
+      NPM,
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        tarball,
+        `typescript@${ts}`,
+        `@types/node@${typesNode}`,
+        `@koa/bodyparser@${koaBody}`,
+      ],
+      project,
+      300_000,
+    );
   }, 320_000);
 
   afterAll(() => {
@@ -164,22 +226,40 @@ describe('installed into a fresh strict TypeScript Koa project', () => {
     expect(jest.status).toBe(3);
   }, 120_000);
 
-  (requireEsm ? test : test.skip)(`require('portcullis') works from CommonJS (require(esm), Node ${process.versions.node})`, () => {
-    expect(run(process.execPath, ['src/require.cjs'], project).trim()).toBe('function function');
-  });
+  (requireEsm ? test : test.skip)(
+    `require('portcullis') works from CommonJS (require(esm), Node ${process.versions.node})`,
+    () => {
+      expect(run(process.execPath, ['src/require.cjs'], project).trim()).toBe('function function');
+    },
+  );
 
   test('the compiled host app, mounted under /auth behind its own body parser, completes a code flow with openid-client and serves GraphQL at /api/graphql', async () => {
     const port = await freePort();
     const origin = `http://localhost:${port}`;
     const issuer = `${origin}/auth`;
-    child = spawn(process.execPath, ['out/main.js', String(port)], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    child = spawn(process.execPath, ['out/main.js', String(port)], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     let output = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`host app did not start:\n${output}`)), 30_000);
-      const onData = (d: Buffer) => { output += d; if (output.includes('READY')) { clearTimeout(timer); resolve(); } };
+      const onData = (d: Buffer) => {
+        output += d;
+        if (output.includes('READY')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
       child!.stdout!.on('data', onData);
-      child!.stderr!.on('data', (d: Buffer) => { output += d; });
-      child!.once('exit', (code) => { clearTimeout(timer); reject(new Error(`host app exited ${code}:\n${output}`)); });
+      child!.stderr!.on('data', (d: Buffer) => {
+        output += d;
+      });
+      child!.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`host app exited ${code}:\n${output}`));
+      });
     });
     expect(await (await fetch(`${origin}/`)).json()).toEqual({ host: true, entryPoints: 6 });
     const rp = await relyingParty(issuer, { clientId: 'host-web', secret: 'host-web-secret-0123456789abcdef' });

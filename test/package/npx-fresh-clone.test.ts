@@ -17,17 +17,32 @@ const clone = join(work, 'portcullis');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function npx(args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', npm_config_cache: join(work, 'npm-cache'), npm_config_yes: 'true', npm_config_update_notifier: 'false' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: '',
+    npm_config_cache: join(work, 'npm-cache'),
+    npm_config_yes: 'true',
+    npm_config_update_notifier: 'false',
+  };
   for (const key of Object.keys(env)) if (/^npm_(lifecycle|package)_/.test(key)) delete env[key];
   const r = spawnSync('npx', args, { cwd: clone, encoding: 'utf8', env, timeout: 120_000 });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
 beforeAll(() => {
-  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+  const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .stdout.split('\0')
+    .filter(Boolean);
   for (const file of files) {
     mkdirSync(dirname(join(clone, file)), { recursive: true });
-    try { cpSync(join(ROOT, file), join(clone, file)); } catch { /* a tracked file deleted in this checkout */ }
+    try {
+      cpSync(join(ROOT, file), join(clone, file));
+    } catch {
+      /* a tracked file deleted in this checkout */
+    }
   }
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
 });

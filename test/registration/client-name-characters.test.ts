@@ -8,12 +8,15 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  * Controls and bidirectional formatting characters have their own rows in registration.test.ts.
  */
 let srv: RunningServer;
-beforeAll(async () => { srv = await startServer(); });
+beforeAll(async () => {
+  srv = await startServer();
+});
 afterAll(() => srv.close());
 
 const invisible = (hex: string) =>
   `client_name holds U+${hex}, an invisible (default-ignorable) character: the name would not show as what it is on the sign-in and consent pages`;
-const run = (length: number, names: string) => `client_name holds a run of ${length} blank characters (${names}): separate words with one space`;
+const run = (length: number, names: string) =>
+  `client_name holds a run of ${length} blank characters (${names}): separate words with one space`;
 
 /** [row, client_name, exact error_description] */
 const REFUSED: Array<[string, string, string]> = [
@@ -42,27 +45,54 @@ const REFUSED: Array<[string, string, string]> = [
 describe('client_name that would not show as what it is', () => {
   test.each(REFUSED)('registration refuses %s: 400 invalid_client_metadata', async (_row, name, description) => {
     const res = await register(srv.issuer, { ...WEB_CLIENT, client_name: name });
-    expect({ status: res.status, error: res.body.error, description: res.body.error_description })
-      .toEqual({ status: 400, error: 'invalid_client_metadata', description });
+    expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({
+      status: 400,
+      error: 'invalid_client_metadata',
+      description,
+    });
   });
 
-  test.each(REFUSED)('a configured client with %s is a ConfigError at clients[0].client_name', (_row, name, description) => {
-    const client = { client_id: 'static', client_secret: 'static-secret-0123456789', redirect_uris: ['https://rp.example/cb'], client_name: name };
-    let error: unknown;
-    try { loadConfig({ issuer: 'http://127.0.0.1:3000', clients: [client] }, {}); } catch (err) { error = err; }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).problems).toEqual([{ path: 'clients[0].client_name', message: `client "static": ${description}` }]);
-  });
+  test.each(REFUSED)(
+    'a configured client with %s is a ConfigError at clients[0].client_name',
+    (_row, name, description) => {
+      const client = {
+        client_id: 'static',
+        client_secret: 'static-secret-0123456789',
+        redirect_uris: ['https://rp.example/cb'],
+        client_name: name,
+      };
+      let error: unknown;
+      try {
+        loadConfig({ issuer: 'http://127.0.0.1:3000', clients: [client] }, {});
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toEqual([
+        { path: 'clients[0].client_name', message: `client "static": ${description}` },
+      ]);
+    },
+  );
 
   test('an RFC 7592 update is held to the same rule', async () => {
     const created = await register(srv.issuer, { ...WEB_CLIENT });
     expect(created.status).toBe(201);
     const res = await fetch(String(created.body.registration_client_uri), {
       method: 'PUT',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${String(created.body.registration_access_token)}` },
-      body: JSON.stringify({ client_id: created.body.client_id, redirect_uris: WEB_CLIENT.redirect_uris, client_name: 'Good\u200BBank' }),
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${String(created.body.registration_access_token)}`,
+      },
+      body: JSON.stringify({
+        client_id: created.body.client_id,
+        redirect_uris: WEB_CLIENT.redirect_uris,
+        client_name: 'Good\u200BBank',
+      }),
     });
-    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: 'invalid_client_metadata', error_description: invisible('200B') } });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 400,
+      body: { error: 'invalid_client_metadata', error_description: invisible('200B') },
+    });
   });
 
   test.each([

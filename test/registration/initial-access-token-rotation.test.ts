@@ -50,7 +50,7 @@ function memoryKind(): Kind {
   const instance = new MemoryStorage();
   return {
     storage: () => ({ type: 'custom', instance }),
-    stored: async (value) => (await instance.adapter('InitialAccessToken').find(value) ? 1 : 0),
+    stored: async (value) => ((await instance.adapter('InitialAccessToken').find(value)) ? 1 : 0),
     cleanup: () => instance.close(),
   };
 }
@@ -69,29 +69,39 @@ describe.each(kinds)('configured initial access token on %s, across restarts', (
     running.push(srv);
     return srv;
   };
-  const stop = async () => { await Promise.all(running.splice(0).map((s) => s.close())); };
-  beforeEach(() => { kind = make(); });
-  afterEach(async () => { await stop(); await kind.cleanup(); });
+  const stop = async () => {
+    await Promise.all(running.splice(0).map((s) => s.close()));
+  };
+  beforeEach(() => {
+    kind = make();
+  });
+  afterEach(async () => {
+    await stop();
+    await kind.cleanup();
+  });
 
   const refused = (res: Awaited<ReturnType<typeof register>>) => {
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ error: 'invalid_token' });
   };
 
-  maybe('a rotated token: the old one is refused 401 invalid_token, the new one registers on every instance', async () => {
-    const first = await start({ initialAccessToken: OLD });
-    expect((await register(first.issuer, WEB_CLIENT, OLD)).status).toBe(201);
-    await stop();
+  maybe(
+    'a rotated token: the old one is refused 401 invalid_token, the new one registers on every instance',
+    async () => {
+      const first = await start({ initialAccessToken: OLD });
+      expect((await register(first.issuer, WEB_CLIENT, OLD)).status).toBe(201);
+      await stop();
 
-    const a = await start({ initialAccessToken: NEW });
-    const b = await start({ initialAccessToken: NEW });
-    for (const srv of [a, b]) {
-      expect((await register(srv.issuer, WEB_CLIENT, NEW)).status).toBe(201);
-      refused(await register(srv.issuer, { ...WEB_CLIENT, client_name: 'must-not-exist' }, OLD));
-    }
-    // The configured token is not written to storage at all.
-    expect(await kind.stored(NEW)).toBe(0);
-  });
+      const a = await start({ initialAccessToken: NEW });
+      const b = await start({ initialAccessToken: NEW });
+      for (const srv of [a, b]) {
+        expect((await register(srv.issuer, WEB_CLIENT, NEW)).status).toBe(201);
+        refused(await register(srv.issuer, { ...WEB_CLIENT, client_name: 'must-not-exist' }, OLD));
+      }
+      // The configured token is not written to storage at all.
+      expect(await kind.stored(NEW)).toBe(0);
+    },
+  );
 
   maybe('the token removed from the configuration: configured ones refused, minted ones still register', async () => {
     const first = await start({ initialAccessToken: OLD });
@@ -110,13 +120,16 @@ describe.each(kinds)('configured initial access token on %s, across restarts', (
     refused(await register(open.issuer, WEB_CLIENT, minted));
   });
 
-  maybe('an entry stored without expiry, as earlier releases stored the configured token, is refused and deleted', async () => {
-    const first = await start({ initialAccessToken: NEW });
-    // What InitialAccessTokens.seed wrote at every start before this fix.
-    await new first.server.provider.InitialAccessToken({ jti: OLD } as never).save();
-    expect(await kind.stored(OLD)).toBe(1);
-    refused(await register(first.issuer, { ...WEB_CLIENT, client_name: 'must-not-exist' }, OLD));
-    expect(await kind.stored(OLD)).toBe(0);
-    expect((await register(first.issuer, WEB_CLIENT, NEW)).status).toBe(201);
-  });
+  maybe(
+    'an entry stored without expiry, as earlier releases stored the configured token, is refused and deleted',
+    async () => {
+      const first = await start({ initialAccessToken: NEW });
+      // What InitialAccessTokens.seed wrote at every start before this fix.
+      await new first.server.provider.InitialAccessToken({ jti: OLD } as never).save();
+      expect(await kind.stored(OLD)).toBe(1);
+      refused(await register(first.issuer, { ...WEB_CLIENT, client_name: 'must-not-exist' }, OLD));
+      expect(await kind.stored(OLD)).toBe(0);
+      expect((await register(first.issuer, WEB_CLIENT, NEW)).status).toBe(201);
+    },
+  );
 });

@@ -9,7 +9,9 @@ import { startServer, type RunningServer } from '../helpers/server.js';
  * rest), so a value only checked with it was stored as sent and later redirected to repaired: another URI.
  */
 let srv: RunningServer;
-beforeAll(async () => { srv = await startServer(); });
+beforeAll(async () => {
+  srv = await startServer();
+});
 afterAll(() => srv.close());
 
 const BASE = 'https://client.example.org';
@@ -44,33 +46,60 @@ describe('URI metadata with characters RFC 3986 does not allow is refused at reg
     expect(res.body.error_description).toContain('RFC 3986');
   });
 
-  test.each(BAD)('post_logout_redirect_uris, %s: 400 invalid_client_metadata naming the member', async (_name, uri, named) => {
-    const res = await register(srv.issuer, { ...WEB_CLIENT, post_logout_redirect_uris: [uri] });
-    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_client_metadata' });
-    expect(res.body.error_description).toContain(`post_logout_redirect_uris entry ${JSON.stringify(uri)} contains ${named}`);
-  });
-
-  test.each(['logo_uri', 'client_uri', 'policy_uri', 'tos_uri', 'initiate_login_uri', 'jwks_uri', 'sector_identifier_uri'])(
-    '%s with a space or a quote: 400 invalid_client_metadata naming the member',
-    async (member) => {
-      for (const [value, named] of [[`${BASE}/a b`, 'a space (U+0020)'], [`${BASE}/a"onerror="x`, 'the character " (U+0022)']]) {
-        const res = await register(srv.issuer, { ...WEB_CLIENT, [member]: value });
-        expect({ status: res.status, error: res.body.error, description: res.body.error_description })
-          .toEqual({ status: 400, error: 'invalid_client_metadata', description: expect.stringContaining(`${member} contains ${named}`) });
-      }
+  test.each(BAD)(
+    'post_logout_redirect_uris, %s: 400 invalid_client_metadata naming the member',
+    async (_name, uri, named) => {
+      const res = await register(srv.issuer, { ...WEB_CLIENT, post_logout_redirect_uris: [uri] });
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_client_metadata' });
+      expect(res.body.error_description).toContain(
+        `post_logout_redirect_uris entry ${JSON.stringify(uri)} contains ${named}`,
+      );
     },
   );
+
+  test.each([
+    'logo_uri',
+    'client_uri',
+    'policy_uri',
+    'tos_uri',
+    'initiate_login_uri',
+    'jwks_uri',
+    'sector_identifier_uri',
+  ])('%s with a space or a quote: 400 invalid_client_metadata naming the member', async (member) => {
+    for (const [value, named] of [
+      [`${BASE}/a b`, 'a space (U+0020)'],
+      [`${BASE}/a"onerror="x`, 'the character " (U+0022)'],
+    ]) {
+      const res = await register(srv.issuer, { ...WEB_CLIENT, [member]: value });
+      expect({ status: res.status, error: res.body.error, description: res.body.error_description }).toEqual({
+        status: 400,
+        error: 'invalid_client_metadata',
+        description: expect.stringContaining(`${member} contains ${named}`),
+      });
+    }
+  });
 
   test('an RFC 7592 update is held to the same rule', async () => {
     const created = await register(srv.issuer, { ...WEB_CLIENT });
     expect(created.status).toBe(201);
-    const update = (redirectUris: string[]) => fetch(String(created.body.registration_client_uri), {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${String(created.body.registration_access_token)}` },
-      body: JSON.stringify({ client_id: created.body.client_id, redirect_uris: redirectUris, client_name: 'Test RP' }),
-    });
+    const update = (redirectUris: string[]) =>
+      fetch(String(created.body.registration_client_uri), {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${String(created.body.registration_access_token)}`,
+        },
+        body: JSON.stringify({
+          client_id: created.body.client_id,
+          redirect_uris: redirectUris,
+          client_name: 'Test RP',
+        }),
+      });
     const bad = await update([`${BASE}/cb\r\nx`]);
-    expect({ status: bad.status, error: ((await bad.json()) as { error: string }).error }).toEqual({ status: 400, error: 'invalid_redirect_uri' });
+    expect({ status: bad.status, error: ((await bad.json()) as { error: string }).error }).toEqual({
+      status: 400,
+      error: 'invalid_redirect_uri',
+    });
     expect((await update([`${BASE}/cb%0D%0Ax`])).status).toBe(200);
   });
 });
@@ -89,15 +118,31 @@ describe('well-formed URIs still register, and the answer goes to the URI regist
 
   test('prompt=none answers at the registered percent-encoded URI; the same URI with a raw space is not it', async () => {
     const registered = `${BASE}/c%20b?x=1`;
-    const res = await register(srv.issuer, { ...WEB_CLIENT, redirect_uris: [registered], token_endpoint_auth_method: 'none' });
+    const res = await register(srv.issuer, {
+      ...WEB_CLIENT,
+      redirect_uris: [registered],
+      token_endpoint_auth_method: 'none',
+    });
     expect(res.status).toBe(201);
-    const authorize = (redirectUri: string) => fetch(`${srv.issuer}/authorization?${query({
-      client_id: String(res.body.client_id), redirect_uri: redirectUri, response_type: 'code', scope: 'openid', prompt: 'none',
-      code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 's1',
-    })}`, { redirect: 'manual' });
+    const authorize = (redirectUri: string) =>
+      fetch(
+        `${srv.issuer}/authorization?${query({
+          client_id: String(res.body.client_id),
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          scope: 'openid',
+          prompt: 'none',
+          code_challenge: CHALLENGE,
+          code_challenge_method: 'S256',
+          state: 's1',
+        })}`,
+        { redirect: 'manual' },
+      );
     const answered = await authorize(registered);
     expect(answered.status).toBe(303);
-    expect(answered.headers.get('location')).toMatch(/^https:\/\/client\.example\.org\/c%20b\?x=1&error=login_required&/);
+    expect(answered.headers.get('location')).toMatch(
+      /^https:\/\/client\.example\.org\/c%20b\?x=1&error=login_required&/,
+    );
     const raw = await authorize(`${BASE}/c b?x=1`);
     expect([raw.status, raw.headers.get('location')]).toEqual([400, null]);
   });
@@ -107,9 +152,18 @@ describe('statically configured clients', () => {
   // Checked by the configuration schema first (ajv-formats' RFC 3986 "uri" format), before the registration policy.
   test.each(BAD)('%s in redirect_uris or post_logout_redirect_uris is a ConfigError at that entry', (_name, uri) => {
     for (const member of ['redirect_uris', 'post_logout_redirect_uris']) {
-      const client = { client_id: 'static', client_secret: 'static-secret-0123456789', redirect_uris: [`${BASE}/ok`], [member]: [`${BASE}/ok`, uri] };
+      const client = {
+        client_id: 'static',
+        client_secret: 'static-secret-0123456789',
+        redirect_uris: [`${BASE}/ok`],
+        [member]: [`${BASE}/ok`, uri],
+      };
       let error: unknown;
-      try { loadConfig({ issuer: 'http://127.0.0.1:3000', clients: [client] }, {}); } catch (err) { error = err; }
+      try {
+        loadConfig({ issuer: 'http://127.0.0.1:3000', clients: [client] }, {});
+      } catch (err) {
+        error = err;
+      }
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).path).toBe(`clients[0].${member}[1]`);
     }

@@ -7,7 +7,10 @@ import { suiteIf } from '../helpers/skip.js';
 const available = await redisAvailable();
 
 async function bundle(keyPrefix: string) {
-  const config = loadConfig({ issuer: 'http://localhost:1', storage: { type: 'redis', url: REDIS_URL, keyPrefix } }, {});
+  const config = loadConfig(
+    { issuer: 'http://localhost:1', storage: { type: 'redis', url: REDIS_URL, keyPrefix } },
+    {},
+  );
   return createStorage(config.storage);
 }
 

@@ -30,7 +30,11 @@ async function twoInstances() {
   await a.listen(portA, '127.0.0.1');
   await b.listen(portB, '127.0.0.1');
   return {
-    issuer, a, b, urlA: issuer, urlB: `http://127.0.0.1:${portB}`,
+    issuer,
+    a,
+    b,
+    urlA: issuer,
+    urlB: `http://127.0.0.1:${portB}`,
     async close() {
       await Promise.all([a.close(), b.close()]);
       await deletePrefix(keyPrefix);
@@ -39,28 +43,45 @@ async function twoInstances() {
 }
 
 async function tokenRequest(base: string, params: Record<string, string>) {
-  const res = await fetch(`${base}/token`, { method: 'POST', body: new URLSearchParams({ client_id: 'demo-web', client_secret: 'demo-web-secret', ...params }) });
-  return { status: res.status, body: await res.json() as Record<string, string> };
+  const res = await fetch(`${base}/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ client_id: 'demo-web', client_secret: 'demo-web-secret', ...params }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
 }
 
 async function graphql(base: string, token: string, query: string) {
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
-  return { status: res.status, body: await res.json() as { data?: Record<string, unknown> } };
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query }),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> } };
 }
 
 suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', () => {
   let env: Awaited<ReturnType<typeof twoInstances>>;
-  beforeAll(async () => { env = await twoInstances(); });
+  beforeAll(async () => {
+    env = await twoInstances();
+  });
   afterAll(() => env?.close());
 
   test('authorize at A, exchange at B, userinfo and GraphQL at A, refresh at B', async () => {
     const rp = await relyingParty(env.urlA);
     const start = await startAuthorization(rp, { scope: 'openid profile offline_access catalog:admin' });
-    const seen = await browse(new TestBrowser(env.urlA), start.url, { email: 'admin@example.com', password: 'admin-demo-password' });
+    const seen = await browse(new TestBrowser(env.urlA), start.url, {
+      email: 'admin@example.com',
+      password: 'admin-demo-password',
+    });
     const code = seen.callback.searchParams.get('code')!;
     expect(code).toBeTruthy();
 
-    const exchanged = await tokenRequest(env.urlB, { grant_type: 'authorization_code', code, redirect_uri: rp.redirectUri, code_verifier: start.codeVerifier });
+    const exchanged = await tokenRequest(env.urlB, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: rp.redirectUri,
+      code_verifier: start.codeVerifier,
+    });
     expect(exchanged.status).toBe(200);
     expect(exchanged.body.refresh_token).toBeDefined();
 
@@ -69,7 +90,10 @@ suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', (
     const product = await graphql(env.urlA, exchanged.body.access_token!, '{ product(id: 3) { name } }');
     expect(product.body.data).toEqual({ product: { name: 'Prototype Drone' } });
 
-    const refreshed = await tokenRequest(env.urlB, { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token! });
+    const refreshed = await tokenRequest(env.urlB, {
+      grant_type: 'refresh_token',
+      refresh_token: exchanged.body.refresh_token!,
+    });
     expect(refreshed.status).toBe(200);
     expect((await graphql(env.urlA, refreshed.body.access_token!, '{ __typename }')).status).toBe(200);
   });
@@ -79,7 +103,12 @@ suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', (
     const start = await startAuthorization(rp);
     const seen = await browse(new TestBrowser(env.urlA), start.url);
     const code = seen.callback.searchParams.get('code')!;
-    const params = { grant_type: 'authorization_code', code, redirect_uri: rp.redirectUri, code_verifier: start.codeVerifier };
+    const params = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: rp.redirectUri,
+      code_verifier: start.codeVerifier,
+    };
     const first = await tokenRequest(env.urlA, params);
     expect(first.status).toBe(200);
     const replay = await tokenRequest(env.urlB, params);
@@ -92,8 +121,15 @@ suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', (
     const rp = await relyingParty(env.urlA);
     const start = await startAuthorization(rp);
     const seen = await browse(new TestBrowser(env.urlA), start.url);
-    const params = { grant_type: 'authorization_code', code: seen.callback.searchParams.get('code')!, redirect_uri: rp.redirectUri, code_verifier: start.codeVerifier };
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => tokenRequest(i % 2 ? env.urlB : env.urlA, params)));
+    const params = {
+      grant_type: 'authorization_code',
+      code: seen.callback.searchParams.get('code')!,
+      redirect_uri: rp.redirectUri,
+      code_verifier: start.codeVerifier,
+    };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => tokenRequest(i % 2 ? env.urlB : env.urlA, params)),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(7);
   });
@@ -114,7 +150,14 @@ suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', (
   });
 
   test('the GraphQL operation budget is shared: aliases spent at A count at B (anonymous, keyed by IP)', async () => {
-    const ask = (base: string) => fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ ${Array.from({ length: 12 }, (_, i) => `p${i}: product(id: 1) { id }`).join(' ')} }` }) });
+    const ask = (base: string) =>
+      fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: `{ ${Array.from({ length: 12 }, (_, i) => `p${i}: product(id: 1) { id }`).join(' ')} }`,
+        }),
+      });
     expect((await ask(env.urlA)).status).toBe(200); // 12 of 20 points
     const atB = await ask(env.urlB); // 12 more: over the shared budget
     expect(atB.status).toBe(429);
@@ -125,7 +168,8 @@ suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', (
     const rp = await relyingParty(env.urlA);
     const browserA = new TestBrowser(env.urlA);
     let page = await browserA.go(String((await startAuthorization(rp)).url));
-    for (let i = 0; i < 3; i++) page = await browserA.submit(page, { email: 'alice@example.com', password: `wrong-password-${i}` });
+    for (let i = 0; i < 3; i++)
+      page = await browserA.submit(page, { email: 'alice@example.com', password: `wrong-password-${i}` });
     expect(page.status).toBe(401);
     const startB = await startAuthorization(rp);
     const browserB = new TestBrowser(env.urlB);
@@ -136,7 +180,11 @@ suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', (
   });
 
   test('an account signed up at A signs in at B', async () => {
-    const created = await env.a.accounts.create({ email: 'dora@example.com', password: 'dora-password-123', claims: { given_name: 'Dora' } });
+    const created = await env.a.accounts.create({
+      email: 'dora@example.com',
+      password: 'dora-password-123',
+      claims: { given_name: 'Dora' },
+    });
     await env.a.accounts.markEmailVerified(created!.id);
     expect((await env.b.accounts.verifyPassword('dora@example.com', 'dora-password-123'))?.id).toBe(created!.id);
   });
@@ -151,4 +199,3 @@ suiteIf(available, 'no Redis at REDIS_URL')('two instances sharing one Redis', (
 });
 
 if (!available) test('multi-instance tests need Redis (see the warning above)', () => expect(available).toBe(false));
-

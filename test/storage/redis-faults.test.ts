@@ -19,8 +19,18 @@ if (!hasRedisServer && process.env.CI) throw new Error('CI=true but redis-server
 if (!hasRedisServer) console.warn('\n!!! redis-server is not installed: the Redis fault tests are SKIPPED !!!\n');
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const probe = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
   probe.on('error', () => {});
   for (let i = 0; i < 50; i++) {
     try {
@@ -36,7 +46,10 @@ async function startRedis(port: number): Promise<ChildProcess> {
 }
 
 async function stopRedis(child: ChildProcess): Promise<void> {
-  await new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGKILL'); });
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 }
 
 /** A request that must answer within 5 s: a hang fails the test. */
@@ -57,8 +70,16 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     redis = await startRedis(redisPort);
     // This Redis keeps nothing on disk, so accounts stay in memory here: the restart below must not lose alice.
     srv = await startServer({
-      storage: { type: 'redis', url: `redis://127.0.0.1:${redisPort}` }, accountStore: await MemoryAccountStore.fromSeed(demoFixtures().accounts!),
-      logger: pino({ level: 'info' }, { write: (line: string) => { logLines.push(JSON.parse(line) as Record<string, unknown>); } }),
+      storage: { type: 'redis', url: `redis://127.0.0.1:${redisPort}` },
+      accountStore: await MemoryAccountStore.fromSeed(demoFixtures().accounts!),
+      logger: pino(
+        { level: 'info' },
+        {
+          write: (line: string) => {
+            logLines.push(JSON.parse(line) as Record<string, unknown>);
+          },
+        },
+      ),
       // Every transport and introspection on, so that each way into the operation limiter is tried below.
       graphql: { ...catalogGraphql(), introspection: { enabled: true }, maxBatchSize: 5, transports: { get: true } },
     });
@@ -82,23 +103,43 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     expect(JSON.parse(ready.text)).toEqual({ status: 'unavailable', storage: 'unreachable' });
     expect((await get(`${srv.issuer}/healthz`)).status).toBe(200);
 
-    const exchange = await get(`${srv.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: rp.redirectUri, code_verifier: pending.codeVerifier, client_id: 'demo-web', client_secret: 'demo-web-secret' }) });
+    const exchange = await get(`${srv.issuer}/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: rp.redirectUri,
+        code_verifier: pending.codeVerifier,
+        client_id: 'demo-web',
+        client_secret: 'demo-web-secret',
+      }),
+    });
     expect(exchange.status).toBe(503);
     expect(JSON.parse(exchange.text)).toMatchObject({ error: 'temporarily_unavailable' });
 
-    const userinfo = await get(`${srv.issuer}/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const userinfo = await get(`${srv.issuer}/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(userinfo.status).toBe(503);
 
-    const gql = await get(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}` }, body: '{"query":"{__typename}"}' });
+    const gql = await get(srv.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}` },
+      body: '{"query":"{__typename}"}',
+    });
     expect(gql.status).toBe(503);
     expect(gql.headers.get('retry-after')).toBeTruthy();
 
-    const authorize = await get(String((await startAuthorization(rp)).url), { redirect: 'manual', headers: { accept: 'text/html' } });
+    const authorize = await get(String((await startAuthorization(rp)).url), {
+      redirect: 'manual',
+      headers: { accept: 'text/html' },
+    });
     // The provider cannot load the session, so it cannot validate anything: a 503 page, never a redirect.
     expect(authorize.status).toBe(503);
     expect(authorize.headers.get('location')).toBeNull();
     expect(authorize.text).toContain('temporarily_unavailable');
-    for (const body of [exchange.text, userinfo.text, gql.text, authorize.text]) expect(body).not.toMatch(/at .*\.(js|ts):\d+|stack/i);
+    for (const body of [exchange.text, userinfo.text, gql.text, authorize.text])
+      expect(body).not.toMatch(/at .*\.(js|ts):\d+|stack/i);
 
     redis = await startRedis(redisPort);
     // Redis kept nothing (no persistence): the server must recover without a restart and serve new flows.
@@ -134,9 +175,25 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       expect(first.ms).toBeLessThan(4500);
       const next = {
         userinfo: () => get(`${srv.issuer}/userinfo`, { headers: bearer }),
-        token: () => get(`${srv.issuer}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x'.repeat(43), redirect_uri: rp.redirectUri, code_verifier: 'v'.repeat(43), client_id: 'demo-web', client_secret: 'demo-web-secret' }) }),
+        token: () =>
+          get(`${srv.issuer}/token`, {
+            method: 'POST',
+            body: new URLSearchParams({
+              grant_type: 'authorization_code',
+              code: 'x'.repeat(43),
+              redirect_uri: rp.redirectUri,
+              code_verifier: 'v'.repeat(43),
+              client_id: 'demo-web',
+              client_secret: 'demo-web-secret',
+            }),
+          }),
         readyz: () => get(`${srv.issuer}/readyz`),
-        graphql: () => get(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer }, body: '{"query":"{__typename}"}' }),
+        graphql: () =>
+          get(srv.graphqlUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...bearer },
+            body: '{"query":"{__typename}"}',
+          }),
       };
       for (const [name, request] of Object.entries(next)) {
         const { status, stack, ms } = await timed(request);
@@ -164,8 +221,16 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     let dpopKeys: Awaited<ReturnType<typeof oidc.randomDPoPKeyPair>>;
     /** Index of the first log line written while Redis is down. */
     let outageFrom = 0;
-    const proof = async () => new SignJWT({ htm: 'POST', htu: srv.graphqlUrl, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ath: createHash('sha256').update(token.dpop).digest('base64url') })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(dpopKeys.publicKey) }).sign(dpopKeys.privateKey);
+    const proof = async () =>
+      new SignJWT({
+        htm: 'POST',
+        htu: srv.graphqlUrl,
+        iat: Math.floor(Date.now() / 1000),
+        jti: randomUUID(),
+        ath: createHash('sha256').update(token.dpop).digest('base64url'),
+      })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(dpopKeys.publicKey) })
+        .sign(dpopKeys.privateKey);
 
     beforeAll(async () => {
       rp = await relyingParty(srv.issuer);
@@ -176,8 +241,16 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       expect(loginPage.url).toContain('/interaction/');
       const resumeBrowser = new TestBrowser(srv.issuer);
       const form = (await resumeBrowser.go(String((await startAuthorization(rp)).url))).dom.querySelector('form')!;
-      const fields = Object.fromEntries(form.querySelectorAll('input[type=hidden]').map((i) => [i.getAttribute('name')!, i.getAttribute('value') ?? '']));
-      const posted = await resumeBrowser.request(new URL(form.getAttribute('action')!, srv.issuer).href, { method: 'POST', body: new URLSearchParams({ ...fields, email: 'alice@example.com', password: 'alice-demo-password' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const fields = Object.fromEntries(
+        form
+          .querySelectorAll('input[type=hidden]')
+          .map((i) => [i.getAttribute('name')!, i.getAttribute('value') ?? '']),
+      );
+      const posted = await resumeBrowser.request(new URL(form.getAttribute('action')!, srv.issuer).href, {
+        method: 'POST',
+        body: new URLSearchParams({ ...fields, email: 'alice@example.com', password: 'alice-demo-password' }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       resume = { browser: resumeBrowser, url: new URL(posted.headers.get('location')!, srv.issuer).href };
       expect(resume.url).toContain('/authorization/');
       // resource=<graphql url>: an RFC 9068 JWT access token, verified at /graphql without a storage lookup.
@@ -185,69 +258,169 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
       dpopKeys = await oidc.randomDPoPKeyPair('ES256');
       const start = await startAuthorization(rp, { resource: srv.graphqlUrl });
       const seen = await browse(new TestBrowser(srv.issuer), start.url);
-      token.dpop = (await oidc.authorizationCodeGrant(rp.config, seen.callback, { pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce },
-        undefined, { DPoP: oidc.getDPoPHandle(rp.config, dpopKeys) })).access_token;
+      token.dpop = (
+        await oidc.authorizationCodeGrant(
+          rp.config,
+          seen.callback,
+          { pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce },
+          undefined,
+          { DPoP: oidc.getDPoPHandle(rp.config, dpopKeys) },
+        )
+      ).access_token;
       // Known before the outage: a document in the cache needs no storage to be read (see the last rows).
-      const known = await get(srv.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const known = await get(srv.graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      });
       expect(known.status).toBe(200);
       await stopRedis(redis);
       outageFrom = logLines.length;
     });
     afterAll(async () => {
       redis = await startRedis(redisPort);
-      for (let i = 0; i < 50 && (await get(`${srv.issuer}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && (await get(`${srv.issuer}/readyz`)).status !== 200; i++)
+        await new Promise((r) => setTimeout(r, 100));
     });
 
     const json = { 'content-type': 'application/json' };
     const PRODUCTS = '{"query":"{ products { name } }"}';
     test.each<[string, () => Promise<RequestInit & { url?: string }>]>([
       ['anonymous (the operation limiter, by IP)', async () => ({ headers: json, body: PRODUCTS })],
-      ['anonymous introspection (its points go to the limiter)', async () => ({ headers: json, body: '{"query":"{ __schema { queryType { name } } }"}' })],
+      [
+        'anonymous introspection (its points go to the limiter)',
+        async () => ({ headers: json, body: '{"query":"{ __schema { queryType { name } } }"}' }),
+      ],
       ['anonymous batch of two operations', async () => ({ headers: json, body: `[${PRODUCTS},${PRODUCTS}]` })],
-      ['anonymous GET ?query=', async () => ({ method: 'GET', url: `${srv.graphqlUrl}?query=${encodeURIComponent('{ products { name } }')}` })],
-      ['an opaque access token (looked up in storage)', async () => ({ headers: { ...json, authorization: `Bearer ${token.opaque}` }, body: PRODUCTS })],
-      ['a JWT access token (verified without storage, then the limiter)', async () => ({ headers: { ...json, authorization: `Bearer ${token.jwt}` }, body: PRODUCTS })],
-      ['a DPoP-bound JWT access token (the proof replay cache)', async () => ({ headers: { ...json, authorization: `DPoP ${token.dpop}`, dpop: await proof() }, body: PRODUCTS })],
+      [
+        'anonymous GET ?query=',
+        async () => ({ method: 'GET', url: `${srv.graphqlUrl}?query=${encodeURIComponent('{ products { name } }')}` }),
+      ],
+      [
+        'an opaque access token (looked up in storage)',
+        async () => ({ headers: { ...json, authorization: `Bearer ${token.opaque}` }, body: PRODUCTS }),
+      ],
+      [
+        'a JWT access token (verified without storage, then the limiter)',
+        async () => ({ headers: { ...json, authorization: `Bearer ${token.jwt}` }, body: PRODUCTS }),
+      ],
+      [
+        'a DPoP-bound JWT access token (the proof replay cache)',
+        async () => ({
+          headers: { ...json, authorization: `DPoP ${token.dpop}`, dpop: await proof() },
+          body: PRODUCTS,
+        }),
+      ],
     ])('%s', async (name, request) => {
       const { url, ...init } = await request();
       const reqId = `outage-${randomUUID()}`;
-      const res = await get(url ?? srv.graphqlUrl, { method: 'POST', ...init, headers: { ...init.headers as Record<string, string>, 'x-request-id': reqId } });
+      const res = await get(url ?? srv.graphqlUrl, {
+        method: 'POST',
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), 'x-request-id': reqId },
+      });
       // One envelope, a batch included: the gate charges a batch whole before any of it runs.
-      expect({ name, status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(res.text) }).toEqual({
-        name, status: 503, retryAfter: '5',
-        body: { errors: [{ message: 'storage is unavailable; try again later', extensions: { code: 'TEMPORARILY_UNAVAILABLE' } }] },
+      expect({
+        name,
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        body: JSON.parse(res.text),
+      }).toEqual({
+        name,
+        status: 503,
+        retryAfter: '5',
+        body: {
+          errors: [
+            { message: 'storage is unavailable; try again later', extensions: { code: 'TEMPORARILY_UNAVAILABLE' } },
+          ],
+        },
       });
       expect(res.text).not.toMatch(/at .*\.(js|ts):\d+|stack|INTERNAL_SERVER_ERROR/i);
       // Logged once at warn (the request line) with the request id; nothing at error level (no 500 "request failed").
       const lines = logLines.filter((l) => l.reqId === reqId && (l.level as number) >= 40);
-      expect(lines).toEqual([expect.objectContaining({ level: 40, reqId, msg: 'request', status: 503, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE' }) })]);
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 40,
+          reqId,
+          msg: 'request',
+          status: 503,
+          outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE' }),
+        }),
+      ]);
     });
 
     // The other endpoints: each 503 carries Retry-After (oidc-provider's error handlers set none of their own) and is
     // logged once, at warn, on its request line with the outage's code and words.
     test.each<[string, () => Promise<{ url: string; init?: RequestInit }>]>([
-      ['the token endpoint', async () => ({ url: `${srv.issuer}/token`, init: { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x'.repeat(43), client_id: 'demo-web', client_secret: 'demo-web-secret' }) } })],
-      ['the userinfo endpoint', async () => ({ url: `${srv.issuer}/userinfo`, init: { headers: { authorization: `Bearer ${accessToken}` } } })],
-      ['the authorization endpoint (error page)', async () => ({ url: String((await startAuthorization(rp)).url), init: { headers: { accept: 'text/html' }, redirect: 'manual' } })],
-      ['the introspection endpoint', async () => ({ url: `${srv.issuer}/token/introspection`, init: { method: 'POST', body: new URLSearchParams({ token: accessToken, client_id: 'demo-web', client_secret: 'demo-web-secret' }) } })],
+      [
+        'the token endpoint',
+        async () => ({
+          url: `${srv.issuer}/token`,
+          init: {
+            method: 'POST',
+            body: new URLSearchParams({
+              grant_type: 'refresh_token',
+              refresh_token: 'x'.repeat(43),
+              client_id: 'demo-web',
+              client_secret: 'demo-web-secret',
+            }),
+          },
+        }),
+      ],
+      [
+        'the userinfo endpoint',
+        async () => ({ url: `${srv.issuer}/userinfo`, init: { headers: { authorization: `Bearer ${accessToken}` } } }),
+      ],
+      [
+        'the authorization endpoint (error page)',
+        async () => ({
+          url: String((await startAuthorization(rp)).url),
+          init: { headers: { accept: 'text/html' }, redirect: 'manual' },
+        }),
+      ],
+      [
+        'the introspection endpoint',
+        async () => ({
+          url: `${srv.issuer}/token/introspection`,
+          init: {
+            method: 'POST',
+            body: new URLSearchParams({ token: accessToken, client_id: 'demo-web', client_secret: 'demo-web-secret' }),
+          },
+        }),
+      ],
       ['the login page (our interaction route)', async () => ({ url: loginPage.url })],
       ['the resume route of a finished sign-in (its credential check)', async () => ({ url: resume.url })],
     ])('%s: 503 with Retry-After, its request line at warn with the outage', async (name, request) => {
       const { url, init = {} } = await request();
       const reqId = `outage-${randomUUID()}`;
-      const headers = { ...init.headers as Record<string, string>, 'x-request-id': reqId };
+      const headers = { ...(init.headers as Record<string, string>), 'x-request-id': reqId };
       const browser = url === loginPage.url ? loginPage.browser : url === resume.url ? resume.browser : undefined;
       const res = browser ? await browser.request(url, { headers }) : await get(url, { ...init, headers });
       const lines = logLines.filter((l) => l.reqId === reqId);
       expect({ name, status: res.status, retryAfter: res.headers.get('retry-after'), lines }).toEqual({
-        name, status: 503, retryAfter: '5',
-        lines: [expect.objectContaining({ level: 40, msg: 'request', status: 503, outage: expect.objectContaining({ code: 'ERR_STORAGE_UNAVAILABLE', message: expect.stringMatching(/unavailable/) }) })],
+        name,
+        status: 503,
+        retryAfter: '5',
+        lines: [
+          expect.objectContaining({
+            level: 40,
+            msg: 'request',
+            status: 503,
+            outage: expect.objectContaining({
+              code: 'ERR_STORAGE_UNAVAILABLE',
+              message: expect.stringMatching(/unavailable/),
+            }),
+          }),
+        ],
       });
     });
 
     test('an operation that needs no storage (a known document, no root field) is still answered', async () => {
       const res = await get(srv.graphqlUrl, { method: 'POST', headers: json, body: '{"query":"{ __typename }"}' });
-      expect({ status: res.status, body: JSON.parse(res.text) }).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+      expect({ status: res.status, body: JSON.parse(res.text) }).toEqual({
+        status: 200,
+        body: { data: { __typename: 'Query' } },
+      });
     });
 
     // Reading a document not seen before spends points first, and a refusal spends them too
@@ -255,13 +428,20 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     test.each([
       ['a new document without root fields', '{"query":"{ t: __typename }"}'],
       ['a new document that does not parse', '{"query":"{ t: "}'],
-      ['a known document refused (an operationName it lacks: charged before the refusal is sent)',
-        '{"query":"{ __typename }","operationName":"nope"}'],
+      [
+        'a known document refused (an operationName it lacks: charged before the refusal is sent)',
+        '{"query":"{ __typename }","operationName":"nope"}',
+      ],
     ])('%s is 503 while the limiter cannot count', async (_name, body) => {
       const res = await get(srv.graphqlUrl, { method: 'POST', headers: json, body });
       expect({ status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(res.text) }).toEqual({
-        status: 503, retryAfter: '5',
-        body: { errors: [{ message: 'storage is unavailable; try again later', extensions: { code: 'TEMPORARILY_UNAVAILABLE' } }] },
+        status: 503,
+        retryAfter: '5',
+        body: {
+          errors: [
+            { message: 'storage is unavailable; try again later', extensions: { code: 'TEMPORARILY_UNAVAILABLE' } },
+          ],
+        },
       });
     });
 
@@ -271,4 +451,5 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
   });
 });
 
-if (!hasRedisServer) test('fault tests need redis-server (see the warning above)', () => expect(hasRedisServer).toBe(false));
+if (!hasRedisServer)
+  test('fault tests need redis-server (see the warning above)', () => expect(hasRedisServer).toBe(false));

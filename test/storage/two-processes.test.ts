@@ -19,22 +19,37 @@ const available = await redisAvailable();
 
 function start(env: Record<string, string>): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH!, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH!, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`did not start:\n${output}`)); }, 20000);
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`did not start:\n${output}`));
+    }, 20000);
     const seen = (chunk: Buffer) => {
       output += chunk.toString();
-      if (/listening on/.test(output)) { clearTimeout(timer); resolve(child); }
+      if (/listening on/.test(output)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
     };
     child.stdout!.on('data', seen);
     child.stderr!.on('data', seen);
-    child.on('exit', () => { clearTimeout(timer); reject(new Error(`exited:\n${output}`)); });
+    child.on('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`exited:\n${output}`));
+    });
   });
 }
 
 async function token(base: string, params: Record<string, string>) {
-  const res = await fetch(`${base}/token`, { method: 'POST', body: new URLSearchParams({ client_id: 'demo-web', client_secret: 'demo-web-secret', ...params }) });
-  return { status: res.status, body: await res.json() as Record<string, string> };
+  const res = await fetch(`${base}/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ client_id: 'demo-web', client_secret: 'demo-web-secret', ...params }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
 }
 
 suiteIf(available, 'no Redis at REDIS_URL')('two standalone processes sharing Redis and keys', () => {
@@ -51,8 +66,12 @@ suiteIf(available, 'no Redis at REDIS_URL')('two standalone processes sharing Re
     const keysFile = join(dir, 'jwks.json');
     writeFileSync(keysFile, JSON.stringify(await generateSigningKeys(['RS256'])), { mode: 0o600 });
     const shared = {
-      HOST: '127.0.0.1', REDIS_URL: `${REDIS_URL}`, PORTCULLIS_ISSUER: urlA, PORTCULLIS_SIGNING_KEYS: keysFile,
-      PORTCULLIS_COOKIE_KEYS: generateCookieKey(), PORTCULLIS_CONFIG: join(dir, 'config.json'),
+      HOST: '127.0.0.1',
+      REDIS_URL: `${REDIS_URL}`,
+      PORTCULLIS_ISSUER: urlA,
+      PORTCULLIS_SIGNING_KEYS: keysFile,
+      PORTCULLIS_COOKIE_KEYS: generateCookieKey(),
+      PORTCULLIS_CONFIG: join(dir, 'config.json'),
       // Behind a real load balancer both see the issuer's host; here B is also called under its own address.
       PORTCULLIS_ALLOWED_HOSTS: `127.0.0.1:${portB}`,
     };
@@ -69,18 +88,35 @@ suiteIf(available, 'no Redis at REDIS_URL')('two standalone processes sharing Re
   test('authorize at A, exchange and refresh at B, GraphQL at A; a code used at A fails at B', async () => {
     const rp = await relyingParty(urlA);
     const startA = await startAuthorization(rp, { scope: 'openid offline_access catalog:admin' });
-    const seen = await browse(new TestBrowser(urlA), startA.url, { email: 'admin@example.com', password: 'admin-demo-password' });
-    const params = { grant_type: 'authorization_code', code: seen.callback.searchParams.get('code')!, redirect_uri: rp.redirectUri, code_verifier: startA.codeVerifier };
+    const seen = await browse(new TestBrowser(urlA), startA.url, {
+      email: 'admin@example.com',
+      password: 'admin-demo-password',
+    });
+    const params = {
+      grant_type: 'authorization_code',
+      code: seen.callback.searchParams.get('code')!,
+      redirect_uri: rp.redirectUri,
+      code_verifier: startA.codeVerifier,
+    };
     const exchanged = await token(urlB, params);
     expect(exchanged.status).toBe(200);
-    const gql = await fetch(`${urlA}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${exchanged.body.access_token}` }, body: '{"query":"{ product(id: 3) { name } }"}' });
+    const gql = await fetch(`${urlA}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${exchanged.body.access_token}` },
+      body: '{"query":"{ product(id: 3) { name } }"}',
+    });
     expect(await gql.json()).toEqual({ data: { product: { name: 'Prototype Drone' } } });
     const refreshed = await token(urlB, { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token! });
     expect(refreshed.status).toBe(200);
 
     const again = await startAuthorization(rp);
     const seen2 = await browse(new TestBrowser(urlA), again.url);
-    const p2 = { grant_type: 'authorization_code', code: seen2.callback.searchParams.get('code')!, redirect_uri: rp.redirectUri, code_verifier: again.codeVerifier };
+    const p2 = {
+      grant_type: 'authorization_code',
+      code: seen2.callback.searchParams.get('code')!,
+      redirect_uri: rp.redirectUri,
+      code_verifier: again.codeVerifier,
+    };
     expect((await token(urlA, p2)).status).toBe(200);
     const replay = await token(urlB, p2);
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });

@@ -12,8 +12,16 @@ const rows: Array<[string, string, RegExp]> = [
   ['a port above 65535', `redis://:${PASSWORD}@127.0.0.1:99999`, /cannot read \(an unparsable URL\): not a URL/],
   ['an unclosed IPv6 bracket', `redis://:${PASSWORD}@[::1:6379`, /cannot read \(an unparsable URL\): not a URL/],
   ['a space in the host', `redis://:${PASSWORD}@local host:6379`, /cannot read \(an unparsable URL\): not a URL/],
-  ['a bad % escape in the password', `redis://:%zz${PASSWORD}@127.0.0.1:6379`, /cannot read redis:\/\/:\*\*\*@127\.0\.0\.1:6379: a malformed % escape/],
-  ['a bad % escape in the user name', `redis://u%zz:${PASSWORD}@127.0.0.1:6379`, /cannot read redis:\/\/u%zz:\*\*\*@127\.0\.0\.1:6379: a malformed % escape/],
+  [
+    'a bad % escape in the password',
+    `redis://:%zz${PASSWORD}@127.0.0.1:6379`,
+    /cannot read redis:\/\/:\*\*\*@127\.0\.0\.1:6379: a malformed % escape/,
+  ],
+  [
+    'a bad % escape in the user name',
+    `redis://u%zz:${PASSWORD}@127.0.0.1:6379`,
+    /cannot read redis:\/\/u%zz:\*\*\*@127\.0\.0\.1:6379: a malformed % escape/,
+  ],
 ];
 
 /** Everything an error carries that a logger could print: message, stack, own properties, cause. */
@@ -24,7 +32,10 @@ function everything(err: unknown): string {
 
 describe.each(rows)('storage.url with %s', (_name, url, message) => {
   test('createServer rejects with a ConfigError at storage.url, the password not in it', async () => {
-    const err = await createServer({ issuer: 'http://127.0.0.1:9', storage: { type: 'redis', url } }).then(() => undefined, (e: unknown) => e);
+    const err = await createServer({ issuer: 'http://127.0.0.1:9', storage: { type: 'redis', url } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConfigError);
     expect(err).toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'storage.url' });
     expect((err as Error).message).toMatch(message);
@@ -33,7 +44,11 @@ describe.each(rows)('storage.url with %s', (_name, url, message) => {
 
   test('new RedisStorage throws the same ConfigError', () => {
     let err: unknown;
-    try { new RedisStorage({ url }); } catch (e) { err = e; }
+    try {
+      new RedisStorage({ url });
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(ConfigError);
     expect(err).toMatchObject({ path: 'storage.url' });
     expect(everything(err)).not.toContain(PASSWORD);

@@ -5,16 +5,47 @@
  * fails the compile (TS2305), as it did for a host on 6893f27.
  */
 import type {
-  AccountHomeView, AccountStore, CodeView, ConsentView, EnrolView, ErrorSituation, ErrorView, Field, FormView, FrameView,
-  Locale, LoginView, Logo, LogoutView, MessageKey, MessageView, MfaConfig, PageTemplate, PageUi, PasskeyPageView, PasskeysConfig,
-  PortcullisConfig, RecoveryView, RegistrationConfig, SafeHtml, SignedOutView, StoredSecondFactor, TemplateKit, Translator,
-  UiColorsConfig, UiConfig, UiSettings, UiTemplates,
+  AccountHomeView,
+  AccountStore,
+  CodeView,
+  ConsentView,
+  EnrolView,
+  ErrorSituation,
+  ErrorView,
+  Field,
+  FormView,
+  FrameView,
+  Locale,
+  LoginView,
+  Logo,
+  LogoutView,
+  MessageKey,
+  MessageView,
+  MfaConfig,
+  PageTemplate,
+  PageUi,
+  PasskeyPageView,
+  PasskeysConfig,
+  PortcullisConfig,
+  RecoveryView,
+  RegistrationConfig,
+  SafeHtml,
+  SignedOutView,
+  StoredSecondFactor,
+  TemplateKit,
+  Translator,
+  UiColorsConfig,
+  UiConfig,
+  UiSettings,
+  UiTemplates,
 } from '../../lib/index.js';
 
 /** `true` only when `A` and `B` are the same type. */
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 /** Compiles only with `true`. */
-function expectTrue<T extends true>(): T | void { return undefined; }
+function expectTrue<T extends true>(): T | void {
+  return undefined;
+}
 
 // The configuration sections are the types of their options.
 expectTrue<Equal<UiConfig, NonNullable<PortcullisConfig['ui']>>>();
@@ -30,7 +61,8 @@ expectTrue<Equal<Parameters<NonNullable<AccountStore['setSecondFactor']>>[1], St
 expectTrue<Equal<Awaited<ReturnType<NonNullable<AccountStore['getSecondFactor']>>>, StoredSecondFactor | undefined>>();
 
 // Each template receives its view and the kit.
-type ViewOf<K extends Exclude<keyof UiTemplates, 'layout'>> = NonNullable<UiTemplates[K]> extends PageTemplate<infer V> ? V : never;
+type ViewOf<K extends Exclude<keyof UiTemplates, 'layout'>> =
+  NonNullable<UiTemplates[K]> extends PageTemplate<infer V> ? V : never;
 expectTrue<Equal<ViewOf<'login'>, LoginView>>();
 expectTrue<Equal<ViewOf<'consent'>, ConsentView>>();
 expectTrue<Equal<ViewOf<'error'>, ErrorView>>();
@@ -52,9 +84,14 @@ expectTrue<Equal<PageUi['settings'], UiSettings>>();
 expectTrue<Equal<NonNullable<UiSettings['logo']>, Logo>>();
 
 // A host's templates, typed by name, as a host writes them in its own module.
-const login: PageTemplate<LoginView> = (view: LoginView, { html }: TemplateKit): SafeHtml => html`<p>${view.action}</p>`;
+const login: PageTemplate<LoginView> = (view: LoginView, { html }: TemplateKit): SafeHtml =>
+  html`<p>${view.action}</p>`;
 const templates: UiTemplates = { login };
-export const ui: UiConfig = { productName: 'Example', templates, colors: { primary: '#123456' } satisfies Partial<UiColorsConfig> };
+export const ui: UiConfig = {
+  productName: 'Example',
+  templates,
+  colors: { primary: '#123456' } satisfies Partial<UiColorsConfig>,
+};
 export const mfa: MfaConfig = { enabled: true, reauthenticateAfterSeconds: 300 };
 export const passkeys: PasskeysConfig = { rpName: 'Example' };
 export const registration: RegistrationConfig = { allowRemoteLogos: false };

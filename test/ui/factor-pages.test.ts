@@ -17,12 +17,30 @@ import type { PortcullisConfig } from '../../lib/index.js';
  * request that made the change; and `ui.templates` replacing these pages with escaping on.
  * The issuer is http://localhost:PORT so that passkeys are on (an IP address is no relying-party ID).
  */
-const MFA_APP = { client_id: 'mfa-app', client_secret: 'mfa-app-secret-123', redirect_uris: ['http://localhost:8080/mfa-callback'], response_types: ['code' as const], grant_types: ['authorization_code' as const], require_mfa: true };
-const PASSKEY_USER = { id: 'pk', email: 'pk@example.com', password: 'pk-user-password-123', email_verified: true, claims: { name: 'Pat Key' } };
+const MFA_APP = {
+  client_id: 'mfa-app',
+  client_secret: 'mfa-app-secret-123',
+  redirect_uris: ['http://localhost:8080/mfa-callback'],
+  response_types: ['code' as const],
+  grant_types: ['authorization_code' as const],
+  require_mfa: true,
+};
+const PASSKEY_USER = {
+  id: 'pk',
+  email: 'pk@example.com',
+  password: 'pk-user-password-123',
+  email_verified: true,
+  claims: { name: 'Pat Key' },
+};
 
 /** A browser whose every request says `Accept-Language: <lang>`. */
 class LangBrowser extends TestBrowser {
-  constructor(origin: string, private readonly lang: string) { super(origin); }
+  constructor(
+    origin: string,
+    private readonly lang: string,
+  ) {
+    super(origin);
+  }
   override request(url: string, init: RequestInit = {}): Promise<Page> {
     const headers = new Headers(init.headers);
     if (!headers.has('accept-language')) headers.set('accept-language', this.lang);
@@ -35,10 +53,17 @@ async function start(extra: Partial<PortcullisConfig> = {}): Promise<{ srv: Runn
   mailbox = await Mailbox.create();
   const demo = demoFixtures();
   const srv = await startServer((address) => ({
-    issuer: address.replace('127.0.0.1', 'localhost'), mail: { mailbox: mailbox.dir },
-    clients: [...demo.clients!, MFA_APP], accounts: [...demo.accounts!, PASSKEY_USER], ...extra,
+    issuer: address.replace('127.0.0.1', 'localhost'),
+    mail: { mailbox: mailbox.dir },
+    clients: [...demo.clients!, MFA_APP],
+    accounts: [...demo.accounts!, PASSKEY_USER],
+    ...extra,
   }));
-  const mfaApp = await relyingParty(srv.server.config.issuer, { clientId: MFA_APP.client_id, secret: MFA_APP.client_secret, redirectUri: MFA_APP.redirect_uris[0] });
+  const mfaApp = await relyingParty(srv.server.config.issuer, {
+    clientId: MFA_APP.client_id,
+    secret: MFA_APP.client_secret,
+    redirectUri: MFA_APP.redirect_uris[0],
+  });
   return { srv, mfaApp };
 }
 
@@ -51,11 +76,18 @@ const code = (secret: string) => generate({ secret });
  */
 function englishLeftovers(page: Page, prefixes: string[]): string[] {
   const { en, de } = CATALOG_TEXTS;
-  const texts = new Set(page.dom.querySelectorAll('*').flatMap((e) => e.childNodes.filter((n) => n.nodeType === 3).map((n) => n.text.trim())));
-  for (const el of page.dom.querySelectorAll('[data-messages]')) Object.values(JSON.parse(el.getAttribute('data-messages')!) as Record<string, string>).forEach((m) => texts.add(m));
+  const texts = new Set(
+    page.dom
+      .querySelectorAll('*')
+      .flatMap((e) => e.childNodes.filter((n) => n.nodeType === 3).map((n) => n.text.trim())),
+  );
+  for (const el of page.dom.querySelectorAll('[data-messages]'))
+    Object.values(JSON.parse(el.getAttribute('data-messages')!) as Record<string, string>).forEach((m) => texts.add(m));
   const whole = page.dom.text;
   return (Object.entries(en) as Array<[MessageKey, string]>)
-    .filter(([key, message]) => prefixes.some((p) => key.startsWith(p)) && message !== de[key] && !message.includes('{'))
+    .filter(
+      ([key, message]) => prefixes.some((p) => key.startsWith(p)) && message !== de[key] && !message.includes('{'),
+    )
     .filter(([, message]) => texts.has(message) || (message.length >= 15 && whole.includes(message)))
     .map(([key]) => key);
 }
@@ -69,15 +101,26 @@ async function press(browser: TestBrowser, page: Page, id: string, fields: Recor
 
 const MODES: Array<[string, (origin: string) => TestBrowser, Record<string, string>, string]> = [
   ['Accept-Language: de', (origin) => new LangBrowser(origin, 'de'), {}, ''],
-  ['ui_locales=de (the browser asks for no language)', (origin) => new TestBrowser(origin), { ui_locales: 'de' }, '?ui_locales=de'],
+  [
+    'ui_locales=de (the browser asks for no language)',
+    (origin) => new TestBrowser(origin),
+    { ui_locales: 'de' },
+    '?ui_locales=de',
+  ],
 ];
 
 describe.each(MODES)('German second-factor, passkey and account pages by %s', (_mode, newBrowser, params, query) => {
   let srv: RunningServer;
   let mfaApp: RelyingParty;
   let issuer: string;
-  beforeAll(async () => { ({ srv, mfaApp } = await start()); issuer = srv.server.config.issuer; });
-  afterAll(async () => { await srv.close(); await mailbox.remove(); });
+  beforeAll(async () => {
+    ({ srv, mfaApp } = await start());
+    issuer = srv.server.config.issuer;
+  });
+  afterAll(async () => {
+    await srv.close();
+    await mailbox.remove();
+  });
 
   test('TOTP enrolment, recovery codes and the code prompt; the notice mail in German', async () => {
     const browser = newBrowser(issuer);
@@ -87,7 +130,11 @@ describe.each(MODES)('German second-factor, passkey and account pages by %s', (_
     expect(englishLeftovers(login, ['login.', 'passkey.login.', 'passkey.script.'])).toEqual([]);
 
     const enrol = await browser.submit(login, { email: 'alice@example.com', password: 'alice-demo-password' });
-    expect([enrol.status, enrol.dom.querySelector('html')?.getAttribute('lang'), text(enrol, 'h1')]).toEqual([200, 'de', 'Bestätigung in zwei Schritten einrichten']);
+    expect([enrol.status, enrol.dom.querySelector('html')?.getAttribute('lang'), text(enrol, 'h1')]).toEqual([
+      200,
+      'de',
+      'Bestätigung in zwei Schritten einrichten',
+    ]);
     expect(enrol.body).toContain('Diese Anwendung verlangt für Ihr Konto eine Bestätigung in zwei Schritten.');
     expect(englishLeftovers(enrol, ['mfa.'])).toEqual([]);
     const secret = text(enrol, '#totp-secret')!;
@@ -96,7 +143,10 @@ describe.each(MODES)('German second-factor, passkey and account pages by %s', (_
     expect(englishLeftovers(wrong, ['mfa.'])).toEqual([]);
 
     const codes = await browser.submit(wrong, { code: await code(secret) });
-    expect([text(codes, 'h1'), text(codes, 'button')]).toEqual(['Ihre Wiederherstellungscodes', 'Ich habe sie gespeichert – weiter']);
+    expect([text(codes, 'h1'), text(codes, 'button')]).toEqual([
+      'Ihre Wiederherstellungscodes',
+      'Ich habe sie gespeichert – weiter',
+    ]);
     expect(englishLeftovers(codes, ['mfa.'])).toEqual([]);
     const recovery = codes.dom.querySelectorAll('#recovery-codes li').map((li) => li.text.trim());
     const consent = await browser.submit(codes, {});
@@ -111,11 +161,19 @@ describe.each(MODES)('German second-factor, passkey and account pages by %s', (_
     const other = newBrowser(issuer);
     const login2 = await other.go(String((await startAuthorization(mfaApp, params)).url));
     const prompt = await other.submit(login2, { email: 'alice@example.com', password: 'alice-demo-password' });
-    expect([prompt.status, text(prompt, 'h1'), text(prompt, 'label[for=code]'), text(prompt, 'button')]).toEqual([200, 'Bestätigung in zwei Schritten', 'Code', 'Bestätigen']);
+    expect([prompt.status, text(prompt, 'h1'), text(prompt, 'label[for=code]'), text(prompt, 'button')]).toEqual([
+      200,
+      'Bestätigung in zwei Schritten',
+      'Code',
+      'Bestätigen',
+    ]);
     expect(prompt.body).toContain('um mit <strong>');
     expect(englishLeftovers(prompt, ['mfa.', 'login.'])).toEqual([]);
     const refused = await other.submit(prompt, { code: '123456' });
-    expect([refused.status, text(refused, '[role=alert]')]).toEqual([401, 'Dieser Code ist falsch oder wurde schon verwendet. Versuchen Sie den nächsten Code aus Ihrer App.']);
+    expect([refused.status, text(refused, '[role=alert]')]).toEqual([
+      401,
+      'Dieser Code ist falsch oder wurde schon verwendet. Versuchen Sie den nächsten Code aus Ihrer App.',
+    ]);
     const passed = await other.submit(refused, { code: recovery[0]! });
     expect(text(passed, 'h1')).toBe('Zugriff erlauben?');
   });
@@ -126,25 +184,49 @@ describe.each(MODES)('German second-factor, passkey and account pages by %s', (_
     let page = await browser.go(`${issuer}/account`);
     page = await browser.submit(page, { email: 'admin@example.com', password: 'admin-demo-password' });
     const home = await browser.go(`${issuer}/account${query}`);
-    expect([home.status, home.dom.querySelector('html')?.getAttribute('lang'), text(home, 'h1')]).toEqual([200, 'de', 'Ihr Konto']);
-    expect([text(home, '#totp-status'), text(home, '#totp-add'), text(home, '#passkeys'), text(home, '#sign-out')])
-      .toEqual(['Authenticator-App: ausgeschaltet', 'Authenticator-App einrichten', 'Passkeys verwalten', 'Abmelden']);
-    expect([text(home, '#sessions-section h2'), text(home, '#sign-out-others')]).toEqual(['Aktive Sitzungen', 'Alle anderen Sitzungen abmelden']);
+    expect([home.status, home.dom.querySelector('html')?.getAttribute('lang'), text(home, 'h1')]).toEqual([
+      200,
+      'de',
+      'Ihr Konto',
+    ]);
+    expect([
+      text(home, '#totp-status'),
+      text(home, '#totp-add'),
+      text(home, '#passkeys'),
+      text(home, '#sign-out'),
+    ]).toEqual(['Authenticator-App: ausgeschaltet', 'Authenticator-App einrichten', 'Passkeys verwalten', 'Abmelden']);
+    expect([text(home, '#sessions-section h2'), text(home, '#sign-out-others')]).toEqual([
+      'Aktive Sitzungen',
+      'Alle anderen Sitzungen abmelden',
+    ]);
     expect(englishLeftovers(home, ['home.'])).toEqual([]);
 
     const enrol = await press(browser, home, 'totp-add');
-    expect([enrol.status, text(enrol, 'h1'), text(enrol, 'button')]).toEqual([200, 'Bestätigung in zwei Schritten einrichten', 'Einschalten']);
+    expect([enrol.status, text(enrol, 'h1'), text(enrol, 'button')]).toEqual([
+      200,
+      'Bestätigung in zwei Schritten einrichten',
+      'Einschalten',
+    ]);
     expect(enrol.body).not.toContain('Diese Anwendung verlangt');
     expect(englishLeftovers(enrol, ['mfa.'])).toEqual([]);
     const codes = await browser.submit(enrol, { code: await code(text(enrol, '#totp-secret')!) });
-    expect([text(codes, 'h1'), text(codes, '#continue')]).toEqual(['Ihre Wiederherstellungscodes', 'Zurück zu Ihrem Konto']);
+    expect([text(codes, 'h1'), text(codes, '#continue')]).toEqual([
+      'Ihre Wiederherstellungscodes',
+      'Zurück zu Ihrem Konto',
+    ]);
     expect(englishLeftovers(codes, ['mfa.', 'home.'])).toEqual([]);
 
     const after = await browser.go(new URL(codes.dom.querySelector('#continue')!.getAttribute('href')!, issuer).href);
-    expect([text(after, '#totp-status'), text(after, '#recovery-left')]).toEqual(['Authenticator-App: eingeschaltet', 'Noch 10 unbenutzte Wiederherstellungscodes.']);
+    expect([text(after, '#totp-status'), text(after, '#recovery-left')]).toEqual([
+      'Authenticator-App: eingeschaltet',
+      'Noch 10 unbenutzte Wiederherstellungscodes.',
+    ]);
     const off = await press(browser, after, 'totp-remove');
-    expect([text(off, 'h1'), text(off, '#message'), text(off, '#back')])
-      .toEqual(['Erledigt', CATALOG_TEXTS.de['home.totpRemoved'], 'Zurück zu Ihrem Konto']);
+    expect([text(off, 'h1'), text(off, '#message'), text(off, '#back')]).toEqual([
+      'Erledigt',
+      CATALOG_TEXTS.de['home.totpRemoved'],
+      'Zurück zu Ihrem Konto',
+    ]);
 
     const mails = await mailbox.waitFor('admin@example.com', 2);
     expect(mails.map((m) => /wurde soeben/.test(m.text) && !/was just/.test(m.text))).toEqual([true, true]);
@@ -153,15 +235,26 @@ describe.each(MODES)('German second-factor, passkey and account pages by %s', (_
 
   test('the passkey step of an account whose second factor is a passkey', async () => {
     await srv.server.accounts.savePasskey!('pk', {
-      credentialId: randomBytes(16).toString('base64url'), publicKey: randomBytes(77).toString('base64url'), counter: 0, name: 'Laptop', createdAt: Date.now(),
+      credentialId: randomBytes(16).toString('base64url'),
+      publicKey: randomBytes(77).toString('base64url'),
+      counter: 0,
+      name: 'Laptop',
+      createdAt: Date.now(),
     });
     const browser = newBrowser(issuer);
     const login = await browser.go(String((await startAuthorization(mfaApp, params)).url));
     const step = await browser.submit(login, { email: PASSKEY_USER.email, password: PASSKEY_USER.password });
-    expect([step.status, text(step, 'h1'), text(step, '#passkey-button')]).toEqual([200, 'Mit Ihrem Passkey bestätigen', 'Meinen Passkey verwenden']);
+    expect([step.status, text(step, 'h1'), text(step, '#passkey-button')]).toEqual([
+      200,
+      'Mit Ihrem Passkey bestätigen',
+      'Meinen Passkey verwenden',
+    ]);
     expect(step.body).toContain('Ihr Konto ist mit einem Passkey geschützt.');
     const messages = JSON.parse(step.dom.querySelector('#passkey-second-factor')!.getAttribute('data-messages')!);
-    expect(messages).toEqual({ cancelled: CATALOG_TEXTS.de['passkey.script.cancelled'], failed: CATALOG_TEXTS.de['passkey.script.failed'] });
+    expect(messages).toEqual({
+      cancelled: CATALOG_TEXTS.de['passkey.script.cancelled'],
+      failed: CATALOG_TEXTS.de['passkey.script.failed'],
+    });
     expect(englishLeftovers(step, ['passkey.'])).toEqual([]);
     // A credential that is no passkey of this account: refused, in German, on the same step.
     const refused = await press(browser, step, 'passkey-button', { credential: '{}' });
@@ -207,7 +300,9 @@ const FACTOR_ROWS: Array<[FactorName, 'en' | 'de', string]> = [
 test.each(FACTOR_ROWS)('the notice names the factor: %s in %s', (factor, locale, words) => {
   const mail = secondFactorRemovedMail({ t: new Translator(locale), product: 'P' }, { factor });
   expect(mail.text).toContain(words);
-  expect(secondFactorAddedMail({ t: new Translator(locale), product: 'P' }, { factor }).subject).toBe(CATALOG_TEXTS[locale]['mail.factorAdded.subject']);
+  expect(secondFactorAddedMail({ t: new Translator(locale), product: 'P' }, { factor }).subject).toBe(
+    CATALOG_TEXTS[locale]['mail.factorAdded.subject'],
+  );
 });
 
 describe('ui.templates replaces the second-factor, passkey and account pages, escaping on', () => {
@@ -222,23 +317,34 @@ describe('ui.templates replaces the second-factor, passkey and account pages, es
       ui: {
         messages: { en: { 'home.title': EVIL, 'passkey.secondFactor.title': EVIL } },
         templates: {
-          totpEnrol: (v, { html, raw }) => html`<h1 id="custom">Scan it</h1>${raw(v.svg)}<p id="key">${v.secret}</p><form method="post" action="${v.action}"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="enrolment" value="${v.sealed}"><input name="code"></form>`,
-          recoveryCodes: (v, { html }) => html`<h1 id="custom">Keep ${v.codes.length} codes</h1><ol>${v.codes.map((c) => html`<li>${c}</li>`)}</ol>${'action' in v.next ? html`<form method="post" action="${v.next.action}"><input type="hidden" name="csrf" value="${v.next.csrfToken}"><button>go</button></form>` : ''}`,
-          secondFactor: (v, { html }) => html`<h1 id="custom">Code for ${v.clientName}</h1><form method="post" action="${v.action}"><input type="hidden" name="csrf" value="${v.csrfToken}"><input name="code"></form>`,
+          totpEnrol: (v, { html, raw }) =>
+            html`<h1 id="custom">Scan it</h1>${raw(v.svg)}<p id="key">${v.secret}</p><form method="post" action="${v.action}"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="enrolment" value="${v.sealed}"><input name="code"></form>`,
+          recoveryCodes: (v, { html }) =>
+            html`<h1 id="custom">Keep ${v.codes.length} codes</h1><ol>${v.codes.map((c) => html`<li>${c}</li>`)}</ol>${'action' in v.next ? html`<form method="post" action="${v.next.action}"><input type="hidden" name="csrf" value="${v.next.csrfToken}"><button>go</button></form>` : ''}`,
+          secondFactor: (v, { html }) =>
+            html`<h1 id="custom">Code for ${v.clientName}</h1><form method="post" action="${v.action}"><input type="hidden" name="csrf" value="${v.csrfToken}"><input name="code"></form>`,
           passkey: (v, { html, t }) => html`<h1 id="custom">${t.t('passkey.secondFactor.title')}</h1>${v.form}`,
-          accountHome: (v, { html, t }): SafeHtml => html`<h1 id="custom">${t.t('home.title')}</h1><p id="who">${v.email}</p>${v.sections.sessions}`,
+          accountHome: (v, { html, t }): SafeHtml =>
+            html`<h1 id="custom">${t.t('home.title')}</h1><p id="who">${v.email}</p>${v.sections.sessions}`,
         },
       },
     }));
     issuer = srv.server.config.issuer;
   });
-  afterAll(async () => { await srv.close(); await mailbox.remove(); });
+  afterAll(async () => {
+    await srv.close();
+    await mailbox.remove();
+  });
 
   test('TOTP enrolment, recovery codes and the code prompt: the host templates render and work; a client name with <script> stays escaped', async () => {
     const browser = new TestBrowser(issuer);
     const login = await browser.go(String((await startAuthorization(mfaApp)).url));
     const enrol = await browser.submit(login, { email: 'alice@example.com', password: 'alice-demo-password' });
-    expect([enrol.status, text(enrol, '#custom'), enrol.dom.querySelector('svg') !== null]).toEqual([200, 'Scan it', true]);
+    expect([enrol.status, text(enrol, '#custom'), enrol.dom.querySelector('svg') !== null]).toEqual([
+      200,
+      'Scan it',
+      true,
+    ]);
     const codes = await browser.submit(enrol, { code: await code(text(enrol, '#key')!) });
     expect(text(codes, '#custom')).toBe('Keep 10 codes');
     const recovery = codes.dom.querySelector('li')!.text;
@@ -255,17 +361,33 @@ describe('ui.templates replaces the second-factor, passkey and account pages, es
   });
 
   test('the passkey step and the account page: replaced, the translated <script> message escaped', async () => {
-    await srv.server.accounts.savePasskey!('pk', { credentialId: randomBytes(16).toString('base64url'), publicKey: randomBytes(77).toString('base64url'), counter: 0, name: 'Key', createdAt: Date.now() });
+    await srv.server.accounts.savePasskey!('pk', {
+      credentialId: randomBytes(16).toString('base64url'),
+      publicKey: randomBytes(77).toString('base64url'),
+      counter: 0,
+      name: 'Key',
+      createdAt: Date.now(),
+    });
     const browser = new TestBrowser(issuer);
     const login = await browser.go(String((await startAuthorization(mfaApp)).url));
     const step = await browser.submit(login, { email: PASSKEY_USER.email, password: PASSKEY_USER.password });
-    expect([step.status, text(step, '#custom'), step.dom.querySelector('form#passkey-second-factor') !== null]).toEqual([200, EVIL, true]);
+    expect([step.status, text(step, '#custom'), step.dom.querySelector('form#passkey-second-factor') !== null]).toEqual(
+      [200, EVIL, true],
+    );
     expect(evidence(step)).toEqual([false, true]);
 
     const admin = new TestBrowser(issuer);
-    await admin.submit(await admin.go(`${issuer}/account`), { email: 'admin@example.com', password: 'admin-demo-password' });
+    await admin.submit(await admin.go(`${issuer}/account`), {
+      email: 'admin@example.com',
+      password: 'admin-demo-password',
+    });
     const home = await admin.go(`${issuer}/account`);
-    expect([home.status, text(home, '#custom'), text(home, '#who'), home.dom.querySelectorAll('#session-list li.session').length]).toEqual([200, EVIL, 'admin@example.com', 1]);
+    expect([
+      home.status,
+      text(home, '#custom'),
+      text(home, '#who'),
+      home.dom.querySelectorAll('#session-list li.session').length,
+    ]).toEqual([200, EVIL, 'admin@example.com', 1]);
     expect(home.dom.querySelector('#totp-add')).toBeNull(); // our body is gone
     expect(evidence(home)).toEqual([false, true]);
     expect(home.headers.get('content-security-policy')).toContain("default-src 'none'");

@@ -14,9 +14,14 @@ import { CATALOG_TEXTS } from '../../lib/ui/i18n.js';
  * The usability fixes, languages, branding and template hook of issue 14, each asserted on the real page over
  * HTTP (the keyboard and CSP check in Chromium is test/browser/ui.test.ts).
  */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 let dir: string;
-beforeAll(async () => { dir = await mkdtemp(join(tmpdir(), 'portcullis-ui-')); });
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'portcullis-ui-'));
+});
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const text = (p: Page, selector: string) => p.dom.querySelector(selector)?.text.trim();
@@ -38,7 +43,10 @@ describe('usability fixes on the default pages', () => {
     srv = await startServer({ mail: { mailbox: mailbox.dir }, ui: { homeUrl: 'https://www.example.com/' } });
     rp = await relyingParty(srv.issuer);
   });
-  afterAll(async () => { await srv.close(); await mailbox.remove(); });
+  afterAll(async () => {
+    await srv.close();
+    await mailbox.remove();
+  });
 
   test('login: autocomplete username and current-password, the client and its domain named', async () => {
     const { page } = await loginPage(rp, new TestBrowser(srv.issuer));
@@ -68,21 +76,31 @@ describe('usability fixes on the default pages', () => {
     expect(cancelForm.getAttribute('action')).toMatch(/^\/interaction\/[\w-]+\/cancel$/);
     const csrf = cancelForm.querySelector('input[name=csrf]')!.getAttribute('value')!;
     const done = await browser.go(new URL(cancelForm.getAttribute('action')!, srv.issuer).href, {
-      method: 'POST', body: new URLSearchParams({ csrf }), headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      body: new URLSearchParams({ csrf }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(done.redirectedTo).toMatch(/^http:\/\/localhost:8080\/callback\?/);
     const callback = new URL(done.redirectedTo!);
     expect(callback.searchParams.get('state')).toBe(start.state);
-    await expect(oidc.authorizationCodeGrant(rp.config, callback, {
-      pkceCodeVerifier: start.codeVerifier, expectedState: start.state, expectedNonce: start.nonce,
-    })).rejects.toMatchObject({ error: 'access_denied' });
+    await expect(
+      oidc.authorizationCodeGrant(rp.config, callback, {
+        pkceCodeVerifier: start.codeVerifier,
+        expectedState: start.state,
+        expectedNonce: start.nonce,
+      }),
+    ).rejects.toMatchObject({ error: 'access_denied' });
   });
 
-  test('Cancel without the form\'s CSRF token is refused', async () => {
+  test("Cancel without the form's CSRF token is refused", async () => {
     const browser = new TestBrowser(srv.issuer);
     const { page } = await loginPage(rp, browser);
     const action = page.dom.querySelectorAll('form')[1]!.getAttribute('action')!;
-    const refused = await browser.go(new URL(action, srv.issuer).href, { method: 'POST', body: new URLSearchParams({ csrf: 'x' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const refused = await browser.go(new URL(action, srv.issuer).href, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf: 'x' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(refused.status).toBe(403);
     expect(text(refused, 'h1')).toBe('Please reload the page');
   });
@@ -97,8 +115,9 @@ describe('usability fixes on the default pages', () => {
     expect(consent.dom.querySelector('a#switch-account')?.parentNode?.text).toMatch(/^Not you\?/);
     const url = new URL(href, srv.issuer);
     expect(url.pathname).toBe('/authorization');
-    expect(Object.fromEntries(['client_id', 'state', 'redirect_uri', 'prompt'].map((k) => [k, url.searchParams.get(k)])))
-      .toEqual({ client_id: rp.clientId, state: start.state, redirect_uri: rp.redirectUri, prompt: 'login' });
+    expect(
+      Object.fromEntries(['client_id', 'state', 'redirect_uri', 'prompt'].map((k) => [k, url.searchParams.get(k)])),
+    ).toEqual({ client_id: rp.clientId, state: start.state, redirect_uri: rp.redirectUri, prompt: 'login' });
     const login = await browser.go(url.href);
     expect([login.status, login.dom.querySelector('input[name=password]') !== null]).toEqual([200, true]);
   });
@@ -108,7 +127,9 @@ describe('usability fixes on the default pages', () => {
     expect(page.dom.querySelector('#email')?.getAttribute('autocomplete')).toBe('username');
     expect(page.dom.querySelector('#password')?.getAttribute('autocomplete')).toBe('new-password');
     expect(page.dom.querySelector('#password')?.getAttribute('aria-describedby')).toBe('password-hint');
-    expect(text(page, '#password-hint')).toBe('At least 12 characters. A long phrase is easy to remember and hard to guess.');
+    expect(text(page, '#password-hint')).toBe(
+      'At least 12 characters. A long phrase is easy to remember and hard to guess.',
+    );
   });
 
   test('"signed out" links onward (ui.homeUrl when the client has no client_uri)', async () => {
@@ -122,10 +143,14 @@ describe('usability fixes on the default pages', () => {
   });
 
   test('an error page says in words what happened and what to do; the code is in small print', async () => {
-    const page = await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?client_id=nobody&response_type=code&scope=openid`);
+    const page = await new TestBrowser(srv.issuer).go(
+      `${srv.issuer}/authorization?client_id=nobody&response_type=code&scope=openid`,
+    );
     expect(page.status).toBe(400);
     expect(text(page, 'h1')).toBe('This request cannot be completed');
-    expect(text(page, '#what')).toMatch(/^The application that sent you here made a request that Portcullis cannot accept/);
+    expect(text(page, '#what')).toMatch(
+      /^The application that sent you here made a request that Portcullis cannot accept/,
+    );
     expect(text(page, '#todo')).toMatch(/^Go back to the application and try again/);
     expect(page.dom.querySelector('.small #error')?.text).toBe('invalid_client');
   });
@@ -154,7 +179,9 @@ describe('usability fixes on the default pages', () => {
 
     const plain = new TestBrowser(srv.issuer);
     const { page: english } = await loginPage(rp, plain);
-    const german = await plain.request(english.url, { headers: { 'accept-language': 'fr;q=0.9, de-AT;q=0.8, en;q=0.1' } });
+    const german = await plain.request(english.url, {
+      headers: { 'accept-language': 'fr;q=0.9, de-AT;q=0.8, en;q=0.1' },
+    });
     expect([german.dom.querySelector('html')?.getAttribute('lang'), text(german, 'h1')]).toEqual(['de', 'Anmelden']);
     const expired = await plain.request(`${srv.issuer}/interaction/gone`, { headers: { 'accept-language': 'de' } });
     expect(text(expired, 'h1')).toBe('Diese Anmeldeseite ist abgelaufen');
@@ -164,8 +191,15 @@ describe('usability fixes on the default pages', () => {
     const browser = new TestBrowser(srv.issuer);
     const form = await browser.request(`${srv.issuer}/account/reset`, { headers: { 'accept-language': 'de' } });
     expect(text(form, 'h1')).toBe('Passwort zurücksetzen');
-    const data = new URLSearchParams({ csrf: form.dom.querySelector('input[name=csrf]')!.getAttribute('value')!, email: 'alice@example.com' });
-    const sent = await browser.request(`${srv.issuer}/account/reset`, { method: 'POST', body: data, headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'de' } });
+    const data = new URLSearchParams({
+      csrf: form.dom.querySelector('input[name=csrf]')!.getAttribute('value')!,
+      email: 'alice@example.com',
+    });
+    const sent = await browser.request(`${srv.issuer}/account/reset`, {
+      method: 'POST',
+      body: data,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'de' },
+    });
     expect(text(sent, 'h1')).toBe('Sehen Sie in Ihr Postfach');
     const [mail] = await mailbox.waitFor('alice@example.com');
     expect(mail!.text).toMatch(/^Guten Tag,/);
@@ -181,10 +215,16 @@ describe('branding by configuration alone', () => {
   beforeAll(async () => {
     const logo = join(dir, 'logo.png');
     await writeFile(logo, PNG);
-    srv = await startServer({ ui: {
-      productName: 'Acme Login', logo, colors: { primary: '#ff0000' }, darkColors: { background: '#000000' },
-      supportUrl: 'mailto:help@acme.example', footer: 'Acme Corp <b>not bold</b>',
-    } });
+    srv = await startServer({
+      ui: {
+        productName: 'Acme Login',
+        logo,
+        colors: { primary: '#ff0000' },
+        darkColors: { background: '#000000' },
+        supportUrl: 'mailto:help@acme.example',
+        footer: 'Acme Corp <b>not bold</b>',
+      },
+    });
     rp = await relyingParty(srv.issuer);
   });
   afterAll(() => srv.close());
@@ -202,14 +242,20 @@ describe('branding by configuration alone', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/img-src 'self'; /);
 
     const res = await fetch(`${srv.issuer}/ui/logo`);
-    expect([res.status, res.headers.get('content-type'), res.headers.get('x-content-type-options')]).toEqual([200, 'image/png', 'nosniff']);
+    expect([res.status, res.headers.get('content-type'), res.headers.get('x-content-type-options')]).toEqual([
+      200,
+      'image/png',
+      'nosniff',
+    ]);
     expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
     const cached = await fetch(`${srv.issuer}/ui/logo`, { headers: { 'if-none-match': res.headers.get('etag')! } });
     expect(cached.status).toBe(304);
   });
 
   test('the error page uses the product name', async () => {
-    const page = await new TestBrowser(srv.issuer).go(`${srv.issuer}/authorization?client_id=nobody&response_type=code`);
+    const page = await new TestBrowser(srv.issuer).go(
+      `${srv.issuer}/authorization?client_id=nobody&response_type=code`,
+    );
     expect(text(page, '#what')).toContain('Acme Login cannot accept');
   });
 
@@ -218,7 +264,9 @@ describe('branding by configuration alone', () => {
     await writeFile(logo, PNG);
     const prefixed = await startServer((root) => ({ issuer: `${root}/auth`, ui: { logo } }));
     try {
-      const page = await new TestBrowser(prefixed.issuer).go(`${prefixed.issuer}/auth/authorization?client_id=nobody&response_type=code`);
+      const page = await new TestBrowser(prefixed.issuer).go(
+        `${prefixed.issuer}/auth/authorization?client_id=nobody&response_type=code`,
+      );
       expect(page.dom.querySelector('header img')?.getAttribute('src')).toBe('/auth/ui/logo');
       const res = await fetch(`${prefixed.issuer}/auth/ui/logo`);
       expect([res.status, res.headers.get('content-type')]).toEqual([200, 'image/png']);
@@ -237,7 +285,9 @@ describe('branding by configuration alone', () => {
     for (const [name, bytes] of cases) {
       const path = join(dir, name);
       await writeFile(path, bytes);
-      await expect(createServer({ issuer: 'http://127.0.0.1:1', ...demoFixtures(), ui: { logo: path } })).rejects.toMatchObject({ message: expect.stringContaining('ui.logo') });
+      await expect(
+        createServer({ issuer: 'http://127.0.0.1:1', ...demoFixtures(), ui: { logo: path } }),
+      ).rejects.toMatchObject({ message: expect.stringContaining('ui.logo') });
     }
   });
 
@@ -251,8 +301,13 @@ describe('branding by configuration alone', () => {
   });
 
   test('colours that are not hex are refused (nothing else can reach the style sheet)', async () => {
-    await expect(createServer({ issuer: 'http://127.0.0.1:1', ...demoFixtures(), ui: { colors: { primary: 'red;}body{display:none' } } }))
-      .rejects.toMatchObject({ message: expect.stringContaining('ui.colors.primary') });
+    await expect(
+      createServer({
+        issuer: 'http://127.0.0.1:1',
+        ...demoFixtures(),
+        ui: { colors: { primary: 'red;}body{display:none' } },
+      }),
+    ).rejects.toMatchObject({ message: expect.stringContaining('ui.colors.primary') });
   });
 });
 
@@ -260,14 +315,19 @@ describe('template hook', () => {
   let srv: RunningServer;
   let rp: RelyingParty;
   beforeAll(async () => {
-    srv = await startServer({ ui: {
-      messages: { en: { 'login.submit': 'Let me in' } },
-      templates: {
-        login: (v, { html, t }): SafeHtml => html`<h1 id="custom">${t.t('login.title')} ${v.clientName} ${'<script>alert(1)</script>'}</h1>
+    srv = await startServer({
+      ui: {
+        messages: { en: { 'login.submit': 'Let me in' } },
+        templates: {
+          login: (
+            v,
+            { html, t },
+          ): SafeHtml => html`<h1 id="custom">${t.t('login.title')} ${v.clientName} ${'<script>alert(1)</script>'}</h1>
 <form method="post" action="${v.action}"><input type="hidden" name="csrf" value="${v.csrfToken}"><input name="email"><input name="password" type="password"><button>${t.t('login.submit')}</button></form>`,
-        signedOut: () => '<b>plain strings are escaped</b>',
+          signedOut: () => '<b>plain strings are escaped</b>',
+        },
       },
-    } });
+    });
     rp = await relyingParty(srv.issuer);
   });
   afterAll(() => srv.close());
@@ -294,16 +354,25 @@ describe('template hook', () => {
   });
 
   test('an unknown template name or message key is refused at start-up', async () => {
-    await expect(createServer({ issuer: 'http://127.0.0.1:1', ...demoFixtures(), ui: { templates: { nope: () => '' } as never } }))
-      .rejects.toMatchObject({ message: expect.stringContaining('ui.templates.nope') });
-    await expect(createServer({ issuer: 'http://127.0.0.1:1', ...demoFixtures(), ui: { messages: { de: { 'no.such.key': 'x' } as never } } }))
-      .rejects.toMatchObject({ message: expect.stringContaining('ui.messages.de.no.such.key') });
+    await expect(
+      createServer({ issuer: 'http://127.0.0.1:1', ...demoFixtures(), ui: { templates: { nope: () => '' } as never } }),
+    ).rejects.toMatchObject({ message: expect.stringContaining('ui.templates.nope') });
+    await expect(
+      createServer({
+        issuer: 'http://127.0.0.1:1',
+        ...demoFixtures(),
+        ui: { messages: { de: { 'no.such.key': 'x' } as never } },
+      }),
+    ).rejects.toMatchObject({ message: expect.stringContaining('ui.messages.de.no.such.key') });
   });
 });
 
 test('every German message keeps the placeholders of the English one', () => {
   const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
   for (const [key, english] of Object.entries(CATALOG_TEXTS.en)) {
-    expect([key, placeholders(CATALOG_TEXTS.de[key as keyof typeof CATALOG_TEXTS.de])]).toEqual([key, placeholders(english)]);
+    expect([key, placeholders(CATALOG_TEXTS.de[key as keyof typeof CATALOG_TEXTS.de])]).toEqual([
+      key,
+      placeholders(english),
+    ]);
   }
 });

@@ -22,7 +22,6 @@ export interface AccountActionDeps {
 /** A link under a page. */
 export type PageLink = NonNullable<FormView['links']>[number];
 
-
 /** Our page paths (`/account/…`, `/interaction/…`) as the browser requests them: under the issuer's path. */
 function linksUnderMount(ctx: Context, links: PageLink[] | undefined): PageLink[] | undefined {
   return links?.map((l) => (l.href.startsWith('/') ? { ...l, href: mountedPath(ctx, l.href) } : l));
@@ -35,12 +34,17 @@ export function words(ctx: Context): Translator {
 
 /** A form problem in the request's language. */
 export function problemText(ctx: Context, problem: InputProblem): string {
-  return (words(ctx).t as (key: string, params?: Record<string, number>) => string)(problem.key, 'params' in problem ? problem.params : undefined);
+  return (words(ctx).t as (key: string, params?: Record<string, number>) => string)(
+    problem.key,
+    'params' in problem ? problem.params : undefined,
+  );
 }
 
 /** A message page (`#message`), marked as an error from status 400 on. */
 export function message(ctx: Context, status: number, title: string, text: string, links?: PageLink[]): void {
-  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links: linksUnderMount(ctx, links), ui }));
+  renderPage(ctx, status, (nonce, ui) =>
+    messagePage(nonce, title, text, { error: status >= 400, links: linksUnderMount(ctx, links), ui }),
+  );
 }
 
 /** The answer to every "we may have mailed you" request, the same whether or not the address has an account. */
@@ -51,7 +55,9 @@ export function mailSent(ctx: Context, links?: PageLink[]): void {
 
 /** 429 with `Retry-After` and the account pages' message. */
 export function tooMany(ctx: Context, retryAfterSeconds: number): void {
-  renderTooManyRequests(ctx, retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('account.tooMany'), { error: true, ui }));
+  renderTooManyRequests(ctx, retryAfterSeconds, (nonce, ui) =>
+    messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('account.tooMany'), { error: true, ui }),
+  );
 }
 
 /** 404 for a page that is off in this deployment (sign-up off, or no mail). */
@@ -76,16 +82,24 @@ function selfServiceForm(ctx: Context): CsrfForm {
 }
 
 /** Renders an account form with a fresh CSRF token. */
-export function showForm(ctx: Context, csrf: CsrfGuard, status: number, view: Omit<FormView, 'nonce' | 'csrfToken'>): void {
+export function showForm(
+  ctx: Context,
+  csrf: CsrfGuard,
+  status: number,
+  view: Omit<FormView, 'nonce' | 'csrfToken'>,
+): void {
   const csrfToken = csrf.issue(ctx, selfServiceForm(ctx));
   const action = mountedPath(ctx, view.action);
-  renderPage(ctx, status, (nonce, ui) => formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken, ui }));
+  renderPage(ctx, status, (nonce, ui) =>
+    formPage({ ...view, action, links: linksUnderMount(ctx, view.links), nonce, csrfToken, ui }),
+  );
 }
 
 /** Middleware: a form submission goes on only with the account forms' CSRF token; else 403. */
 export function accountCsrf(csrf: CsrfGuard): Middleware {
   return csrfCheck(csrf, selfServiceForm, (ctx) =>
-    message(ctx, 403, words(ctx).t('account.refused.title'), words(ctx).t('account.refused')));
+    message(ctx, 403, words(ctx).t('account.refused.title'), words(ctx).t('account.refused')),
+  );
 }
 
 /** Middleware: the pages that send mail answer 404 without a mailer. */
@@ -103,7 +117,9 @@ export function interactionField(uid: string): Record<string, string> {
 
 /** The interaction uid of the query (`?interaction=`), else of the form. */
 export function interactionOf(ctx: Context): string {
-  return typeof ctx.query.interaction === 'string' ? ctx.query.interaction : formField(formBody(ctx), 'interaction', 64);
+  return typeof ctx.query.interaction === 'string'
+    ? ctx.query.interaction
+    : formField(formBody(ctx), 'interaction', 64);
 }
 
 /**
@@ -113,7 +129,9 @@ export function interactionOf(ctx: Context): string {
  * relying party's window for good, and the answer is posted to no one. A uid of no pending sign-in, or a storage
  * error, keeps the policy.
  */
-export function keepOpenerForWebMessageSignIn(responseModeOf: ((uid: string) => Promise<unknown>) | undefined): Middleware {
+export function keepOpenerForWebMessageSignIn(
+  responseModeOf: ((uid: string) => Promise<unknown>) | undefined,
+): Middleware {
   return async function keepOpenerForWebMessageSignIn(ctx: Context, next: Next) {
     await next();
     const uid = interactionOf(ctx);
@@ -124,7 +142,15 @@ export function keepOpenerForWebMessageSignIn(responseModeOf: ((uid: string) => 
 
 /** A new-password field with the length hints of the password rules and the rule in words under it. */
 export function newPasswordField(t: Translator, name: string, label: string, minLength: number): Field {
-  return { name, label, type: 'password', autocomplete: 'new-password', minLength, maxLength: MAX_PASSWORD_LENGTH, hint: t.t('account.passwordRule', { min: minLength }) };
+  return {
+    name,
+    label,
+    type: 'password',
+    autocomplete: 'new-password',
+    minLength,
+    maxLength: MAX_PASSWORD_LENGTH,
+    hint: t.t('account.passwordRule', { min: minLength }),
+  };
 }
 
 /** An e-mail field. */

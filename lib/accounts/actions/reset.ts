@@ -6,10 +6,14 @@ import { mailRequestActions } from './mail-request-form.js';
 
 /** `GET|POST /account/reset`: asks for a password reset link (use case: mail-requests.ts). */
 export function resetRequestActions(deps: AccountActionDeps): { show: Middleware[]; submit: Middleware[] } {
-  return mailRequestActions(deps, {
-    path: ACCOUNT_PATHS.reset,
-    title: 'account.reset.title',
-    intro: 'account.reset.intro',
-    submit: 'account.sendLink',
-  }, requestPasswordReset);
+  return mailRequestActions(
+    deps,
+    {
+      path: ACCOUNT_PATHS.reset,
+      title: 'account.reset.title',
+      intro: 'account.reset.intro',
+      submit: 'account.sendLink',
+    },
+    requestPasswordReset,
+  );
 }

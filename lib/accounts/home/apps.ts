@@ -10,7 +10,6 @@ import { connectedApps, handleOf, revokeApp, type ConnectedAppsDeps } from '../a
 import { HOME_PATHS } from '../paths.js';
 import { button, finished, section, type SignedIn } from './common.js';
 
-
 /** What the connected applications section needs. */
 export interface AppsSectionDeps extends ConnectedAppsDeps {
   logger: Logger;
@@ -18,27 +17,44 @@ export interface AppsSectionDeps extends ConnectedAppsDeps {
   describeScope?(name: string): string | undefined;
 }
 
-/** A scope in the reader's words: the shipped `scope.<name>` message, else the configured description, else the name. */
+/**
+ * A scope in the reader's words: the shipped `scope.<name>` message, else the configured description, else the name.
+ */
 function scopeWords(ui: PageUi, deps: AppsSectionDeps, name: string): string {
   const key = `scope.${name}`;
-  return ui.t.has(key) ? (ui.t.t as (k: MessageKey) => string)(key) : deps.describeScope?.(name) ?? name;
+  return ui.t.has(key) ? (ui.t.t as (k: MessageKey) => string)(key) : (deps.describeScope?.(name) ?? name);
 }
 
 /**
  * The "Connected applications" section (`#apps`): one `li.app` per client with a remembered consent, its name
  * (`.app-name`), domains (`.app-domain`), scopes in words (`.app-scopes li`) and a "Revoke" button (`#revoke-<n>`).
  */
-export async function appsSection(ctx: Context, deps: AppsSectionDeps, who: SignedIn, csrfToken: string): Promise<SafeHtml> {
+export async function appsSection(
+  ctx: Context,
+  deps: AppsSectionDeps,
+  who: SignedIn,
+  csrfToken: string,
+): Promise<SafeHtml> {
   const ui = uiOf(ctx);
   const { t } = ui;
   const apps = await connectedApps(deps, who.account.id);
   const action = mountedPath(ctx, HOME_PATHS.appsRevoke);
-  const body = apps.length === 0
-    ? html`<p id="apps-none">${t.t('account.apps.none')}</p>`
-    : html`<ul id="app-list">${apps.map((app, i) => html`<li class="app" data-client-id="${app.clientId}"><strong class="app-name">${app.name}</strong>
-${app.domains.length ? html`<p class="app-domain">${t.t('account.apps.domain', { domain: app.domains.join(', ') })}</p>` : ''}
+  const body =
+    apps.length === 0
+      ? html`<p id="apps-none">${t.t('account.apps.none')}</p>`
+      : html`<ul id="app-list">${apps.map(
+          (
+            app,
+            i,
+          ) => html`<li class="app" data-client-id="${app.clientId}"><strong class="app-name">${app.name}</strong>
+${
+  app.domains.length
+    ? html`<p class="app-domain">${t.t('account.apps.domain', { domain: app.domains.join(', ') })}</p>`
+    : ''
+}
 <p>${t.t('account.apps.canDo')}</p><ul class="app-scopes">${app.scopes.map((s) => html`<li data-scope="${s}">${scopeWords(ui, deps, s)}</li>`)}</ul>
-${button(action, csrfToken, t.t('account.apps.revoke'), `revoke-${i}`, true, { app: handleOf(app.clientId) })}</li>`)}</ul>`;
+${button(action, csrfToken, t.t('account.apps.revoke'), `revoke-${i}`, true, { app: handleOf(app.clientId) })}</li>`,
+        )}</ul>`;
   return section(t.t('account.apps.title'), html`<p>${t.t('account.apps.intro')}</p>${body}`, 'apps');
 }
 
@@ -49,9 +65,18 @@ export function appsRoutes(router: Router, deps: AppsSectionDeps, change: Middle
     const { t } = uiOf(ctx);
     const handle = formField(formBody(ctx), 'app', 64);
     const app = (await connectedApps(deps, account.id)).find((a) => handleOf(a.clientId) === handle);
-    if (!app) return finished(ctx, t.t('account.apps.gone.title'), t.t('account.apps.gone'), t.t('account.home.back'), 404);
+    if (!app)
+      return finished(ctx, t.t('account.apps.gone.title'), t.t('account.apps.gone'), t.t('account.home.back'), 404);
     await revokeApp(deps, account.id, app);
-    deps.logger.info({ accountId: account.id, clientId: app.clientId, grants: app.grantIds.length }, 'account page: application access revoked');
-    finished(ctx, t.t('account.apps.revoked.title'), t.t('account.apps.revoked', { client: app.name }), t.t('account.home.back'));
+    deps.logger.info(
+      { accountId: account.id, clientId: app.clientId, grants: app.grantIds.length },
+      'account page: application access revoked',
+    );
+    finished(
+      ctx,
+      t.t('account.apps.revoked.title'),
+      t.t('account.apps.revoked', { client: app.name }),
+      t.t('account.home.back'),
+    );
   });
 }

@@ -12,7 +12,13 @@ import { messagePage } from '../views.js';
  * cookie value, renewed at each sign-in through oidc-provider), the session's `uid` (the same for the session's
  * whole life), sign-in time (epoch s) and `acr`.
  */
-export interface SignedIn { account: Account; sessionId: string; sessionUid: string; loginTs: number; acr?: string }
+export interface SignedIn {
+  account: Account;
+  sessionId: string;
+  sessionUid: string;
+  loginTs: number;
+  acr?: string;
+}
 
 /**
  * The CSRF form of a signed-in account page: `scope` (under the issuer's path) bound to the browser's provider
@@ -31,7 +37,14 @@ export function section(title: string, body: SafeHtml, id?: string): SafeHtml {
 }
 
 /** A one-button POST form carrying the CSRF token and `fields` as hidden inputs; `id` is the button's. */
-export function button(action: string, csrfToken: string, label: string, id: string, secondary = false, fields: Record<string, string> = {}): SafeHtml {
+export function button(
+  action: string,
+  csrfToken: string,
+  label: string,
+  id: string,
+  secondary = false,
+  fields: Record<string, string> = {},
+): SafeHtml {
   return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrfToken}">${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}<button type="submit" id="${id}"${secondary ? raw(' class="secondary"') : ''}>${label}</button></form>`;
 }
 
@@ -40,5 +53,11 @@ export function button(action: string, csrfToken: string, label: string, id: str
  * (`#back`) labelled `back`.
  */
 export function finished(ctx: Context, title: string, text: string, back: string, status = 200): void {
-  renderPage(ctx, status, (nonce, ui) => messagePage(nonce, title, text, { error: status >= 400, links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: back }], ui }));
+  renderPage(ctx, status, (nonce, ui) =>
+    messagePage(nonce, title, text, {
+      error: status >= 400,
+      links: [{ id: 'back', href: mountedPath(ctx, HOME_PATHS.home), text: back }],
+      ui,
+    }),
+  );
 }

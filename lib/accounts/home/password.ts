@@ -17,7 +17,6 @@ import { problemText } from '../actions/common.js';
 import { HOME_PATHS } from '../paths.js';
 import { finished, section, type SignedIn } from './common.js';
 
-
 /** What the password change needs. */
 export interface PasswordSectionDeps {
   accounts: AccountStore;
@@ -43,7 +42,8 @@ type Problem = { field: 'current' | 'new'; text: string };
  */
 function passwordForm(ui: PageUi, action: string, csrfToken: string, min: number, problem?: Problem): SafeHtml {
   const { t } = ui;
-  const invalid = (field: Problem['field']) => (problem?.field === field ? html` aria-invalid="true" autofocus aria-errormessage="password-error"` : '');
+  const invalid = (field: Problem['field']) =>
+    problem?.field === field ? html` aria-invalid="true" autofocus aria-errormessage="password-error"` : '';
   return html`${problem ? html`<p class="error" role="alert" id="password-error">${problem.text}</p>` : ''}
 <form method="post" action="${action}" id="password-form">
 <input type="hidden" name="csrf" value="${csrfToken}">
@@ -58,16 +58,29 @@ function passwordForm(ui: PageUi, action: string, csrfToken: string, min: number
 export function passwordSection(ctx: Context, deps: PasswordSectionDeps, csrfToken: string): SafeHtml {
   const ui = uiOf(ctx);
   const form = passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength);
-  const forgot = deps.resetUrl ? html`<p><a id="change-password" href="${mountedPath(ctx, deps.resetUrl)}">${ui.t.t('account.changePassword.forgot')}</a></p>` : '';
+  const forgot = deps.resetUrl
+    ? html`<p><a id="change-password" href="${mountedPath(ctx, deps.resetUrl)}">${ui.t.t('account.changePassword.forgot')}</a></p>`
+    : '';
   return section(ui.t.t('account.changePassword.title'), html`${form}${forgot}`, 'password');
 }
 
 /** The form again, alone on a page, with `problem` (status 400 or 401). */
-function showProblem(ctx: Context, deps: PasswordSectionDeps, csrfToken: string, status: number, problem: Problem): void {
+function showProblem(
+  ctx: Context,
+  deps: PasswordSectionDeps,
+  csrfToken: string,
+  status: number,
+  problem: Problem,
+): void {
   renderPage(ctx, status, (nonce, ui) => {
     const title = ui.t.t('account.changePassword.title');
-    return layout(nonce, title, html`<h1>${title}</h1>${passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength, problem)}
-<p><a id="back" href="${mountedPath(ctx, HOME_PATHS.home)}">${ui.t.t('account.home.back')}</a></p>`, ui);
+    return layout(
+      nonce,
+      title,
+      html`<h1>${title}</h1>${passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength, problem)}
+<p><a id="back" href="${mountedPath(ctx, HOME_PATHS.home)}">${ui.t.t('account.home.back')}</a></p>`,
+      ui,
+    );
   });
 }
 
@@ -77,7 +90,12 @@ function showProblem(ctx: Context, deps: PasswordSectionDeps, csrfToken: string,
  * wrong current password 401, both with the form again. On success the password is set, the account's login
  * counter cleared, every other session signed out with its tokens (this browser stays), and a notice mailed.
  */
-export function passwordRoutes(router: Router, deps: PasswordSectionDeps, change: Middleware[], issueCsrf: (ctx: Context) => string): void {
+export function passwordRoutes(
+  router: Router,
+  deps: PasswordSectionDeps,
+  change: Middleware[],
+  issueCsrf: (ctx: Context) => string,
+): void {
   router.post(HOME_PATHS.password, ...change, async (ctx: Context) => {
     const { account, sessionId } = ctx.state.signedIn as SignedIn;
     const { t, locale } = uiOf(ctx);
@@ -86,18 +104,29 @@ export function passwordRoutes(router: Router, deps: PasswordSectionDeps, change
     const next = typeof body.new_password === 'string' ? body.new_password : '';
     const limit = await deps.limits.loginAttempt(ctx.ip, account.email);
     if (!limit.allowed) {
-      return renderTooManyRequests(ctx, limit.retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('account.tooMany'), { error: true, ui }));
+      return renderTooManyRequests(ctx, limit.retryAfterSeconds, (nonce, ui) =>
+        messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('account.tooMany'), { error: true, ui }),
+      );
     }
     const weak = passwordProblem(next, deps.passwordMinLength);
     if (weak) return showProblem(ctx, deps, issueCsrf(ctx), 400, { field: 'new', text: problemText(ctx, weak) });
     const verified = current ? await deps.accounts.verifyPassword(account.email, current) : undefined;
-    if (verified?.id !== account.id) return showProblem(ctx, deps, issueCsrf(ctx), 401, { field: 'current', text: t.t('account.changePassword.wrong') });
+    if (verified?.id !== account.id)
+      return showProblem(ctx, deps, issueCsrf(ctx), 401, {
+        field: 'current',
+        text: t.t('account.changePassword.wrong'),
+      });
     await deps.accounts.setPassword(account.id, next);
     await deps.linkTokens.revokeFor(account.id);
     await deps.limits.loginSucceeded(account.email);
     const ended = await deps.sessions.revokeOthers(account.id, sessionId);
     deps.logger.info({ accountId: account.id, ended }, 'account page: password changed; other sessions signed out');
     if (deps.mail.enabled) deps.mail.deliver(account.email, passwordChangedHereMail, locale);
-    finished(ctx, t.t('account.changePassword.done.title'), t.t('account.changePassword.done'), t.t('account.home.back'));
+    finished(
+      ctx,
+      t.t('account.changePassword.done.title'),
+      t.t('account.changePassword.done'),
+      t.t('account.home.back'),
+    );
   });
 }

@@ -8,7 +8,9 @@ import type { SignedIn } from './common.js';
 export interface AccountSectionPart {
   /** The section (`section()` of home/common.ts), with its forms; the page puts it between password and sessions. */
   readonly html: SafeHtml;
-  /** The fields of the page's view that it fills, for a host's `ui.templates.accountHome` (e.g. `totp`, `actions.*`). */
+  /**
+   * The fields of the page's view that it fills, for a host's `ui.templates.accountHome` (e.g. `totp`, `actions.*`).
+   */
   readonly view?: { readonly totp?: AccountHomeView['totp']; readonly actions?: Partial<AccountHomeView['actions']> };
 }
 
@@ -31,7 +33,11 @@ export interface AccountSection {
    * The section for the signed-in browser, `undefined` for none. `csrfToken` is the page's; `at(path)` makes a
    * path under `/account` a link of this page (under the issuer's path, with the page's `ui_locales`).
    */
-  show(ctx: Context, who: SignedIn, page: { readonly csrfToken: string; at(path: string): string }): Promise<AccountSectionPart | undefined>;
+  show(
+    ctx: Context,
+    who: SignedIn,
+    page: { readonly csrfToken: string; at(path: string): string },
+  ): Promise<AccountSectionPart | undefined>;
   /** Adds its POST routes to the account page's router, each behind `forms.change`. */
   routes?(router: Router, forms: AccountSectionForms): void;
 }

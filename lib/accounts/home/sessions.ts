@@ -13,7 +13,6 @@ import { describeUserAgent, type SessionDevice, type SessionDevices } from '../s
 import { HOME_PATHS } from '../paths.js';
 import { button, finished, section, type SignedIn } from './common.js';
 
-
 /** What the active sessions section needs. */
 export interface SessionsSectionDeps {
   provider: Provider;
@@ -22,17 +21,28 @@ export interface SessionsSectionDeps {
   devices: SessionDevices;
 }
 
-interface LiveSession { id: string; loginTs: number; grantIds: string[]; device: SessionDevice | undefined }
+interface LiveSession {
+  id: string;
+  loginTs: number;
+  grantIds: string[];
+  device: SessionDevice | undefined;
+}
 
 /** The account's sessions that still exist (the index may hold ids oidc-provider replaced or expired), newest first. */
 async function liveSessions(deps: SessionsSectionDeps, accountId: string): Promise<LiveSession[]> {
   const entries = await deps.sessions.list(accountId);
-  const found = await Promise.all(entries.map(async ({ id }): Promise<LiveSession | undefined> => {
-    const session = await deps.provider.Session.find(id) as unknown as { accountId?: string; loginTs?: number; authorizations?: Record<string, { grantId?: string }> } | undefined;
-    if (session?.accountId !== accountId) return undefined;
-    const grantIds = Object.values(session.authorizations ?? {}).map((a) => a.grantId).filter((g): g is string => typeof g === 'string');
-    return { id, loginTs: session.loginTs ?? 0, grantIds, device: await deps.devices.find(id) };
-  }));
+  const found = await Promise.all(
+    entries.map(async ({ id }): Promise<LiveSession | undefined> => {
+      const session = (await deps.provider.Session.find(id)) as unknown as
+        | { accountId?: string; loginTs?: number; authorizations?: Record<string, { grantId?: string }> }
+        | undefined;
+      if (session?.accountId !== accountId) return undefined;
+      const grantIds = Object.values(session.authorizations ?? {})
+        .map((a) => a.grantId)
+        .filter((g): g is string => typeof g === 'string');
+      return { id, loginTs: session.loginTs ?? 0, grantIds, device: await deps.devices.find(id) };
+    }),
+  );
   return found.filter((s): s is LiveSession => s !== undefined).sort((a, b) => b.loginTs - a.loginTs);
 }
 
@@ -48,7 +58,13 @@ function deviceWords(t: Translator, device: SessionDevice | undefined): string {
  * (`.session-device`), sign-in time (`.session-time`, UTC), IP (`.session-ip`), "This device" (`.this-device`) on
  * the browser's own session and a "Sign out" button (`#end-session-<n>`) on the others; then "sign out all others".
  */
-export async function sessionsSection(ctx: Context, deps: SessionsSectionDeps, who: SignedIn, csrfToken: string, signOutOthers: SafeHtml): Promise<SafeHtml> {
+export async function sessionsSection(
+  ctx: Context,
+  deps: SessionsSectionDeps,
+  who: SignedIn,
+  csrfToken: string,
+  signOutOthers: SafeHtml,
+): Promise<SafeHtml> {
   const { t, locale } = uiOf(ctx);
   const live = await liveSessions(deps, who.account.id);
   const mine = live.filter((s) => s.id === who.sessionId);
@@ -57,11 +73,21 @@ export async function sessionsSection(ctx: Context, deps: SessionsSectionDeps, w
   const action = mountedPath(ctx, HOME_PATHS.sessionEnd);
   const items = list.map((s, i) => {
     const self = s.id === who.sessionId;
-    return html`<li class="session"><strong class="session-device">${deviceWords(t, s.device)}</strong>${self ? html` <span class="this-device">${t.t('account.sessions.thisDevice')}</span>` : ''}
+    return html`<li class="session"><strong class="session-device">${deviceWords(t, s.device)}</strong>${
+      self ? html` <span class="this-device">${t.t('account.sessions.thisDevice')}</span>` : ''
+    }
 <p><span class="session-time">${t.t('account.sessions.signedIn', { time: `${when.format(new Date(s.loginTs * 1000))} UTC` })}</span>${s.device?.ip ? html` · <span class="session-ip">${t.t('account.sessions.ip', { ip: s.device.ip })}</span>` : ''}</p>
-${self ? '' : button(action, csrfToken, t.t('account.sessions.signOut'), `end-session-${i}`, true, { session: handleOf(s.id) })}</li>`;
+${
+  self
+    ? ''
+    : button(action, csrfToken, t.t('account.sessions.signOut'), `end-session-${i}`, true, { session: handleOf(s.id) })
+}</li>`;
   });
-  return section(t.t('account.sessions.title'), html`<ul id="session-list">${items}</ul>${signOutOthers}`, 'sessions-section');
+  return section(
+    t.t('account.sessions.title'),
+    html`<ul id="session-list">${items}</ul>${signOutOthers}`,
+    'sessions-section',
+  );
 }
 
 /**
@@ -75,10 +101,22 @@ export function sessionsRoutes(router: Router, deps: SessionsSectionDeps, change
     const { t } = uiOf(ctx);
     const handle = formField(formBody(ctx), 'session', 64);
     const target = (await liveSessions(deps, account.id)).find((s) => handleOf(s.id) === handle);
-    if (!target) return finished(ctx, t.t('account.sessions.gone.title'), t.t('account.sessions.gone'), t.t('account.home.back'), 404);
+    if (!target)
+      return finished(
+        ctx,
+        t.t('account.sessions.gone.title'),
+        t.t('account.sessions.gone'),
+        t.t('account.home.back'),
+        404,
+      );
     await deps.sessions.revoke(account.id, { sessions: [target.id], grants: target.grantIds });
     await deps.devices.forget(target.id);
     deps.logger.info({ accountId: account.id, grants: target.grantIds.length }, 'account page: one session signed out');
-    finished(ctx, t.t('account.sessions.ended.title'), t.t('account.sessions.ended', { device: deviceWords(t, target.device) }), t.t('account.home.back'));
+    finished(
+      ctx,
+      t.t('account.sessions.ended.title'),
+      t.t('account.sessions.ended', { device: deviceWords(t, target.device) }),
+      t.t('account.home.back'),
+    );
   });
 }

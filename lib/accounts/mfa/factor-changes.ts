@@ -16,17 +16,34 @@ import { secondFactorAddedMail, secondFactorRemovedMail, type FactorName } from 
  * Nothing is stored on the account for it.
  */
 export class FactorChanges {
-  constructor(private readonly sessions: AccountSessions, private readonly mail: AccountMail, private readonly logger: Logger) {}
+  constructor(
+    private readonly sessions: AccountSessions,
+    private readonly mail: AccountMail,
+    private readonly logger: Logger,
+  ) {}
 
   /**
    * @param keepSessionId the session that made the change (`_session` cookie value), kept signed in.
    * @param locale the language of the request that made the change (`uiOf(ctx).locale`); `ui.defaultLocale`
    *   when absent.
    */
-  async changed(account: Account, change: 'added' | 'removed', factor: FactorName, keepSessionId: string | undefined, locale?: Locale): Promise<void> {
+  async changed(
+    account: Account,
+    change: 'added' | 'removed',
+    factor: FactorName,
+    keepSessionId: string | undefined,
+    locale?: Locale,
+  ): Promise<void> {
     const ended = await this.sessions.revokeOthers(account.id, keepSessionId);
-    this.logger.info({ accountId: account.id, change, factor, ended }, 'second factor changed: other sessions signed out');
+    this.logger.info(
+      { accountId: account.id, change, factor, ended },
+      'second factor changed: other sessions signed out',
+    );
     if (!this.mail.enabled) return;
-    this.mail.deliver(account.email, (words) => (change === 'added' ? secondFactorAddedMail : secondFactorRemovedMail)(words, { factor }), locale);
+    this.mail.deliver(
+      account.email,
+      (words) => (change === 'added' ? secondFactorAddedMail : secondFactorRemovedMail)(words, { factor }),
+      locale,
+    );
   }
 }

@@ -26,7 +26,11 @@ export type Amr = 'pwd' | 'otp' | 'hwk' | 'swk' | 'user' | 'mfa';
  * first factor is older than the account's last password or address change is not resumed
  * (lib/oidc/stale-sign-in.ts). A step-up of a signed-in session has none: it keeps that session's sign-in.
  */
-export function loginResult(accountId: string, methods: readonly Amr[], firstFactorAt?: number): { accountId: string; amr: string[]; acr: string; firstFactorAt?: number } {
+export function loginResult(
+  accountId: string,
+  methods: readonly Amr[],
+  firstFactorAt?: number,
+): { accountId: string; amr: string[]; acr: string; firstFactorAt?: number } {
   const amr = [...new Set(methods)];
   const factors = new Set(amr.filter((m) => m !== 'user' && m !== 'mfa'));
   const mfa = factors.size >= 2 || amr.includes('mfa');
@@ -34,7 +38,10 @@ export function loginResult(accountId: string, methods: readonly Amr[], firstFac
   return { accountId, amr, acr: mfa ? ACR_MFA : ACR_PWD, ...(firstFactorAt === undefined ? {} : { firstFactorAt }) };
 }
 
-/** Whether the request's `acr_values` accept only a two-factor sign-in (the known values it lists exclude {@link ACR_PWD}). */
+/**
+ * Whether the request's `acr_values` accept only a two-factor sign-in (the known values it lists exclude
+ * {@link ACR_PWD}).
+ */
 export function mfaRequested(acrValues: unknown): boolean {
   if (typeof acrValues !== 'string') return false;
   const wanted = acrValues.split(' ').filter((v) => (ACR_VALUES as readonly string[]).includes(v));
@@ -53,7 +60,11 @@ export type NextStep = 'done' | 'second-factor' | 'enrol';
  * The step after the first factor: the second factor when the account has one; enrolment when the client or the
  * request needs two factors and the account has none yet; else done with one factor.
  */
-export function afterFirstFactor(input: { enrolled: boolean; clientRequiresMfa: boolean; requested: boolean }): NextStep {
+export function afterFirstFactor(input: {
+  enrolled: boolean;
+  clientRequiresMfa: boolean;
+  requested: boolean;
+}): NextStep {
   if (input.enrolled) return 'second-factor';
   return input.clientRequiresMfa || input.requested ? 'enrol' : 'done';
 }
@@ -68,12 +79,18 @@ export const MFA_REASON = 'mfa_required';
  * (OIDC Core 1.0 incorporating errata set 2, §3.1.2.6).
  */
 export function mfaCheck() {
-  return new interactionPolicy.Check(MFA_REASON, 'a second authentication factor is required', 'unmet_authentication_requirements', (ctx: KoaContextWithOIDC) => {
-    const { oidc } = ctx;
-    if (!oidc.session?.accountId) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-    if (oidc.result?.login && (oidc.result.login as { acr?: string }).acr === ACR_MFA) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-    if (oidc.session.acr === ACR_MFA) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-    const wanted = clientRequiresMfa(oidc.client) || mfaRequested(oidc.params?.acr_values);
-    return wanted ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
-  });
+  return new interactionPolicy.Check(
+    MFA_REASON,
+    'a second authentication factor is required',
+    'unmet_authentication_requirements',
+    (ctx: KoaContextWithOIDC) => {
+      const { oidc } = ctx;
+      if (!oidc.session?.accountId) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      if (oidc.result?.login && (oidc.result.login as { acr?: string }).acr === ACR_MFA)
+        return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      if (oidc.session.acr === ACR_MFA) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const wanted = clientRequiresMfa(oidc.client) || mfaRequested(oidc.params?.acr_values);
+      return wanted ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    },
+  );
 }

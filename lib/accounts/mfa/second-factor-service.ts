@@ -15,7 +15,12 @@ export interface SecondFactorService {
   /** Confirms an enrolment with a code from the app (replacing a TOTP enrolled before), under the limits. */
   confirmEnrolment(accountId: string, sealed: string, code: string, ip: string): Promise<EnrolmentResult>;
   /** Like {@link confirmEnrolment}, but refuses when the account got a TOTP meanwhile (the sign-in's enrolment). */
-  confirmFirstEnrolment(accountId: string, sealed: string, code: string, ip: string): Promise<EnrolmentResult | { kind: 'already-enrolled' }>;
+  confirmFirstEnrolment(
+    accountId: string,
+    sealed: string,
+    code: string,
+    ip: string,
+  ): Promise<EnrolmentResult | { kind: 'already-enrolled' }>;
   /** Checks a TOTP or recovery code, under the limits; a code passes once. */
   check(accountId: string, input: string, ip: string): Promise<FactorCheck>;
   /** Removes the TOTP with its recovery codes. */

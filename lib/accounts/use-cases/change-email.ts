@@ -2,7 +2,14 @@ import type { Locale } from '../../ui/i18n.js';
 import { parseEmailAddress } from '../../core/email-address.js';
 import { addressChangingMail, addressInUseMail, confirmNewAddressMail } from '../mail-templates.js';
 import { ACCOUNT_PATHS } from '../paths.js';
-import { invalid, rateLimited, type AccountServices, type Invalid, type MailSent, type RateLimited } from './services.js';
+import {
+  invalid,
+  rateLimited,
+  type AccountServices,
+  type Invalid,
+  type MailSent,
+  type RateLimited,
+} from './services.js';
 
 /**
  * The e-mail change form: the current address and password re-authenticate (plus `code` for an account with
@@ -33,16 +40,26 @@ export type ChangeEmailResult =
   | { kind: 'code-required' | 'wrong-code' | 'passkey-only' }
   | MailSent;
 
-type SecondFactorRefusal = Extract<ChangeEmailResult, { kind: 'code-required' | 'wrong-code' | 'passkey-only' }> | RateLimited;
+type SecondFactorRefusal =
+  | Extract<ChangeEmailResult, { kind: 'code-required' | 'wrong-code' | 'passkey-only' }>
+  | RateLimited;
 
 /**
  * The second factor of an account that signs in with two (the login's rule: TOTP, or a passkey with
  * `passkeys.secondFactor`), checked like the login's second step; `undefined` when it passed or there is none.
  */
-async function secondFactorRefusal(services: AccountServices, accountId: string, code: string, ip: string): Promise<SecondFactorRefusal | undefined> {
+async function secondFactorRefusal(
+  services: AccountServices,
+  accountId: string,
+  code: string,
+  ip: string,
+): Promise<SecondFactorRefusal | undefined> {
   const mfa = services.secondFactors;
   if (!mfa) return undefined;
-  const [{ totp }, passkeys] = await Promise.all([mfa.factors.status(accountId), mfa.passkeys ? mfa.passkeys.list(accountId) : []]);
+  const [{ totp }, passkeys] = await Promise.all([
+    mfa.factors.status(accountId),
+    mfa.passkeys ? mfa.passkeys.list(accountId) : [],
+  ]);
   if (!totp) return passkeys.length > 0 ? { kind: 'passkey-only' } : undefined;
   if (!code) return { kind: 'code-required' };
   const result = await mfa.factors.check(accountId, code, ip);
@@ -77,8 +94,17 @@ export async function changeEmail(services: AccountServices, input: ChangeEmailI
   if (holder && holder.id !== account.id) {
     mail.deliver(holder.email, addressInUseMail, input.locale);
   } else if (!holder) {
-    await mail.sendLink('change-email', { accountId: account.id, email: newAddress.address }, confirmNewAddressMail, input.locale);
-    mail.deliver(account.email, (w) => addressChangingMail(w, { resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }), input.locale);
+    await mail.sendLink(
+      'change-email',
+      { accountId: account.id, email: newAddress.address },
+      confirmNewAddressMail,
+      input.locale,
+    );
+    mail.deliver(
+      account.email,
+      (w) => addressChangingMail(w, { resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }),
+      input.locale,
+    );
   }
   return { kind: 'mail-sent' };
 }

@@ -2,7 +2,10 @@ import { sameEmailAddress } from '../../core/email-address.js';
 import type { AccountServices, InvalidLink } from './services.js';
 
 /** A confirmation link that can be used, and the address it confirms. */
-export interface ConfirmableLink { kind: 'confirmable'; email: string }
+export interface ConfirmableLink {
+  kind: 'confirmable';
+  email: string;
+}
 
 export type ConfirmEmailResult =
   | InvalidLink
@@ -17,7 +20,10 @@ export type ConfirmEmailResult =
  * Looks a confirmation link (sign-up or e-mail change) up without using it: a GET only shows a button, so mail
  * scanners that prefetch links do not use them up.
  */
-export async function inspectConfirmation({ tokens }: AccountServices, token: string): Promise<ConfirmableLink | InvalidLink> {
+export async function inspectConfirmation(
+  { tokens }: AccountServices,
+  token: string,
+): Promise<ConfirmableLink | InvalidLink> {
   const record = (await tokens.peek(token, 'verify-email')) ?? (await tokens.peek(token, 'change-email'));
   return record ? { kind: 'confirmable', email: record.email } : { kind: 'invalid-link' };
 }

@@ -22,7 +22,10 @@ export async function resetLinkUsable({ tokens }: AccountServices, token: string
  * account signs in and reaches `/account`), who need not be its owner, and a passkey signs in without the password
  * (pre-account hijacking, see hijacking-policy.ts). Returns what was removed, for the log.
  */
-async function removeUnprovenMethods({ signInMethods }: AccountServices, accountId: string): Promise<{ totp: boolean; passkeys: number }> {
+async function removeUnprovenMethods(
+  { signInMethods }: AccountServices,
+  accountId: string,
+): Promise<{ totp: boolean; passkeys: number }> {
   const totp = Boolean(signInMethods?.factors && (await signInMethods.factors.status(accountId)).totp);
   if (totp) await signInMethods!.factors!.remove(accountId);
   const passkeys = signInMethods?.passkeys ? await signInMethods.passkeys.list(accountId) : [];
@@ -37,7 +40,12 @@ async function removeUnprovenMethods({ signInMethods }: AccountServices, account
  * confirmed (hijacking-policy.ts; an address confirmed only now also loses the TOTP and passkeys set up before, see
  * {@link removeUnprovenMethods}) and the owner gets a notice (in `locale`).
  */
-export async function resetPassword(services: AccountServices, token: string, password: string, locale?: Locale): Promise<ResetPasswordResult> {
+export async function resetPassword(
+  services: AccountServices,
+  token: string,
+  password: string,
+  locale?: Locale,
+): Promise<ResetPasswordResult> {
   const { tokens, accounts, sessions, limits, logger, mail } = services;
   if (!(await tokens.peek(token, 'reset-password'))) return { kind: 'invalid-link' };
   const weak = passwordProblem(password, services.passwordMinLength);
@@ -51,7 +59,11 @@ export async function resetPassword(services: AccountServices, token: string, pa
   await tokens.revokeFor(account.id);
   if (resetConfirmsAddress(account, record)) {
     const removed = await removeUnprovenMethods(services, account.id);
-    if (removed.totp || removed.passkeys) logger.info({ accountId: account.id, ...removed }, 'password reset confirmed the address: sign-in methods set up before it removed');
+    if (removed.totp || removed.passkeys)
+      logger.info(
+        { accountId: account.id, ...removed },
+        'password reset confirmed the address: sign-in methods set up before it removed',
+      );
     await accounts.markEmailVerified(account.id);
   }
   const revoked = await sessions.revokeAll(account.id);

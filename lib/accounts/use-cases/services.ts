@@ -35,7 +35,10 @@ export interface AccountServices {
   signInMethods?: { factors?: Pick<SecondFactorService, 'status' | 'remove'>; passkeys?: PasskeyList };
 }
 
-/** An account's passkeys as the e-mail change and the password reset use them (`PasskeyService` of the passkeys feature). */
+/**
+ * An account's passkeys as the e-mail change and the password reset use them (`PasskeyService` of the passkeys
+ * feature).
+ */
 export interface PasskeyList {
   list(accountId: string): Promise<readonly StoredPasskey[]>;
   /** Whether it was there. */
@@ -52,22 +55,39 @@ export type InputProblem =
  * The input was refused; `problem` says what to fix and is shown with the form (status 400), `message` is it in
  * English (for logs and callers without a page).
  */
-export interface Invalid { kind: 'invalid'; message: string; problem: InputProblem }
+export interface Invalid {
+  kind: 'invalid';
+  message: string;
+  problem: InputProblem;
+}
 
 /** A rate limit refused the request; answer 429 with `Retry-After: retryAfterSeconds`. */
-export interface RateLimited { kind: 'rate-limited'; retryAfterSeconds: number }
+export interface RateLimited {
+  kind: 'rate-limited';
+  retryAfterSeconds: number;
+}
 
 /** The link is unknown, expired, used, for another purpose, or its account is gone. */
-export interface InvalidLink { kind: 'invalid-link' }
+export interface InvalidLink {
+  kind: 'invalid-link';
+}
 
 /**
  * Done, and a mail may have gone out. Deliberately the same whether or not an account has the address (no
  * account enumeration): the mail tells the owner instead.
  */
-export interface MailSent { kind: 'mail-sent'; returnTo?: string }
+export interface MailSent {
+  kind: 'mail-sent';
+  returnTo?: string;
+}
 
 export const invalid = (problem: InputProblem): Invalid => ({
-  kind: 'invalid', problem, message: ENGLISH.t(problem.key as 'account.invalid.passwordShort', ('params' in problem ? problem.params : {}) as { min: number }),
+  kind: 'invalid',
+  problem,
+  message: ENGLISH.t(
+    problem.key as 'account.invalid.passwordShort',
+    ('params' in problem ? problem.params : {}) as { min: number },
+  ),
 });
 const ENGLISH = new Translator('en');
 

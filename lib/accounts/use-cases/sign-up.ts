@@ -4,7 +4,14 @@ import { parseEmailAddress } from '../../core/email-address.js';
 import { passwordProblem } from '../input-rules.js';
 import { finishSetupMail, signupAddressTakenMail } from '../mail-templates.js';
 import { ACCOUNT_PATHS, returnToFor } from '../paths.js';
-import { invalid, rateLimited, type AccountServices, type Invalid, type MailSent, type RateLimited } from './services.js';
+import {
+  invalid,
+  rateLimited,
+  type AccountServices,
+  type Invalid,
+  type MailSent,
+  type RateLimited,
+} from './services.js';
 
 /** A sign-up form, trimmed and cut to the field limits. */
 export interface SignUpInput {
@@ -42,8 +49,13 @@ export async function signUp(services: AccountServices, input: SignUpInput): Pro
 
   const returnTo = returnToFor(input.interaction);
   const created = await accounts.create({
-    email: address.address, password: input.password,
-    claims: { given_name: input.givenName, family_name: input.familyName, name: `${input.givenName} ${input.familyName}` },
+    email: address.address,
+    password: input.password,
+    claims: {
+      given_name: input.givenName,
+      family_name: input.familyName,
+      name: `${input.givenName} ${input.familyName}`,
+    },
   });
   if (created) {
     logger.info({ accountId: created.id }, 'account created (e-mail not verified yet)');
@@ -53,9 +65,18 @@ export async function signUp(services: AccountServices, input: SignUpInput): Pro
   const taken = mailForTakenAddress(await accounts.findByEmail(address.address));
   if (taken.kind === 'finish-setup') {
     const { account } = taken;
-    await mail.sendLink('reset-password', { accountId: account.id, email: account.email, returnTo }, finishSetupMail, input.locale);
+    await mail.sendLink(
+      'reset-password',
+      { accountId: account.id, email: account.email, returnTo },
+      finishSetupMail,
+      input.locale,
+    );
   } else if (taken.kind === 'notify-owner') {
-    mail.deliver(taken.account.email, (w) => signupAddressTakenMail(w, { resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }), input.locale);
+    mail.deliver(
+      taken.account.email,
+      (w) => signupAddressTakenMail(w, { resetPageUrl: mail.pageUrl(ACCOUNT_PATHS.reset) }),
+      input.locale,
+    );
   }
   return { kind: 'mail-sent', returnTo };
 }

@@ -9,7 +9,8 @@ import { SessionDevices } from '../../accounts/session-devices.js';
 import type { ExtensionPoints, Services } from '../services.js';
 
 /**
- * The signed-in account page `/account`: profile, e-mail and password, the features' sections (`accountSections`), sessions (with the device
+ * The signed-in account page `/account`: profile, e-mail and password, the features' sections (`accountSections`),
+ * sessions (with the device
  * each signed in from, recorded on oidc-provider's resume route) and connected applications. Its services give the
  * page's guard and forms to the pages that share them under `/account`.
  */
@@ -19,24 +20,48 @@ export const account: Feature<Services['account']> = {
   enabled: () => true,
   setup({ config, kernel, use, extensions }) {
     const selfService = use<Services['self-service']>('self-service');
-    if (!selfService) throw new ConfigError('features', 'account needs the self-service feature (its mails and reset link)');
+    if (!selfService)
+      throw new ConfigError('features', 'account needs the self-service feature (its mails and reset link)');
     const { flows } = selfService;
     const devices = new SessionDevices(kernel.storage.adapter, kernel.logger); // each session's User-Agent and IP
     const { consents, scopes } = kernel;
     let home: AccountHomeDeps | undefined;
-    const homeFor = (provider: Provider): AccountHomeDeps => home ??= {
-      provider, issuer: config.issuer, accounts: kernel.accounts, sessions: kernel.sessions, csrf: kernel.csrf,
-      cookieKeys: kernel.cookieKeys, logger: kernel.logger, reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds,
-      // Asked for once the provider exists (routes), when every feature has added its sections.
-      sections: [...extensions<ExtensionPoints['accountSections']>('accountSections')].sort((a, b) => a.order - b.order),
-      changeEmailUrl: flows.mail.enabled ? ACCOUNT_PATHS.changeEmail : undefined, resetUrl: flows.resetUrl(),
-      devices, limits: kernel.limits, mail: flows.mail, linkTokens: kernel.linkTokens, passwordMinLength: config.selfService.passwordMinLength,
-      forgetConsent: (a, c) => consents.revoke(a, c), listConsents: (a) => consents.list(a), describeScope: (name) => scopes.describe(name),
-    };
+    const homeFor = (provider: Provider): AccountHomeDeps =>
+      (home ??= {
+        provider,
+        issuer: config.issuer,
+        accounts: kernel.accounts,
+        sessions: kernel.sessions,
+        csrf: kernel.csrf,
+        cookieKeys: kernel.cookieKeys,
+        logger: kernel.logger,
+        reauthenticateAfterSeconds: config.mfa.reauthenticateAfterSeconds,
+        // Asked for once the provider exists (routes), when every feature has added its sections.
+        sections: [...extensions<ExtensionPoints['accountSections']>('accountSections')].sort(
+          (a, b) => a.order - b.order,
+        ),
+        changeEmailUrl: flows.mail.enabled ? ACCOUNT_PATHS.changeEmail : undefined,
+        resetUrl: flows.resetUrl(),
+        devices,
+        limits: kernel.limits,
+        mail: flows.mail,
+        linkTokens: kernel.linkTokens,
+        passwordMinLength: config.selfService.passwordMinLength,
+        forgetConsent: (a, c) => consents.revoke(a, c),
+        listConsents: (a) => consents.list(a),
+        describeScope: (name) => scopes.describe(name),
+      });
     return {
       provider: { before: [{ endpoints: ['resume'], middleware: devices.middleware() as never }] },
       services: { homeFor },
-      routes: (provider) => [{ name: 'accountPage', where: { segment: PAGE_PREFIXES.account }, bodyLimit: BODY_LIMITS.pages, chain: [accountHomeRoutes(homeFor(provider))] }],
+      routes: (provider) => [
+        {
+          name: 'accountPage',
+          where: { segment: PAGE_PREFIXES.account },
+          bodyLimit: BODY_LIMITS.pages,
+          chain: [accountHomeRoutes(homeFor(provider))],
+        },
+      ],
     };
   },
 };

@@ -10,6 +10,13 @@ export const branding: Feature = {
   options: brandingOptions,
   enabled: () => true,
   setup: ({ kernel }) => ({
-    routes: () => [{ name: 'logo', where: { segment: PAGE_PREFIXES.ui }, bodyLimit: BODY_LIMITS.pages, chain: [logoRoute(kernel.ui)] }],
+    routes: () => [
+      {
+        name: 'logo',
+        where: { segment: PAGE_PREFIXES.ui },
+        bodyLimit: BODY_LIMITS.pages,
+        chain: [logoRoute(kernel.ui)],
+      },
+    ],
   }),
 };

@@ -4,9 +4,19 @@ import type { ResolvedConfig } from '../../../config/types.js';
 
 /** `graphql.path` is absolute on the host; under the issuer's path it must not shadow a route of the server. */
 function checkGraphqlPath(path: string, prefix: string): void {
-  const under = prefix === '' ? path : path === prefix ? '/' : path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
+  const under =
+    prefix === ''
+      ? path
+      : path === prefix
+        ? '/'
+        : path.startsWith(`${prefix}/`)
+          ? path.slice(prefix.length)
+          : undefined;
   if (under !== undefined && isReservedPath(under)) {
-    throw new ConfigError('graphql.path', `${path} collides with an authorization server route under the issuer ${prefix ? `path ${prefix}` : 'root'}`);
+    throw new ConfigError(
+      'graphql.path',
+      `${path} collides with an authorization server route under the issuer ${prefix ? `path ${prefix}` : 'root'}`,
+    );
   }
 }
 
@@ -21,7 +31,11 @@ export function checkGraphql(config: ResolvedConfig): void {
     throw new ConfigError('graphql.onReject', 'must be a function of the rejection');
   }
   options.validationRules.forEach((rule, i) => {
-    if (typeof rule !== 'function') throw new ConfigError(`graphql.validationRules[${i}]`, 'must be a graphql-js ValidationRule (a function of the validation context)');
+    if (typeof rule !== 'function')
+      throw new ConfigError(
+        `graphql.validationRules[${i}]`,
+        'must be a graphql-js ValidationRule (a function of the validation context)',
+      );
   });
   checkGraphqlPath(options.path, issuerPath(config.issuer));
 }

@@ -26,15 +26,21 @@ export const graphql: Feature<Services['graphql']> = {
     return {
       services: { apollo: started.apollo },
       close: () => started.apollo.stop(),
-      routes: (provider) => [{
-        name: 'graphql', where: { absolute: [options.path, `${options.path}${CSRF_TOKEN_SUFFIX}`] }, bodyLimit: BODY_LIMITS.graphql,
-        chain: [
-          ...graphqlTransportGuard(graphqlTransportOptions(started.options, kernel.csrf.under(options.path))),
-          bearerAuth(tokenVerification(provider, issuer, started.options.resource, kernel.signingKeys, limiterBackend)),
-          started.gate,
-          started.middleware,
-        ],
-      }],
+      routes: (provider) => [
+        {
+          name: 'graphql',
+          where: { absolute: [options.path, `${options.path}${CSRF_TOKEN_SUFFIX}`] },
+          bodyLimit: BODY_LIMITS.graphql,
+          chain: [
+            ...graphqlTransportGuard(graphqlTransportOptions(started.options, kernel.csrf.under(options.path))),
+            bearerAuth(
+              tokenVerification(provider, issuer, started.options.resource, kernel.signingKeys, limiterBackend),
+            ),
+            started.gate,
+            started.middleware,
+          ],
+        },
+      ],
     };
   },
 };

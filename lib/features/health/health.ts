@@ -13,7 +13,9 @@ export function healthEndpoints(storage: Storage): Middleware {
   return async function health(ctx: Context, next: Next) {
     if (ctx.path !== HEALTH_PATHS.live && ctx.path !== HEALTH_PATHS.ready) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      return writeJsonError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this path: use GET, HEAD.`, { Allow: 'GET, HEAD' });
+      return writeJsonError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed at this path: use GET, HEAD.`, {
+        Allow: 'GET, HEAD',
+      });
     }
     ctx.set('Cache-Control', 'no-store');
     if (ctx.path === HEALTH_PATHS.live) {

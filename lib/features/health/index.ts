@@ -10,6 +10,14 @@ export const health: Feature = {
   id: 'health',
   enabled: () => true,
   setup: ({ kernel }) => ({
-    routes: () => [{ name: 'health', where: { paths: Object.values(HEALTH_PATHS) }, bodyLimit: 0, guarded: false, chain: [healthEndpoints(kernel.storage)] }],
+    routes: () => [
+      {
+        name: 'health',
+        where: { paths: Object.values(HEALTH_PATHS) },
+        bodyLimit: 0,
+        guarded: false,
+        chain: [healthEndpoints(kernel.storage)],
+      },
+    ],
   }),
 };

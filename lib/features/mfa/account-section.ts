@@ -27,7 +27,14 @@ function done(ctx: Context, text: (t: Translator) => string): void {
 
 /** The recovery codes, shown once, with a link back to the account page. */
 function showCodes(ctx: Context, codes: string[]): void {
-  renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes, next: { href: withLocale(ui, mountedPath(ctx, HOME_PATHS.home)), text: ui.t.t('home.back') } }));
+  renderPage(ctx, 200, (nonce, ui) =>
+    recoveryCodesPage({
+      nonce,
+      ui,
+      codes,
+      next: { href: withLocale(ui, mountedPath(ctx, HOME_PATHS.home)), text: ui.t.t('home.back') },
+    }),
+  );
 }
 
 /**
@@ -43,19 +50,40 @@ export function mfaAccountSection(deps: MfaSectionDeps): AccountSection {
     async show(ctx, who, { csrfToken, at }) {
       const status = await factors.status(who.account.id);
       const { t } = uiOf(ctx);
-      const left = (n: number) => (n === 1 ? t.t('home.recoveryLeft.one' satisfies PlainKey) : t.t('home.recoveryLeft.other', { count: n }));
-      const actions = { totpAdd: at(MFA_PATHS.totpStart), totpRemove: at(MFA_PATHS.totpRemove), recoveryCodes: at(MFA_PATHS.recoveryCodes) };
+      const left = (n: number) =>
+        n === 1 ? t.t('home.recoveryLeft.one' satisfies PlainKey) : t.t('home.recoveryLeft.other', { count: n });
+      const actions = {
+        totpAdd: at(MFA_PATHS.totpStart),
+        totpRemove: at(MFA_PATHS.totpRemove),
+        recoveryCodes: at(MFA_PATHS.recoveryCodes),
+      };
       const body = status.totp
         ? html`<p id="totp-status">${t.t('home.totpOn')}</p><p id="recovery-left">${left(status.recoveryCodesLeft)}</p>${button(actions.recoveryCodes, csrfToken, t.t('home.recoveryNew'), 'recovery-new', true)}${button(actions.totpRemove, csrfToken, t.t('home.totpRemove'), 'totp-remove', true)}`
         : html`<p id="totp-status">${t.t('home.totpOff')}</p>${button(actions.totpAdd, csrfToken, t.t('home.totpAdd'), 'totp-add')}`;
-      return { html: section(t.t('home.twoStep'), body), view: { totp: { on: status.totp, recoveryCodesLeft: status.recoveryCodesLeft }, actions } };
+      return {
+        html: section(t.t('home.twoStep'), body),
+        view: { totp: { on: status.totp, recoveryCodesLeft: status.recoveryCodesLeft }, actions },
+      };
     },
     routes(router, { change, csrfToken }) {
       const showEnrol = async (ctx: Context, status: number, error?: string, sealed?: string) => {
         const { account } = ctx.state.signedIn as SignedIn;
-        const shown = (sealed ? await factors.reopenEnrolment(account, sealed) : undefined) ?? await factors.startEnrolment(account);
+        const shown =
+          (sealed ? await factors.reopenEnrolment(account, sealed) : undefined) ??
+          (await factors.startEnrolment(account));
         const token = csrfToken(ctx);
-        renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: withLocale(ui, mountedPath(ctx, MFA_PATHS.totpConfirm)), csrfToken: token, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, error }));
+        renderPage(ctx, status, (nonce, ui) =>
+          enrolPage({
+            nonce,
+            ui,
+            action: withLocale(ui, mountedPath(ctx, MFA_PATHS.totpConfirm)),
+            csrfToken: token,
+            svg: shown.svg,
+            secret: shown.secret,
+            sealed: shown.sealed,
+            error,
+          }),
+        );
       };
       router.post(MFA_PATHS.totpStart, ...change, (ctx) => showEnrol(ctx, 200));
       router.post(MFA_PATHS.totpConfirm, ...change, async (ctx) => {
@@ -64,7 +92,9 @@ export function mfaAccountSection(deps: MfaSectionDeps): AccountSection {
         const sealed = formField(body, 'enrolment', 2048);
         const result = await factors.confirmEnrolment(account.id, sealed, formField(body, 'code', 16), ctx.ip);
         if (result.kind === 'rate-limited') {
-          return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('mfa.tooMany'), { error: true, ui }));
+          return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) =>
+            messagePage(nonce, ui.t.t('account.tooMany.title'), ui.t.t('mfa.tooMany'), { error: true, ui }),
+          );
         }
         if (result.kind === 'wrong') return showEnrol(ctx, 401, uiOf(ctx).t.t('mfa.wrongCode'), sealed);
         await deps.changes().changed(account, 'added', 'an authenticator app (TOTP)', sessionId, uiOf(ctx).locale);

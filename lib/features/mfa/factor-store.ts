@@ -34,8 +34,12 @@ export function factorStore(accounts: AccountStore, backend: LimiterBackend): Fa
   const get = (id: string) => accounts.getSecondFactor!(id);
   const set = (id: string, value: StoredSecondFactor | undefined) => accounts.setSecondFactor!(id, value);
   async function locked<T>(id: string, write: () => Promise<T>): Promise<T> {
-    for (const until = Date.now() + LOCK_WAIT_MS; !(await lock.consume(id)).allowed;) {
-      if (Date.now() > until) throw new StorageUnavailableError('ERR_STORAGE_UNAVAILABLE', 'the second factors of this account are being changed; try again later');
+    for (const until = Date.now() + LOCK_WAIT_MS; !(await lock.consume(id)).allowed; ) {
+      if (Date.now() > until)
+        throw new StorageUnavailableError(
+          'ERR_STORAGE_UNAVAILABLE',
+          'the second factors of this account are being changed; try again later',
+        );
       await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
     }
     try {

@@ -26,10 +26,17 @@ export const mfa: Feature<Services['mfa']> = {
       // Without a key of its own: one derived from the first cookie key (a configured secret in production).
       encryptionKey: config.mfa.encryptionKey ?? kernel.secret('mfa'),
       issuerLabel: config.mfa.issuerLabel ?? new URL(config.issuer).hostname,
-      limits: { perAccount: config.accountLimits.secondFactorPerAccount, perIp: config.accountLimits.secondFactorPerIp },
+      limits: {
+        perAccount: config.accountLimits.secondFactorPerAccount,
+        perIp: config.accountLimits.secondFactorPerIp,
+      },
       limiterBackend,
     });
-    if (!config.mfa.encryptionKey) logger.warn('mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working');
+    if (!config.mfa.encryptionKey)
+      logger.warn(
+        'mfa.encryptionKey not set: TOTP secrets are encrypted with a key derived from keys.cookies[0]; set ' +
+          'mfa.encryptionKey so that rotating cookie keys keeps enrolled authenticator apps working',
+      );
     const services: Services['mfa'] = {
       factors,
       pending: kernel.storage.adapter('MfaPending'),
@@ -39,10 +46,11 @@ export const mfa: Feature<Services['mfa']> = {
     // The notices of factor changes are the self-service feature's (account mails), set up after this one: taken
     // when the sign-in first asks for the step (its routes), once every feature is set up.
     let step: MfaInteractionDeps | undefined;
-    const withChanges = (): MfaInteractionDeps => step ??= {
-      ...services,
-      changes: use<Services['self-service']>('self-service')?.changes ?? missing(),
-    };
+    const withChanges = (): MfaInteractionDeps =>
+      (step ??= {
+        ...services,
+        changes: use<Services['self-service']>('self-service')?.changes ?? missing(),
+      });
     return {
       services,
       extend: {

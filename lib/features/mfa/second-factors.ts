@@ -4,9 +4,23 @@ import type { LimitConfig } from '../../../config/types.js';
 import type { Account, AccountStore, StoredSecondFactor } from '../../core/account-store.js';
 import { factorStore, type FactorStore } from './factor-store.js';
 import {
-  hashRecoveryCode, looksLikeRecoveryCode, newRecoveryCodes, newTotpSecret, qrSvg, sameHash, SecretBox, TOTP_PERIOD, totpUri, verifyTotp,
+  hashRecoveryCode,
+  looksLikeRecoveryCode,
+  newRecoveryCodes,
+  newTotpSecret,
+  qrSvg,
+  sameHash,
+  SecretBox,
+  TOTP_PERIOD,
+  totpUri,
+  verifyTotp,
 } from './totp.js';
-import type { Enrolment, EnrolmentResult, FactorCheck, SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
+import type {
+  Enrolment,
+  EnrolmentResult,
+  FactorCheck,
+  SecondFactorService,
+} from '../../accounts/mfa/second-factor-service.js';
 
 /** What {@link SecondFactors} needs; built once by `createServer`. */
 export interface SecondFactorDeps {
@@ -67,7 +81,9 @@ export class SecondFactors implements SecondFactorService {
   async startEnrolment(account: Account): Promise<Enrolment> {
     const secret = newTotpSecret();
     const uri = totpUri(secret, this.#deps.issuerLabel, account.email);
-    const sealed = this.#box.seal(JSON.stringify({ a: account.id, s: secret, e: Math.floor(Date.now() / 1000) + ENROLMENT_TTL }));
+    const sealed = this.#box.seal(
+      JSON.stringify({ a: account.id, s: secret, e: Math.floor(Date.now() / 1000) + ENROLMENT_TTL }),
+    );
     return { uri, svg: await qrSvg(uri), secret, sealed };
   }
 
@@ -112,11 +128,22 @@ export class SecondFactors implements SecondFactorService {
    * alone): `'already-enrolled'`, writing nothing, when the account has TOTP by now, so the password never replaces
    * the account's second factor and recovery codes. The check and the write are one atomic change.
    */
-  async confirmFirstEnrolment(accountId: string, sealed: string, code: string, ip: string): Promise<EnrolmentResult | { kind: 'already-enrolled' }> {
+  async confirmFirstEnrolment(
+    accountId: string,
+    sealed: string,
+    code: string,
+    ip: string,
+  ): Promise<EnrolmentResult | { kind: 'already-enrolled' }> {
     return this.#confirm(accountId, sealed, code, ip, false);
   }
 
-  async #confirm(accountId: string, sealed: string, code: string, ip: string, replace: boolean): Promise<EnrolmentResult | { kind: 'already-enrolled' }> {
+  async #confirm(
+    accountId: string,
+    sealed: string,
+    code: string,
+    ip: string,
+    replace: boolean,
+  ): Promise<EnrolmentResult | { kind: 'already-enrolled' }> {
     const limited = await this.#limit(accountId, ip);
     if (limited) return limited as EnrolmentResult;
     const secret = this.#openEnrolment(accountId, sealed);
@@ -158,16 +185,22 @@ export class SecondFactors implements SecondFactorService {
       const step = secret ? await verifyTotp(secret, digits, stored.totp.lastUsedStep) : undefined;
       if (step === undefined || !(await this.#claim(accountId, `totp:${step}`))) return { kind: 'wrong' };
       // Still the enrolment the code was checked against, and no later step accepted meanwhile.
-      return this.#spend(accountId, 'totp', `totp:${step}`, (now) => (now?.totp?.secret === sealed && (now.totp.lastUsedStep ?? -1) < step
-        ? { ...now, totp: { ...now.totp, lastUsedStep: step } } : undefined));
+      return this.#spend(accountId, 'totp', `totp:${step}`, (now) =>
+        now?.totp?.secret === sealed && (now.totp.lastUsedStep ?? -1) < step
+          ? { ...now, totp: { ...now.totp, lastUsedStep: step } }
+          : undefined,
+      );
     }
     if (looksLikeRecoveryCode(code)) {
       const hash = hashRecoveryCode(code);
-      const unused = (value: StoredSecondFactor | undefined) => value?.recoveryCodes?.find((c) => !c.usedAt && sameHash(c.hash, hash));
+      const unused = (value: StoredSecondFactor | undefined) =>
+        value?.recoveryCodes?.find((c) => !c.usedAt && sameHash(c.hash, hash));
       if (!unused(stored) || !(await this.#claim(accountId, `recovery:${hash}`))) return { kind: 'wrong' };
       return this.#spend(accountId, 'recovery', `recovery:${hash}`, (now) => {
         const entry = unused(now);
-        return entry ? { ...now, recoveryCodes: now!.recoveryCodes!.map((c) => (c === entry ? { ...c, usedAt: Date.now() } : c)) } : undefined;
+        return entry
+          ? { ...now, recoveryCodes: now!.recoveryCodes!.map((c) => (c === entry ? { ...c, usedAt: Date.now() } : c)) }
+          : undefined;
       });
     }
     return { kind: 'wrong' };
@@ -180,7 +213,12 @@ export class SecondFactors implements SecondFactorService {
    * code's claim (`claimed`, see {@link #claim}) is given back, so the same code works on the user's retry rather
    * than being refused for the claim's 120 s; the error is thrown on.
    */
-  async #spend(accountId: string, method: 'totp' | 'recovery', claimed: string, spend: (now: StoredSecondFactor | undefined) => StoredSecondFactor | undefined): Promise<FactorCheck> {
+  async #spend(
+    accountId: string,
+    method: 'totp' | 'recovery',
+    claimed: string,
+    spend: (now: StoredSecondFactor | undefined) => StoredSecondFactor | undefined,
+  ): Promise<FactorCheck> {
     let spent: StoredSecondFactor | undefined;
     try {
       await this.#store.update(accountId, (now) => {
@@ -189,7 +227,9 @@ export class SecondFactors implements SecondFactorService {
         return spent ?? now;
       });
     } catch (err) {
-      await this.#usedOnce.reset(`${accountId}:${claimed}`).catch(() => { /* the backend is down too: the claim expires */ });
+      await this.#usedOnce.reset(`${accountId}:${claimed}`).catch(() => {
+        /* the backend is down too: the claim expires */
+      });
       throw err;
     }
     if (!spent) return { kind: 'wrong' };

@@ -1,6 +1,13 @@
 import type { Context, Middleware } from 'koa';
 import type { Account } from '../../core/account-store.js';
-import { afterFirstFactor, clientRequiresMfa, loginResult, mfaRequested, MFA_REASON, type Amr } from '../../accounts/mfa/policy.js';
+import {
+  afterFirstFactor,
+  clientRequiresMfa,
+  loginResult,
+  mfaRequested,
+  MFA_REASON,
+  type Amr,
+} from '../../accounts/mfa/policy.js';
 import { codePage, enrolPage, recoveryCodesPage } from './views.js';
 import { html, type SafeHtml } from '../../ui/html.js';
 import { outlivedBy } from '../../oidc/stale-sign-in.js';
@@ -10,8 +17,19 @@ import type { Adapter } from '../../core/storage.js';
 import type { FactorChanges } from '../../accounts/mfa/factor-changes.js';
 import type { SecondFactorService } from '../../accounts/mfa/second-factor-service.js';
 import {
-  clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,
-  type Details, type InteractionActionDeps as SignInDeps, type SecondSignInStep, type SecondStepMethod,
+  clientName,
+  detailsOf,
+  finishInteraction,
+  interactionCsrf,
+  interactionForm,
+  interactionPath,
+  loadInteraction,
+  refuse,
+  requirePrompt,
+  type Details,
+  type InteractionActionDeps as SignInDeps,
+  type SecondSignInStep,
+  type SecondStepMethod,
 } from '../../oidc/interaction/common.js';
 
 /** What the second sign-in step needs (`mfa.enabled`). */
@@ -40,14 +58,20 @@ type InteractionActionDeps = SignInDeps & { readonly mfa: MfaInteractionDeps };
  * seconds) marks a step-up of a signed-in session: the time of that session's sign-in, which the step-up keeps.
  * `at` (epoch ms) is when the password of a sign-in was checked.
  */
-export interface Pending { accountId: string; methods: Amr[]; stage: 'second-factor' | 'enrol' | 'codes-shown'; signedInAt?: number; at?: number }
+export interface Pending {
+  accountId: string;
+  methods: Amr[];
+  stage: 'second-factor' | 'enrol' | 'codes-shown';
+  signedInAt?: number;
+  at?: number;
+}
 
 /** Reasons of the login prompt that a signed-in session answers with a second factor alone (no password). */
 const STEP_UP_REASONS = new Set([MFA_REASON, 'essential_acr', 'essential_acrs']);
 
 /** The other features' second factors the account has (the `signIn` point's `secondStep`), in their order. */
 async function otherFactors(deps: InteractionActionDeps, accountId: string): Promise<SecondStepMethod[]> {
-  const methods = (deps.methods ?? []).flatMap((method) => method.secondStep ? [method.secondStep] : []);
+  const methods = (deps.methods ?? []).flatMap((method) => (method.secondStep ? [method.secondStep] : []));
   const has = await Promise.all(methods.map((method) => method.has(accountId)));
   return methods.filter((_, i) => has[i]);
 }
@@ -72,7 +96,9 @@ async function savePending(mfa: MfaInteractionDeps, details: Details, pending: P
   await mfa.pending.upsert(details.uid, { ...pending }, Math.max(1, ttl));
 }
 
-/** Whether a sign-in at `signedInAt` (epoch seconds) is within `mfa.reauthenticateAfterSeconds` (the `/account` rule). */
+/**
+ * Whether a sign-in at `signedInAt` (epoch seconds) is within `mfa.reauthenticateAfterSeconds` (the `/account` rule).
+ */
 function recent(mfa: MfaInteractionDeps, signedInAt: number): boolean {
   return Date.now() / 1000 - signedInAt <= mfa.reauthenticateAfterSeconds;
 }
@@ -80,7 +106,9 @@ function recent(mfa: MfaInteractionDeps, signedInAt: number): boolean {
 /** When the interaction's session signed in (its `loginTs`), if it still exists. */
 async function sessionSignedInAt(deps: InteractionActionDeps, details: Details): Promise<number | undefined> {
   const cookie = details.session?.cookie;
-  const session = cookie ? await deps.provider.Session.find(cookie) as unknown as { loginTs?: number } | undefined : undefined;
+  const session = cookie
+    ? ((await deps.provider.Session.find(cookie)) as unknown as { loginTs?: number } | undefined)
+    : undefined;
   return session?.loginTs;
 }
 
@@ -106,13 +134,20 @@ async function outlived(deps: InteractionActionDeps, pending: Pending): Promise<
  * ({@link afterPassword}). Otherwise whoever holds a browser left signed in could enrol their own TOTP (owning
  * the account's second factor and recovery codes) and, through the new sign-in, pass the `/account` freshness check.
  */
-export async function secondStepOf(deps: InteractionActionDeps, details: Details, prefetched?: Promise<unknown>): Promise<Pending | undefined> {
+export async function secondStepOf(
+  deps: InteractionActionDeps,
+  details: Details,
+  prefetched?: Promise<unknown>,
+): Promise<Pending | undefined> {
   const mfa = deps.mfa;
   if (!mfa || details.prompt.name !== 'login') return undefined;
-  const pending = prefetched ? (await prefetched) as Pending | undefined : await readPending(mfa, details);
+  const pending = prefetched ? ((await prefetched) as Pending | undefined) : await readPending(mfa, details);
   // A step-up started in time but left until the sign-in got too old, or a password replaced since it was checked:
   // the password comes first now.
-  if (pending && ((pending.signedInAt !== undefined && !recent(mfa, pending.signedInAt)) || await outlived(deps, pending))) {
+  if (
+    pending &&
+    ((pending.signedInAt !== undefined && !recent(mfa, pending.signedInAt)) || (await outlived(deps, pending)))
+  ) {
     await mfa.pending.destroy(details.uid);
     return undefined;
   }
@@ -133,14 +168,24 @@ export async function secondStepOf(deps: InteractionActionDeps, details: Details
  * whether the sign-in is complete.
  * @returns `false` when a second step was started (its page is rendered), `true` when the caller should finish.
  */
-export async function afterPassword(ctx: Context, deps: InteractionActionDeps, details: Details, account: Account, checkedAt: number): Promise<boolean> {
+export async function afterPassword(
+  ctx: Context,
+  deps: InteractionActionDeps,
+  details: Details,
+  account: Account,
+  checkedAt: number,
+): Promise<boolean> {
   const mfa = deps.mfa;
   if (!mfa) return true;
   const [hasFactor, client] = await Promise.all([
     enrolled(deps, account.id),
     deps.provider.Client.find(String(details.params.client_id)),
   ]);
-  const next = afterFirstFactor({ enrolled: hasFactor, clientRequiresMfa: clientRequiresMfa(client), requested: mfaRequested(details.params.acr_values) });
+  const next = afterFirstFactor({
+    enrolled: hasFactor,
+    clientRequiresMfa: clientRequiresMfa(client),
+    requested: mfaRequested(details.params.acr_values),
+  });
   if (next === 'done') return true;
   const pending: Pending = { accountId: account.id, methods: ['pwd'], stage: next, at: checkedAt };
   await savePending(mfa, details, pending);
@@ -149,23 +194,62 @@ export async function afterPassword(ctx: Context, deps: InteractionActionDeps, d
 }
 
 /** Renders the page of a pending second step: the code prompt or the enrolment. */
-export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, known?: Account, status = 200, error?: string, enrolment?: string): Promise<void> {
+export async function showSecondStep(
+  ctx: Context,
+  deps: InteractionActionDeps,
+  details: Details,
+  pending: Pending,
+  known?: Account,
+  status = 200,
+  error?: string,
+  enrolment?: string,
+): Promise<void> {
   const mfa = deps.mfa;
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   if (pending.stage === 'second-factor') {
     // The account's other factors (e.g. with a challenge bound to this interaction that remembers the
     // factors passed) and/or its code.
-    const [name, { totp }, others] = await Promise.all([clientName(deps.provider, details), mfa.factors.status(pending.accountId), otherFactors(deps, pending.accountId)]);
-    const parts = await Promise.all(others.map((method) => method.prepare(ctx, details, pending, { scope, csrfToken })));
+    const [name, { totp }, others] = await Promise.all([
+      clientName(deps.provider, details),
+      mfa.factors.status(pending.accountId),
+      otherFactors(deps, pending.accountId),
+    ]);
+    const parts = await Promise.all(
+      others.map((method) => method.prepare(ctx, details, pending, { scope, csrfToken })),
+    );
     const only = !totp ? parts[0] : undefined;
     if (only) return renderPage(ctx, status, (nonce, ui) => only.page(nonce, ui, error));
-    return renderPage(ctx, status, (nonce, ui) => codePage({ nonce, ui, action: `${scope}/second-factor`, csrfToken, clientName: name, error, passkey: joinBlocks(parts.map((part) => part.block(nonce, ui))) }));
+    return renderPage(ctx, status, (nonce, ui) =>
+      codePage({
+        nonce,
+        ui,
+        action: `${scope}/second-factor`,
+        csrfToken,
+        clientName: name,
+        error,
+        passkey: joinBlocks(parts.map((part) => part.block(nonce, ui))),
+      }),
+    );
   }
-  const account = known ?? await deps.accounts.findById(pending.accountId);
+  const account = known ?? (await deps.accounts.findById(pending.accountId));
   if (!account) return refuse(ctx, 400, 'login_required', 'The account of this sign-in no longer exists.');
-  const shown = (enrolment ? await mfa.factors.reopenEnrolment(account, enrolment) : undefined) ?? await mfa.factors.startEnrolment(account);
-  renderPage(ctx, status, (nonce, ui) => enrolPage({ nonce, ui, action: `${scope}/enrol`, csrfToken, svg: shown.svg, secret: shown.secret, sealed: shown.sealed, required: true, error }));
+  const shown =
+    (enrolment ? await mfa.factors.reopenEnrolment(account, enrolment) : undefined) ??
+    (await mfa.factors.startEnrolment(account));
+  renderPage(ctx, status, (nonce, ui) =>
+    enrolPage({
+      nonce,
+      ui,
+      action: `${scope}/enrol`,
+      csrfToken,
+      svg: shown.svg,
+      secret: shown.secret,
+      sealed: shown.sealed,
+      required: true,
+      error,
+    }),
+  );
 }
 
 /**
@@ -174,10 +258,21 @@ export async function showSecondStep(ctx: Context, deps: InteractionActionDeps, 
  * would set `loginTs` to now): a second factor added to a sign-in does not make its password newer, for
  * `/account`'s freshness check, `max_age` and `auth_time` alike.
  */
-export async function finishSecondStep(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending, methods: readonly Amr[]): Promise<void> {
+export async function finishSecondStep(
+  ctx: Context,
+  deps: InteractionActionDeps,
+  details: Details,
+  pending: Pending,
+  methods: readonly Amr[],
+): Promise<void> {
   await deps.mfa.pending.destroy(details.uid);
   const login = loginResult(pending.accountId, [...pending.methods, ...methods], pending.at);
-  await finishInteraction(ctx, details, { login: pending.signedInAt === undefined ? login : { ...login, ts: pending.signedInAt } }, false);
+  await finishInteraction(
+    ctx,
+    details,
+    { login: pending.signedInAt === undefined ? login : { ...login, ts: pending.signedInAt } },
+    false,
+  );
 }
 
 function finish(ctx: Context, deps: InteractionActionDeps, details: Details, pending: Pending): Promise<void> {
@@ -188,7 +283,13 @@ function finish(ctx: Context, deps: InteractionActionDeps, details: Details, pen
 function requireSecondStep(stage: Pending['stage']): Middleware {
   return async function requireSecondStep(ctx, next) {
     const pending = await secondStepOf(ctx.state.deps as InteractionActionDeps, detailsOf(ctx));
-    if (!pending || pending.stage !== stage) return refuse(ctx, 400, 'invalid_request', 'There is no second sign-in step pending here. Go back to the application and start again.');
+    if (!pending || pending.stage !== stage)
+      return refuse(
+        ctx,
+        400,
+        'invalid_request',
+        'There is no second sign-in step pending here. Go back to the application and start again.',
+      );
     ctx.state.pending = pending;
     await next();
   };
@@ -206,51 +307,103 @@ function withDeps(deps: InteractionActionDeps): Middleware {
  * (fields `enrolment`, `code`) and `POST /interaction/:uid/continue` (after the recovery codes were shown).
  * Each attempt counts against the second-factor limits (429 with `Retry-After` over them).
  */
-export function secondFactorActions(deps: InteractionActionDeps): { code: Middleware[]; enrol: Middleware[]; continue: Middleware[] } {
-  const common = [parseForm, loadInteraction(deps.provider), interactionCsrf(deps.csrf), requirePrompt('login', 'This sign-in step is already complete.'), withDeps(deps)];
+export function secondFactorActions(deps: InteractionActionDeps): {
+  code: Middleware[];
+  enrol: Middleware[];
+  continue: Middleware[];
+} {
+  const common = [
+    parseForm,
+    loadInteraction(deps.provider),
+    interactionCsrf(deps.csrf),
+    requirePrompt('login', 'This sign-in step is already complete.'),
+    withDeps(deps),
+  ];
   return {
-    code: [...common, requireSecondStep('second-factor'), async function checkSecondFactor(ctx: Context) {
-      const details = detailsOf(ctx);
-      const pending = ctx.state.pending as Pending;
-      const result = await deps.mfa.factors.check(pending.accountId, formField(formBody(ctx), 'code', 64), ctx.ip);
-      if (result.kind === 'rate-limited') {
-        const name = await clientName(deps.provider, details);
+    code: [
+      ...common,
+      requireSecondStep('second-factor'),
+      async function checkSecondFactor(ctx: Context) {
+        const details = detailsOf(ctx);
+        const pending = ctx.state.pending as Pending;
+        const result = await deps.mfa.factors.check(pending.accountId, formField(formBody(ctx), 'code', 64), ctx.ip);
+        if (result.kind === 'rate-limited') {
+          const name = await clientName(deps.provider, details);
+          const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
+          return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) =>
+            codePage({
+              nonce,
+              ui,
+              action: `${interactionPath(ctx, details)}/second-factor`,
+              csrfToken,
+              clientName: name,
+              error: ui.t.t('mfa.tooMany'),
+            }),
+          );
+        }
+        if (result.kind === 'wrong')
+          return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'));
+        await finish(ctx, deps, details, pending);
+      },
+    ],
+    enrol: [
+      ...common,
+      requireSecondStep('enrol'),
+      async function confirmEnrolment(ctx: Context) {
+        const details = detailsOf(ctx);
+        const pending = ctx.state.pending as Pending;
+        const body = formBody(ctx);
+        const enrolment = formField(body, 'enrolment', 2048);
+        // The account got a second factor since this step began (on /account, another sign-in): that factor is asked
+        // for now, never replaced by one the password alone set up.
+        const result = (await enrolled(deps, pending.accountId))
+          ? { kind: 'already-enrolled' as const }
+          : await deps.mfa.factors.confirmFirstEnrolment(
+              pending.accountId,
+              enrolment,
+              formField(body, 'code', 16),
+              ctx.ip,
+            );
+        if (result.kind === 'already-enrolled') {
+          const now: Pending = { ...pending, stage: 'second-factor' };
+          await savePending(deps.mfa, details, now);
+          return showSecondStep(ctx, deps, details, now, undefined, 409, uiOf(ctx).t.t('mfa.enrolledMeanwhile'));
+        }
+        if (result.kind === 'rate-limited') {
+          ctx.set('Retry-After', String(result.retryAfterSeconds));
+          return showSecondStep(ctx, deps, details, pending, undefined, 429, uiOf(ctx).t.t('mfa.tooMany'), enrolment);
+        }
+        if (result.kind === 'wrong')
+          return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'), enrolment);
+        const account = await deps.accounts.findById(pending.accountId);
+        if (account)
+          await deps.mfa.changes.changed(
+            account,
+            'added',
+            'an authenticator app (TOTP)',
+            details.session?.accountId === account.id ? details.session.cookie : undefined,
+            uiOf(ctx).locale,
+          );
+        await savePending(deps.mfa, details, { ...pending, stage: 'codes-shown' });
+        const scope = interactionPath(ctx, details);
         const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
-        return renderTooManyRequests(ctx, result.retryAfterSeconds, (nonce, ui) => codePage({ nonce, ui, action: `${interactionPath(ctx, details)}/second-factor`, csrfToken, clientName: name, error: ui.t.t('mfa.tooMany') }));
-      }
-      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'));
-      await finish(ctx, deps, details, pending);
-    }],
-    enrol: [...common, requireSecondStep('enrol'), async function confirmEnrolment(ctx: Context) {
-      const details = detailsOf(ctx);
-      const pending = ctx.state.pending as Pending;
-      const body = formBody(ctx);
-      const enrolment = formField(body, 'enrolment', 2048);
-      // The account got a second factor since this step began (on /account, another sign-in): that factor is asked
-      // for now, never replaced by one the password alone set up.
-      const result = await enrolled(deps, pending.accountId)
-        ? { kind: 'already-enrolled' as const }
-        : await deps.mfa.factors.confirmFirstEnrolment(pending.accountId, enrolment, formField(body, 'code', 16), ctx.ip);
-      if (result.kind === 'already-enrolled') {
-        const now: Pending = { ...pending, stage: 'second-factor' };
-        await savePending(deps.mfa, details, now);
-        return showSecondStep(ctx, deps, details, now, undefined, 409, uiOf(ctx).t.t('mfa.enrolledMeanwhile'));
-      }
-      if (result.kind === 'rate-limited') {
-        ctx.set('Retry-After', String(result.retryAfterSeconds));
-        return showSecondStep(ctx, deps, details, pending, undefined, 429, uiOf(ctx).t.t('mfa.tooMany'), enrolment);
-      }
-      if (result.kind === 'wrong') return showSecondStep(ctx, deps, details, pending, undefined, 401, uiOf(ctx).t.t('mfa.wrongCode'), enrolment);
-      const account = await deps.accounts.findById(pending.accountId);
-      if (account) await deps.mfa.changes.changed(account, 'added', 'an authenticator app (TOTP)', details.session?.accountId === account.id ? details.session.cookie : undefined, uiOf(ctx).locale);
-      await savePending(deps.mfa, details, { ...pending, stage: 'codes-shown' });
-      const scope = interactionPath(ctx, details);
-      const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
-      renderPage(ctx, 200, (nonce, ui) => recoveryCodesPage({ nonce, ui, codes: result.recoveryCodes, next: { action: `${scope}/continue`, csrfToken } }));
-    }],
-    continue: [...common, requireSecondStep('codes-shown'), async function continueAfterCodes(ctx: Context) {
-      await finish(ctx, deps, detailsOf(ctx), ctx.state.pending as Pending);
-    }],
+        renderPage(ctx, 200, (nonce, ui) =>
+          recoveryCodesPage({
+            nonce,
+            ui,
+            codes: result.recoveryCodes,
+            next: { action: `${scope}/continue`, csrfToken },
+          }),
+        );
+      },
+    ],
+    continue: [
+      ...common,
+      requireSecondStep('codes-shown'),
+      async function continueAfterCodes(ctx: Context) {
+        await finish(ctx, deps, detailsOf(ctx), ctx.state.pending as Pending);
+      },
+    ],
   };
 }
 
@@ -265,9 +418,12 @@ export function mfaSecondStep(mfa: () => MfaInteractionDeps): SecondSignInStep {
   return {
     prefetch: (uid) => mfa().pending.find(uid),
     of: (deps, details, prefetched) => secondStepOf(withMfa(deps), details, prefetched),
-    afterPassword: (ctx, deps, details, account, checkedAt) => afterPassword(ctx, withMfa(deps), details, account, checkedAt),
-    show: (ctx, deps, details, pending, status, error) => showSecondStep(ctx, withMfa(deps), details, pending as Pending, undefined, status, error),
-    finish: (ctx, deps, details, pending, methods) => finishSecondStep(ctx, withMfa(deps), details, pending as Pending, methods as Amr[]),
+    afterPassword: (ctx, deps, details, account, checkedAt) =>
+      afterPassword(ctx, withMfa(deps), details, account, checkedAt),
+    show: (ctx, deps, details, pending, status, error) =>
+      showSecondStep(ctx, withMfa(deps), details, pending as Pending, undefined, status, error),
+    finish: (ctx, deps, details, pending, methods) =>
+      finishSecondStep(ctx, withMfa(deps), details, pending as Pending, methods as Amr[]),
     actions(deps) {
       const second = secondFactorActions(withMfa(deps));
       return { 'second-factor': second.code, enrol: second.enrol, continue: second.continue };

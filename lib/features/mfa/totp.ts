@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  timingSafeEqual,
+} from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
 
@@ -64,9 +72,20 @@ export function qrSvg(text: string): Promise<string> {
  * verifier MUST NOT accept the second attempt of the OTP after the successful validation").
  * @returns the matched time step, or `undefined`.
  */
-export async function verifyTotp(secret: string, code: string, afterStep?: number, now = Date.now() / 1000): Promise<number | undefined> {
+export async function verifyTotp(
+  secret: string,
+  code: string,
+  afterStep?: number,
+  now = Date.now() / 1000,
+): Promise<number | undefined> {
   if (!/^\d{6}$/.test(code)) return undefined;
-  const result = await verify({ secret, token: code, epoch: now, epochTolerance: TOTP_PERIOD, afterTimeStep: afterStep });
+  const result = await verify({
+    secret,
+    token: code,
+    epoch: now,
+    epochTolerance: TOTP_PERIOD,
+    afterTimeStep: afterStep,
+  });
   // The TOTP strategy answers the matched step; the union type of otplib's functional API does not say so.
   return result.valid ? (result as { timeStep: number }).timeStep : undefined;
 }
@@ -76,12 +95,17 @@ const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789'; // no 0/o, 1/l/i
 /** Ten new recovery codes, `xxxxx-xxxxx` (50 bits each), to show once. */
 export function newRecoveryCodes(count = RECOVERY_CODE_COUNT): string[] {
   const one = () => Array.from({ length: 10 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
-  return Array.from({ length: count }, () => { const c = one(); return `${c.slice(0, 5)}-${c.slice(5)}`; });
+  return Array.from({ length: count }, () => {
+    const c = one();
+    return `${c.slice(0, 5)}-${c.slice(5)}`;
+  });
 }
 
 /** The stored form of a recovery code: SHA-256 of the code without spaces and dashes, lower-cased, base64url. */
 export function hashRecoveryCode(code: string): string {
-  return createHash('sha256').update(`portcullis-recovery\n${normalizeRecoveryCode(code)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`portcullis-recovery\n${normalizeRecoveryCode(code)}`)
+    .digest('base64url');
 }
 
 /** What a user may type for a recovery code: case, spaces and dashes do not matter. */

@@ -18,7 +18,11 @@ const noRequestUi = (): PageUi => uiOf({ req: { headers: {} } as never });
 export function codePage(v: CodeView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
-  const body = pageBody(ui, 'secondFactor', v, () => html`<h1>${t.t('mfa.code.title')}</h1>
+  const body = pageBody(
+    ui,
+    'secondFactor',
+    v,
+    () => html`<h1>${t.t('mfa.code.title')}</h1>
 ${v.clientName ? html`<p>${t.html('login.continueTo', { client: html`<strong>${v.clientName}</strong>` })}</p>` : ''}
 <p>${t.t('mfa.code.intro')}</p>
 ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
@@ -27,7 +31,8 @@ ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 <label for="code">${t.t('mfa.code.label')}</label><input id="code" type="text" name="code" required autofocus autocomplete="one-time-code" inputmode="text" maxlength="32">
 <button type="submit">${t.t('mfa.code.submit')}</button>
 </form>
-${v.passkey ?? ''}`);
+${v.passkey ?? ''}`,
+  );
   return layout(v.nonce, t.t('mfa.code.title'), body, ui);
 }
 
@@ -35,7 +40,11 @@ ${v.passkey ?? ''}`);
 export function enrolPage(v: EnrolView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
-  const body = pageBody(ui, 'totpEnrol', v, () => html`<h1>${t.t('mfa.enrol.title')}</h1>
+  const body = pageBody(
+    ui,
+    'totpEnrol',
+    v,
+    () => html`<h1>${t.t('mfa.enrol.title')}</h1>
 ${v.required ? html`<p>${t.t('mfa.enrol.required')}</p>` : ''}
 <p>${t.t('mfa.enrol.intro')}</p>
 <div id="qr">${raw(v.svg)}</div>
@@ -47,7 +56,8 @@ ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 ${Object.entries(v.hidden ?? {}).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
 <label for="code">${t.t('mfa.code.label')}</label><input id="code" type="text" name="code" required autofocus autocomplete="one-time-code" inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7">
 <button type="submit">${t.t('mfa.enrol.submit')}</button>
-</form>`);
+</form>`,
+  );
   return layout(v.nonce, t.t('mfa.enrol.title'), body, ui);
 }
 
@@ -55,11 +65,20 @@ ${Object.entries(v.hidden ?? {}).map(([k, val]) => html`<input type="hidden" nam
 export function recoveryCodesPage(v: RecoveryView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
-  const body = pageBody(ui, 'recoveryCodes', v, () => html`<h1>${t.t('mfa.recovery.title')}</h1>
+  const body = pageBody(
+    ui,
+    'recoveryCodes',
+    v,
+    () => html`<h1>${t.t('mfa.recovery.title')}</h1>
 <p>${t.t('mfa.recovery.intro')}</p>
 <ul id="recovery-codes">${v.codes.map((c) => html`<li><code>${c}</code></li>`)}</ul>
-${'action' in v.next
-    ? html`<form method="post" action="${v.next.action}"><input type="hidden" name="csrf" value="${v.next.csrfToken}"><button type="submit">${t.t('mfa.recovery.continue')}</button></form>`
-    : html`<p><a id="continue" href="${v.next.href}">${v.next.text}</a></p>`}`);
+${
+  'action' in v.next
+    ? html`<form method="post" action="${v.next.action}"><input type="hidden" name="csrf" value="${
+        v.next.csrfToken
+      }"><button type="submit">${t.t('mfa.recovery.continue')}</button></form>`
+    : html`<p><a id="continue" href="${v.next.href}">${v.next.text}</a></p>`
+}`,
+  );
   return layout(v.nonce, t.t('mfa.recovery.title'), body, ui);
 }

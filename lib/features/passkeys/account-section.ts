@@ -10,6 +10,12 @@ export const passkeysAccountSection: AccountSection = {
   async show(ctx, _who, { at }) {
     const { t } = uiOf(ctx);
     const passkeys = at(PASSKEY_PATHS.list);
-    return { html: section(t.t('home.passkeys'), html`<p><a id="passkeys" href="${passkeys}">${t.t('home.passkeysLink')}</a></p>`), view: { actions: { passkeys } } };
+    return {
+      html: section(
+        t.t('home.passkeys'),
+        html`<p><a id="passkeys" href="${passkeys}">${t.t('home.passkeysLink')}</a></p>`,
+      ),
+      view: { actions: { passkeys } },
+    };
   },
 };

@@ -37,7 +37,10 @@ export class PasskeyChallenges {
   readonly #adapter: Adapter;
 
   /** @param ttlSeconds lifetime of a challenge (`passkeys.challengeTtl`). */
-  constructor(adapter: AdapterFactory, private readonly ttlSeconds: number) {
+  constructor(
+    adapter: AdapterFactory,
+    private readonly ttlSeconds: number,
+  ) {
     this.#adapter = adapter('PasskeyChallenge');
   }
 
@@ -63,7 +66,9 @@ export class PasskeyChallenges {
    *   another purpose.
    */
   async take(
-    binding: string, challenge: string, purposes: readonly ChallengePurpose[],
+    binding: string,
+    challenge: string,
+    purposes: readonly ChallengePurpose[],
   ): Promise<PendingChallenge | undefined> {
     const id = challengeKey(binding, challenge);
     const payload = await this.#adapter.find(id);

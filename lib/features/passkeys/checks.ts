@@ -4,7 +4,9 @@ import type { ResolvedConfig } from '../../../config/types.js';
 import type { ResolvedOptions, ValidatedOptions } from '../../../config/options.js';
 import { relyingPartyFor } from './relying-party.js';
 
-/** The first passkey method (`PASSKEY_STORE_METHODS`) a host's `accountStore` lacks; the built-in stores have them all. */
+/**
+ * The first passkey method (`PASSKEY_STORE_METHODS`) a host's `accountStore` lacks; the built-in stores have them all.
+ */
 function missingPasskeyMethod(store: object | undefined): string | undefined {
   return PASSKEY_STORE_METHODS.find((m) => store && typeof (store as Record<string, unknown>)[m] !== 'function');
 }
@@ -31,12 +33,24 @@ export function passkeysDefaults(options: ValidatedOptions): ResolvedOptions['pa
 export function checkPasskeys(config: ResolvedConfig): void {
   const missing = missingPasskeyMethod(config.accountStore);
   if (missing) {
-    throw new ConfigError(`accountStore.${missing}`, 'must be a function when passkeys.enabled is on (see the AccountStore interface), or set passkeys.enabled to false');
+    throw new ConfigError(
+      `accountStore.${missing}`,
+      'must be a function when passkeys.enabled is on (see the AccountStore interface), or set ' +
+        'passkeys.enabled to false',
+    );
   }
   if (config.passkeys.secondFactor && !config.mfa.enabled) {
-    throw new ConfigError('passkeys.secondFactor', 'the passkey as a second factor is a step of mfa: set mfa.enabled to true, or passkeys.secondFactor to false');
+    throw new ConfigError(
+      'passkeys.secondFactor',
+      'the passkey as a second factor is a step of mfa: set mfa.enabled to true, or passkeys.secondFactor to false',
+    );
   }
   if (!relyingPartyFor(config.issuer, config.passkeys.rpName).usable) {
-    throw new ConfigError('passkeys.enabled', `passkeys need an issuer whose host is a domain name (WebAuthn relying-party ID), not ${new URL(config.issuer).hostname}: use e.g. http://localhost:PORT in development, or set passkeys.enabled to false`);
+    throw new ConfigError(
+      'passkeys.enabled',
+      `passkeys need an issuer whose host is a domain name (WebAuthn relying-party ID), ` +
+        `not ${new URL(config.issuer).hostname}: use e.g. http://localhost:PORT in development, or set ` +
+        `passkeys.enabled to false`,
+    );
   }
 }

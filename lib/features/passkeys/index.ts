@@ -28,16 +28,31 @@ export const passkeys: Feature<Services['passkeys'] | undefined> = {
     // loadConfig refused passkeys.enabled with a store lacking the methods; the type guard only narrows.
     if (!hasPasskeyMethods(accounts)) return {};
     const challenges = new PasskeyChallenges(storage.adapter, config.passkeys.challengeTtl);
-    const service = await PasskeyService.create({ accounts, challenges, rp: relyingPartyFor(config.issuer, config.passkeys.rpName), logger });
+    const service = await PasskeyService.create({
+      accounts,
+      challenges,
+      rp: relyingPartyFor(config.issuer, config.passkeys.rpName),
+      logger,
+    });
     return {
       services: { service, secondFactor: config.passkeys.secondFactor },
-      extend: { signIn: passkeySignInMethod(service, config.passkeys.secondFactor), accountSections: passkeysAccountSection } satisfies Partial<ExtensionPoints>,
+      extend: {
+        signIn: passkeySignInMethod(service, config.passkeys.secondFactor),
+        accountSections: passkeysAccountSection,
+      } satisfies Partial<ExtensionPoints>,
       routes(provider) {
         const account = use<Services['account']>('account');
         const changes = use<Services['self-service']>('self-service')?.changes;
         if (!account || !changes) return [];
         const page = passkeyAccountRoutes({ home: account.homeFor(provider), passkeys: service, changes });
-        return [{ name: 'passkeyPage', where: { segment: PAGE_PREFIXES.account }, bodyLimit: BODY_LIMITS.pages, chain: [page] }];
+        return [
+          {
+            name: 'passkeyPage',
+            where: { segment: PAGE_PREFIXES.account },
+            bodyLimit: BODY_LIMITS.pages,
+            chain: [page],
+          },
+        ];
       },
     };
   },

@@ -19,7 +19,8 @@ const en = {
   'passkey.script.exists': 'This device already holds a passkey for your account.',
   'passkey.list.title': 'Passkeys',
   'passkey.list.signedInAs': 'Signed in as',
-  'passkey.list.intro': 'A passkey signs you in with your device\'s screen lock (fingerprint, face or PIN) instead of a password.',
+  'passkey.list.intro':
+    "A passkey signs you in with your device's screen lock (fingerprint, face or PIN) instead of a password.",
   'passkey.list.none': 'You have no passkeys yet.',
   'passkey.list.created': 'Added',
   'passkey.list.lastUsed': 'Last used',
@@ -36,9 +37,12 @@ const en = {
   'passkey.list.renamed': 'The passkey was renamed.',
   'passkey.list.removed': 'The passkey was deleted.',
   'passkey.list.notFound': 'That passkey does not exist (any more).',
-  'passkey.list.noCredential': 'Your browser did not create a passkey. Your browser must support passkeys and allow JavaScript on this page.',
+  'passkey.list.noCredential':
+    'Your browser did not create a passkey. Your browser must support passkeys and allow JavaScript on this page.',
   'passkey.list.expired': 'The request to add a passkey expired. Try again.',
-  'passkey.list.notVerified': 'The passkey could not be verified: it must be made on this site and unlock with your screen lock (PIN, fingerprint or face).',
+  'passkey.list.notVerified':
+    'The passkey could not be verified: it must be made on this site and unlock with your screen lock (PIN, \
+fingerprint or face).',
   'passkey.list.taken': 'This passkey is already registered.',
   'passkey.list.back': 'Back to your account',
   'home.passkeys': 'Passkeys',
@@ -52,7 +56,8 @@ const de: { readonly [K in keyof typeof en]: string } = {
   'passkey.login.expired': 'Die Anmeldung mit dem Passkey ist abgelaufen. Bitte versuchen Sie es erneut.',
   'passkey.login.refused': 'Mit diesem Passkey ist keine Anmeldung möglich.',
   'passkey.secondFactor.title': 'Mit Ihrem Passkey bestätigen',
-  'passkey.secondFactor.text': 'Ihr Konto ist mit einem Passkey geschützt. Verwenden Sie ihn, um die Anmeldung abzuschließen.',
+  'passkey.secondFactor.text':
+    'Ihr Konto ist mit einem Passkey geschützt. Verwenden Sie ihn, um die Anmeldung abzuschließen.',
   'passkey.secondFactor.button': 'Meinen Passkey verwenden',
   'passkey.script.cancelled': 'Die Passkey-Anfrage wurde abgebrochen oder ist abgelaufen.',
   'passkey.script.failed': 'Ihr Browser konnte keinen Passkey verwenden.',
@@ -60,7 +65,9 @@ const de: { readonly [K in keyof typeof en]: string } = {
   'passkey.script.exists': 'Auf diesem Gerät gibt es bereits einen Passkey für Ihr Konto.',
   'passkey.list.title': 'Passkeys',
   'passkey.list.signedInAs': 'Angemeldet als',
-  'passkey.list.intro': 'Mit einem Passkey melden Sie sich über die Bildschirmsperre Ihres Geräts (Fingerabdruck, Gesicht oder PIN) statt mit einem Passwort an.',
+  'passkey.list.intro':
+    'Mit einem Passkey melden Sie sich über die Bildschirmsperre Ihres Geräts (Fingerabdruck, Gesicht oder ' +
+    'PIN) statt mit einem Passwort an.',
   'passkey.list.none': 'Sie haben noch keine Passkeys.',
   'passkey.list.created': 'Hinzugefügt',
   'passkey.list.lastUsed': 'Zuletzt verwendet',
@@ -77,9 +84,13 @@ const de: { readonly [K in keyof typeof en]: string } = {
   'passkey.list.renamed': 'Der Passkey wurde umbenannt.',
   'passkey.list.removed': 'Der Passkey wurde gelöscht.',
   'passkey.list.notFound': 'Diesen Passkey gibt es nicht (mehr).',
-  'passkey.list.noCredential': 'Ihr Browser hat keinen Passkey erstellt. Ihr Browser muss Passkeys unterstützen und JavaScript auf dieser Seite erlauben.',
+  'passkey.list.noCredential':
+    'Ihr Browser hat keinen Passkey erstellt. Ihr Browser muss Passkeys unterstützen und JavaScript auf ' +
+    'dieser Seite erlauben.',
   'passkey.list.expired': 'Die Anfrage zum Hinzufügen eines Passkeys ist abgelaufen. Bitte versuchen Sie es erneut.',
-  'passkey.list.notVerified': 'Der Passkey konnte nicht geprüft werden: Er muss auf dieser Website erstellt werden und sich mit Ihrer Bildschirmsperre (PIN, Fingerabdruck oder Gesicht) entsperren lassen.',
+  'passkey.list.notVerified':
+    'Der Passkey konnte nicht geprüft werden: Er muss auf dieser Website erstellt werden und sich mit Ihrer ' +
+    'Bildschirmsperre (PIN, Fingerabdruck oder Gesicht) entsperren lassen.',
   'passkey.list.taken': 'Dieser Passkey ist bereits registriert.',
   'passkey.list.back': 'Zurück zu Ihrem Konto',
   'home.passkeys': 'Passkeys',

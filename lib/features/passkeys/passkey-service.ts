@@ -1,5 +1,7 @@
 import type {
-  AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON,
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Logger } from '../../core/logger.js';
@@ -67,8 +69,14 @@ function parse<T extends { id?: unknown; type?: unknown; response?: unknown }>(r
   if (!raw || raw.length > MAX_RESPONSE) return undefined;
   try {
     const value = JSON.parse(raw) as T;
-    const ok = value && typeof value === 'object' && typeof value.id === 'string' && CREDENTIAL_ID.test(value.id)
-      && value.type === 'public-key' && value.response && typeof value.response === 'object';
+    const ok =
+      value &&
+      typeof value === 'object' &&
+      typeof value.id === 'string' &&
+      CREDENTIAL_ID.test(value.id) &&
+      value.type === 'public-key' &&
+      value.response &&
+      typeof value.response === 'object';
     return ok ? value : undefined;
   } catch {
     return undefined;
@@ -85,7 +93,10 @@ function parse<T extends { id?: unknown; type?: unknown; response?: unknown }>(r
  * the account page.
  */
 export class PasskeyService {
-  private constructor(private readonly deps: PasskeyServiceDeps, private readonly webauthn: WebAuthn) {}
+  private constructor(
+    private readonly deps: PasskeyServiceDeps,
+    private readonly webauthn: WebAuthn,
+  ) {}
 
   /**
    * The service, with `@simplewebauthn/server` loaded now (passkeys are on) rather than when Portcullis is imported:
@@ -126,7 +137,11 @@ export class PasskeyService {
       supportedAlgorithmIDs: ALGORITHMS,
       timeout: TIMEOUT_MS,
     });
-    await this.deps.challenges.issue(binding, { purpose: 'register', challenge: options.challenge, accountId: account.id });
+    await this.deps.challenges.issue(binding, {
+      purpose: 'register',
+      challenge: options.challenge,
+      accountId: account.id,
+    });
     return options;
   }
 
@@ -183,8 +198,12 @@ export class PasskeyService {
    * discoverable credential and user verification required; for `second-factor`, the account's own credentials,
    * user verification preferred (the password was the first factor).
    */
-  async authenticationOptions(binding: string, pending: Omit<PendingChallenge, 'challenge'>): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const allow = pending.purpose === 'second-factor' && pending.accountId ? await this.list(pending.accountId) : undefined;
+  async authenticationOptions(
+    binding: string,
+    pending: Omit<PendingChallenge, 'challenge'>,
+  ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const allow =
+      pending.purpose === 'second-factor' && pending.accountId ? await this.list(pending.accountId) : undefined;
     const options = await this.webauthn.generateAuthenticationOptions({
       rpID: this.deps.rp.id,
       allowCredentials: allow?.map((p) => ({ id: p.credentialId, transports: p.transports })),
@@ -208,10 +227,12 @@ export class PasskeyService {
     const pending = await this.deps.challenges.take(binding, challenge, ['login', 'second-factor']);
     if (!pending) return refuse('expired');
     const account = await this.deps.accounts.findAccountByPasskey(response.id);
-    if (!account || (pending.purpose === 'second-factor' && account.id !== pending.accountId)) return refuse('unknown-credential');
+    if (!account || (pending.purpose === 'second-factor' && account.id !== pending.accountId))
+      return refuse('unknown-credential');
     // A discoverable credential names its user (§7.2 step 6): it must be the credential's owner.
     const userHandle = response.response.userHandle;
-    if ((pending.purpose === 'login' || userHandle) && userHandle !== b64url(account.id)) return refuse('unknown-credential');
+    if ((pending.purpose === 'login' || userHandle) && userHandle !== b64url(account.id))
+      return refuse('unknown-credential');
     const passkey = (await this.list(account.id)).find((p) => p.credentialId === response.id);
     if (!passkey) return refuse('unknown-credential');
     let verified;
@@ -221,7 +242,12 @@ export class PasskeyService {
         expectedChallenge: pending.challenge,
         expectedOrigin: this.deps.rp.origin,
         expectedRPID: this.deps.rp.id,
-        credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.counter, transports: passkey.transports },
+        credential: {
+          id: passkey.credentialId,
+          publicKey: Buffer.from(passkey.publicKey, 'base64url'),
+          counter: passkey.counter,
+          transports: passkey.transports,
+        },
         requireUserVerification: pending.purpose === 'login',
       });
     } catch (err) {
@@ -231,7 +257,11 @@ export class PasskeyService {
     if (!verified.verified) return refuse('not-verified');
     const info = verified.authenticationInfo;
     await this.deps.accounts.savePasskey(account.id, {
-      ...passkey, counter: info.newCounter, lastUsedAt: Date.now(), backedUp: info.credentialBackedUp, deviceType: info.credentialDeviceType,
+      ...passkey,
+      counter: info.newCounter,
+      lastUsedAt: Date.now(),
+      backedUp: info.credentialBackedUp,
+      deviceType: info.credentialDeviceType,
     });
     const before = pending.amr ?? [];
     const amr = [...before, info.credentialDeviceType === 'multiDevice' ? 'swk' : 'hwk'];

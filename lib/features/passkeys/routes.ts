@@ -24,7 +24,11 @@ export interface PasskeyRouteDeps {
 /** The CSRF scope of the passkey forms (under the issuer's path). */
 const CSRF_SCOPE = PASSKEY_PATHS.list;
 const MAX_CREDENTIAL_JSON = 12_000;
-const NOTICES = { added: 'passkey.list.added', renamed: 'passkey.list.renamed', removed: 'passkey.list.removed' } as const satisfies Record<string, PlainKey>;
+const NOTICES = {
+  added: 'passkey.list.added',
+  renamed: 'passkey.list.renamed',
+  removed: 'passkey.list.removed',
+} as const satisfies Record<string, PlainKey>;
 const REFUSALS: Record<PasskeyRefusal, PlainKey> = {
   expired: 'passkey.list.expired',
   malformed: 'passkey.list.noCredential',
@@ -52,13 +56,29 @@ export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
   /** The list page, with the message `error` (a `passkey.list.*` key) when a change was refused. */
   async function showList(ctx: Context, status = 200, error?: PlainKey): Promise<void> {
     const { account } = signedInOf(ctx);
-    const [list, creationOptions] = await Promise.all([passkeys.list(account.id), passkeys.registrationOptions(account, bindingOf(ctx))]);
-    const done = typeof ctx.query.done === 'string' && Object.hasOwn(NOTICES, ctx.query.done) ? NOTICES[ctx.query.done as keyof typeof NOTICES] : undefined;
+    const [list, creationOptions] = await Promise.all([
+      passkeys.list(account.id),
+      passkeys.registrationOptions(account, bindingOf(ctx)),
+    ]);
+    const done =
+      typeof ctx.query.done === 'string' && Object.hasOwn(NOTICES, ctx.query.done)
+        ? NOTICES[ctx.query.done as keyof typeof NOTICES]
+        : undefined;
     const { t } = uiOf(ctx);
     const csrfToken = home.csrf.issue(ctx, signedInForm(ctx, CSRF_SCOPE));
-    renderPage(ctx, status, (nonce, ui) => passkeyListPage({
-      nonce, ui, csrfToken, email: account.email, passkeys: list, creationOptions, notice: error || !done ? undefined : t.t(done), error: error && t.t(error), mount: mountedPath(ctx, ''),
-    }));
+    renderPage(ctx, status, (nonce, ui) =>
+      passkeyListPage({
+        nonce,
+        ui,
+        csrfToken,
+        email: account.email,
+        passkeys: list,
+        creationOptions,
+        notice: error || !done ? undefined : t.t(done),
+        error: error && t.t(error),
+        mount: mountedPath(ctx, ''),
+      }),
+    );
   }
 
   function backToList(ctx: Context, done: keyof typeof NOTICES): void {
@@ -81,14 +101,23 @@ export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
     const body = formBody(ctx);
     const credential = formField(body, 'credential', MAX_CREDENTIAL_JSON);
     if (!credential) return showList(ctx, 400, 'passkey.list.noCredential');
-    const result = await passkeys.register(signedInOf(ctx).account, bindingOf(ctx), credential, formField(body, 'name', 1000).slice(0, MAX_PASSKEY_NAME));
+    const result = await passkeys.register(
+      signedInOf(ctx).account,
+      bindingOf(ctx),
+      credential,
+      formField(body, 'name', 1000).slice(0, MAX_PASSKEY_NAME),
+    );
     if (!result.ok) return showList(ctx, result.reason === 'taken' ? 409 : 400, REFUSALS[result.reason]);
     await changes.changed(signedInOf(ctx).account, 'added', 'a passkey', signedInOf(ctx).sessionId, uiOf(ctx).locale);
     backToList(ctx, 'added');
   });
   router.post(PASSKEY_PATHS.rename, ...change, async function renamePasskey(ctx: Context) {
     const body = formBody(ctx);
-    const renamed = await passkeys.rename(signedInOf(ctx).account.id, formField(body, 'credential_id', 1400), formField(body, 'name', 1000));
+    const renamed = await passkeys.rename(
+      signedInOf(ctx).account.id,
+      formField(body, 'credential_id', 1400),
+      formField(body, 'name', 1000),
+    );
     if (!renamed) return showList(ctx, 404, 'passkey.list.notFound');
     backToList(ctx, 'renamed');
   });

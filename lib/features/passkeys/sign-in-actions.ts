@@ -4,7 +4,14 @@ import { loginResult, type Amr } from '../../accounts/mfa/policy.js';
 import { formBody, formField, parseForm } from '../../http/pages.js';
 import { uiOf } from '../../ui/ui.js';
 import {
-  detailsOf, finishInteraction, interactionCsrf, loadInteraction, requirePrompt, type Details, type InteractionActionDeps, type SignInMethod,
+  detailsOf,
+  finishInteraction,
+  interactionCsrf,
+  loadInteraction,
+  requirePrompt,
+  type Details,
+  type InteractionActionDeps,
+  type SignInMethod,
 } from '../../oidc/interaction/common.js';
 import { showLogin } from '../../oidc/interaction/login.js';
 import type { PasskeyService } from './passkey-service.js';
@@ -21,7 +28,8 @@ const MAX_CREDENTIAL_JSON = 12_000;
 /**
  * `POST /interaction/:uid/passkey`: a passkey assertion (WebAuthn Level 3 §7.2) for this interaction's challenge,
  * either a passwordless sign-in (discoverable credential, user verification required) or the second factor of the
- * second sign-in step (the sign-in's `secondStep` point) after the password. Ends the login prompt through the MFA policy's `loginResult`,
+ * second sign-in step (the sign-in's `secondStep` point) after the password. Ends the login prompt through the MFA
+ * policy's `loginResult`,
  * with `amr` `hwk`/`swk` (+ `user`, + `pwd`) and `mfa`, `acr` `urn:portcullis:mfa` (RFC 8176). Counted under the
  * per-IP login limit. Not routed when passkeys are off (404).
  */
@@ -35,9 +43,10 @@ export function passkeyLoginActions(deps: InteractionActionDeps, service: Passke
       const details = detailsOf(ctx);
       const step = deps.secondStep;
       const pending = await step?.of(deps, details);
-      const again = (status: number, text: string) => pending?.stage === 'second-factor'
-        ? step!.show(ctx, deps, details, pending, status, text)
-        : showLogin(ctx, deps, details, status, { text });
+      const again = (status: number, text: string) =>
+        pending?.stage === 'second-factor'
+          ? step!.show(ctx, deps, details, pending, status, text)
+          : showLogin(ctx, deps, details, status, { text });
       const { t } = uiOf(ctx);
       const limit = await deps.limits.loginAttemptFromIp(ctx.ip);
       if (!limit.allowed) {
@@ -48,7 +57,10 @@ export function passkeyLoginActions(deps: InteractionActionDeps, service: Passke
       const checkedAt = Date.now();
       const result = await service.authenticate(passkeyBinding(details), credential);
       if (!result.ok) {
-        return again(result.reason === 'expired' ? 400 : 401, t.t(result.reason === 'expired' ? 'passkey.login.expired' : 'passkey.login.refused'));
+        return again(
+          result.reason === 'expired' ? 400 : 401,
+          t.t(result.reason === 'expired' ? 'passkey.login.expired' : 'passkey.login.refused'),
+        );
       }
       const { account, amr } = result.value;
       if (pending) {
@@ -74,22 +86,29 @@ export function passkeyLoginActions(deps: InteractionActionDeps, service: Passke
  */
 export function passkeySignInMethod(service: PasskeyService, secondFactor: boolean): SignInMethod {
   return {
-    secondStep: secondFactor ? {
-      has: async (accountId) => (await service.list(accountId)).length > 0,
-      async prepare(ctx, details, pending, { scope, csrfToken }) {
-        const requestOptions = await service.authenticationOptions(passkeyBinding(details), { purpose: 'second-factor', accountId: pending.accountId, amr: pending.methods as Amr[] });
-        const view = { action: `${scope}/passkey`, csrfToken, requestOptions, mount: mountedPath(ctx, '') };
-        return {
-          block: (nonce, ui) => passkeySecondFactor({ nonce, ui, ...view }),
-          page: (nonce, ui, error) => secondFactorPage({ nonce, ui, ...view, error }),
-        };
-      },
-    } : undefined,
+    secondStep: secondFactor
+      ? {
+          has: async (accountId) => (await service.list(accountId)).length > 0,
+          async prepare(ctx, details, pending, { scope, csrfToken }) {
+            const requestOptions = await service.authenticationOptions(passkeyBinding(details), {
+              purpose: 'second-factor',
+              accountId: pending.accountId,
+              amr: pending.methods as Amr[],
+            });
+            const view = { action: `${scope}/passkey`, csrfToken, requestOptions, mount: mountedPath(ctx, '') };
+            return {
+              block: (nonce, ui) => passkeySecondFactor({ nonce, ui, ...view }),
+              page: (nonce, ui, error) => secondFactorPage({ nonce, ui, ...view, error }),
+            };
+          },
+        }
+      : undefined,
     actions: (deps) => ({ passkey: passkeyLoginActions(deps, service) }),
     async loginBlock(ctx: Context, details, { scope, csrfToken }) {
       const requestOptions = await service.authenticationOptions(passkeyBinding(details), { purpose: 'login' });
       const mount = mountedPath(ctx, '');
-      return (nonce, ui) => passkeySignIn({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount });
+      return (nonce, ui) =>
+        passkeySignIn({ nonce, ui, action: `${scope}/passkey`, csrfToken, requestOptions, conditional: true, mount });
     },
   };
 }

@@ -41,25 +41,44 @@ export interface PasskeyListView {
   mount?: string;
 }
 
-/** `/account/passkeys`: the account's passkeys (rename, delete) and the form that adds one (`passkey.list.*` messages). */
+/**
+ * `/account/passkeys`: the account's passkeys (rename, delete) and the form that adds one (`passkey.list.*` messages).
+ */
 export function passkeyListPage(v: PasskeyListView): string {
   const { t } = v.ui;
   const tx = (key: Exclude<Extract<MessageKey, `passkey.list.${string}`>, 'passkey.list.defaultName'>) => t.t(key);
   const at = (path: string) => (v.mount ?? '') + path;
   const item = (p: StoredPasskey) => html`<li class="passkey" data-credential-id="${p.credentialId}">
-<strong class="passkey-name">${p.name}</strong>${p.deviceType === 'multiDevice' ? html` <small>(${tx('passkey.list.synced')})</small>` : ''}<br>
+<strong class="passkey-name">${p.name}</strong>${
+    p.deviceType === 'multiDevice' ? html` <small>(${tx('passkey.list.synced')})</small>` : ''
+  }<br>
 <small>${tx('passkey.list.created')}: <span class="created">${date(p.createdAt, tx('passkey.list.never'))}</span> · ${tx('passkey.list.lastUsed')}: <span class="last-used">${date(p.lastUsedAt, tx('passkey.list.never'))}</span> · ${tx('passkey.list.signatures')}: <span class="counter">${p.counter}</span></small>
-<form method="post" action="${at(PASSKEY_PATHS.rename)}" class="rename"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential_id" value="${p.credentialId}">
-<label>${tx('passkey.list.nameLabel')} <input type="text" name="name" value="${p.name}" maxlength="64" required autocomplete="off"></label><button type="submit" class="secondary">${tx('passkey.list.rename')}</button></form>
-<form method="post" action="${at(PASSKEY_PATHS.remove)}" class="delete"><input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential_id" value="${p.credentialId}"><button type="submit" class="secondary">${tx('passkey.list.remove')}</button></form>
+<form method="post" action="${at(PASSKEY_PATHS.rename)}" class="rename"><input type="hidden" name="csrf" value="${
+    v.csrfToken
+  }"><input type="hidden" name="credential_id" value="${p.credentialId}">
+<label>${tx('passkey.list.nameLabel')} <input type="text" name="name" value="${
+    p.name
+  }" maxlength="64" required autocomplete="off"></label><button type="submit" class="secondary">${tx('passkey.list.rename')}</button></form>
+<form method="post" action="${at(PASSKEY_PATHS.remove)}" class="delete"><input type="hidden" name="csrf" value="${
+    v.csrfToken
+  }"><input type="hidden" name="credential_id" value="${
+    p.credentialId
+  }"><button type="submit" class="secondary">${tx('passkey.list.remove')}</button></form>
 </li>`;
-  return layout(v.nonce, tx('passkey.list.title'), html`<h1>${tx('passkey.list.title')}</h1>
+  return layout(
+    v.nonce,
+    tx('passkey.list.title'),
+    html`<h1>${tx('passkey.list.title')}</h1>
 <p>${tx('passkey.list.signedInAs')} <strong id="account-email">${v.email}</strong></p>
 <p>${tx('passkey.list.intro')}</p>
 ${v.notice ? html`<p id="notice" role="status">${v.notice}</p>` : ''}
 ${v.error ? html`<p class="error" role="alert" id="error">${v.error}</p>` : ''}
 <p class="error" role="alert" id="passkey-error" hidden></p>
-${v.passkeys.length ? html`<ul id="passkeys">${v.passkeys.map(item)}</ul>` : html`<p id="no-passkeys">${tx('passkey.list.none')}</p>`}
+${
+  v.passkeys.length
+    ? html`<ul id="passkeys">${v.passkeys.map(item)}</ul>`
+    : html`<p id="no-passkeys">${tx('passkey.list.none')}</p>`
+}
 <h2>${tx('passkey.list.addTitle')}</h2>
 <form method="post" action="${at(PASSKEY_PATHS.register)}" id="passkey-register" data-passkey="create" data-options="${JSON.stringify(v.creationOptions)}"
  data-error="passkey-error" data-messages="${scriptMessages(v.ui, true)}" hidden>
@@ -68,7 +87,9 @@ ${v.passkeys.length ? html`<ul id="passkeys">${v.passkeys.map(item)}</ul>` : htm
 <button type="submit" id="add-passkey">${tx('passkey.list.add')}</button>
 </form>
 <p><a id="back" href="${at(HOME_PATHS.home)}">${tx('passkey.list.back')}</a></p>
-${scriptTag(v.nonce, v.mount)}`, v.ui);
+${scriptTag(v.nonce, v.mount)}`,
+    v.ui,
+  );
 }
 
 export interface PasskeySignInView {
@@ -93,7 +114,11 @@ export interface PasskeySignInView {
  */
 export function passkeySignIn(v: PasskeySignInView): SafeHtml {
   const { t } = v.ui;
-  return html`<form method="post" action="${v.action}" id="passkey-signin" data-passkey="get" data-options="${JSON.stringify(v.requestOptions)}"${v.conditional ? html` data-conditional` : ''}
+  return html`<form method="post" action="${
+    v.action
+  }" id="passkey-signin" data-passkey="get" data-options="${JSON.stringify(v.requestOptions)}"${
+    v.conditional ? html` data-conditional` : ''
+  }
  data-error="passkey-error" data-messages="${scriptMessages(v.ui, false)}" hidden>
 <p>${t.t('passkey.login.or')}</p>
 <input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential" value="">
@@ -109,7 +134,9 @@ ${scriptTag(v.nonce, v.mount)}`;
  */
 export function passkeySecondFactor(v: Omit<PasskeySignInView, 'conditional'>): SafeHtml {
   return html`<p class="error" role="alert" id="passkey-error" hidden></p>
-<form method="post" action="${v.action}" id="passkey-second-factor" data-passkey="get" data-options="${JSON.stringify(v.requestOptions)}"
+<form method="post" action="${
+    v.action
+  }" id="passkey-second-factor" data-passkey="get" data-options="${JSON.stringify(v.requestOptions)}"
  data-error="passkey-error" data-messages="${scriptMessages(v.ui, false)}" hidden>
 <input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential" value="">
 <button type="submit" id="passkey-button" autofocus>${v.ui.t.t('passkey.secondFactor.button')}</button>
@@ -125,9 +152,14 @@ export function secondFactorPage(v: Omit<PasskeySignInView, 'conditional'> & { e
   const { ui } = v;
   const { t } = ui;
   const view: PasskeyPageView = { nonce: v.nonce, ui, error: v.error, form: passkeySecondFactor(v) };
-  const body = pageBody(ui, 'passkey', view, () => html`<h1>${t.t('passkey.secondFactor.title')}</h1>
+  const body = pageBody(
+    ui,
+    'passkey',
+    view,
+    () => html`<h1>${t.t('passkey.secondFactor.title')}</h1>
 <p>${t.t('passkey.secondFactor.text')}</p>
 ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
-${view.form}`);
+${view.form}`,
+  );
   return layout(v.nonce, t.t('passkey.secondFactor.title'), body, ui);
 }

@@ -20,7 +20,11 @@ export const registration: Feature<Services['registration']> = {
     return {
       provider: {
         configure(configuration) {
-          configuration.features!.registration = { enabled: true, initialAccessToken: true, policies: tokens.policies as never };
+          configuration.features!.registration = {
+            enabled: true,
+            initialAccessToken: true,
+            policies: tokens.policies as never,
+          };
           configuration.features!.registrationManagement = { enabled: true, rotateRegistrationAccessToken: true };
         },
         wrapAdapter: (factory) => InitialAccessTokens.withConfigured(factory, config.registration.initialAccessToken),

@@ -12,7 +12,9 @@ export const registrationOptions = {
   registration: section('Dynamic client registration (RFC 7591)', {
     initialAccessToken: optional(Type.String({ minLength: 16 }), {
       defaultText: 'unset: registration off',
-      description: 'Bearer token required at `POST /registration` (multi-use, no expiry); compared in memory, never written to storage, so a replaced or removed token stops working at the next start',
+      description:
+        'Bearer token required at `POST /registration` (multi-use, no expiry); compared in memory, never ' +
+        'written to storage, so a replaced or removed token stops working at the next start',
       security: 'without it nobody can register clients',
       see: 'RFC 7591 §3',
     }),
@@ -23,8 +25,8 @@ export const registrationOptions = {
       see: 'RFC 7591 §3',
     }),
     allowRemoteLogos: withDefault(Type.Boolean(), false, {
-      description: 'Show a client\'s https `logo_uri` on the consent page (the browser loads it, the server never does)',
-      security: 'lets a client make users\' browsers contact its logo host; CSP `img-src` then allows that one origin',
+      description: "Show a client's https `logo_uri` on the consent page (the browser loads it, the server never does)",
+      security: "lets a client make users' browsers contact its logo host; CSP `img-src` then allows that one origin",
       see: 'RFC 7591 §2',
     }),
   }),

@@ -25,8 +25,15 @@ export const selfService: Feature<Services['self-service']> = {
     const factors = use<Services['mfa']>('mfa')?.factors;
     let provider: Provider | undefined; // set by routes(), before any request
     const flows = accountFlows({
-      config, accounts: kernel.accounts, tokens: kernel.linkTokens, mailer: kernel.mailer, limits: kernel.limits,
-      sessions: kernel.sessions, csrf: kernel.csrf, logger: kernel.logger, ui: kernel.ui,
+      config,
+      accounts: kernel.accounts,
+      tokens: kernel.linkTokens,
+      mailer: kernel.mailer,
+      limits: kernel.limits,
+      sessions: kernel.sessions,
+      csrf: kernel.csrf,
+      logger: kernel.logger,
+      ui: kernel.ui,
       secondFactors: factors && { factors, passkeys: config.passkeys.secondFactor ? passkeys : undefined },
       signInMethods: { factors, passkeys },
       responseModeOf: async (uid) => (await provider!.Interaction.find(uid))?.params.response_mode,
@@ -35,7 +42,14 @@ export const selfService: Feature<Services['self-service']> = {
       services: { flows, changes: new FactorChanges(kernel.sessions, flows.mail, kernel.logger) },
       routes(created) {
         provider = created;
-        return [{ name: 'accountFlows', where: { segment: PAGE_PREFIXES.account }, bodyLimit: BODY_LIMITS.pages, chain: [flows.routes] }];
+        return [
+          {
+            name: 'accountFlows',
+            where: { segment: PAGE_PREFIXES.account },
+            bodyLimit: BODY_LIMITS.pages,
+            chain: [flows.routes],
+          },
+        ];
       },
     };
   },

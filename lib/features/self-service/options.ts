@@ -12,7 +12,8 @@ export const selfServiceOptions = {
   selfService: section('Sign-up, e-mail verification and password reset pages', {
     signup: derived(Type.Boolean(), {
       defaultText: '`true` (`false` with NODE_ENV=production)',
-      description: 'Sign-up page at `/account/signup`, linked from the login page; new accounts must verify their e-mail address',
+      description:
+        'Sign-up page at `/account/signup`, linked from the login page; new accounts must verify their e-mail address',
       security: 'needs mail; production refuses it without `mail.smtp`; same answer for taken addresses',
     }),
     requireVerifiedEmail: withDefault(Type.Boolean(), true, {
@@ -20,8 +21,18 @@ export const selfServiceOptions = {
       security: 'only relax when every client checks `email_verified`',
       see: 'OIDC Core §5.1',
     }),
-    passwordMinLength: withDefault(Type.Integer({ minimum: 8, maximum: 256 }), 12, { description: 'Minimum password length in characters (8–256; passwords are at most 256)', see: 'NIST SP 800-63B §5.1.1' }),
-    verificationTtl: withDefault(seconds(), 24 * 3600, { unit: 'seconds', defaultText: '(24 h)', description: 'Lifetime of confirmation links (sign-up, e-mail change); single use' }),
-    resetTtl: withDefault(seconds(), 3600, { unit: 'seconds', description: 'Lifetime of password reset links; single use' }),
+    passwordMinLength: withDefault(Type.Integer({ minimum: 8, maximum: 256 }), 12, {
+      description: 'Minimum password length in characters (8–256; passwords are at most 256)',
+      see: 'NIST SP 800-63B §5.1.1',
+    }),
+    verificationTtl: withDefault(seconds(), 24 * 3600, {
+      unit: 'seconds',
+      defaultText: '(24 h)',
+      description: 'Lifetime of confirmation links (sign-up, e-mail change); single use',
+    }),
+    resetTtl: withDefault(seconds(), 3600, {
+      unit: 'seconds',
+      description: 'Lifetime of password reset links; single use',
+    }),
   }),
 };

@@ -7,7 +7,8 @@ import type { ExtensionPoints, Services } from '../services.js';
 
 /**
  * The sign-in and consent pages at `/interaction/:uid` (OpenID Connect Core §3.1.2.3–§3.1.2.4): the password,
- * and the other features' sign-in methods (`signIn`) and second step (`secondStep`), links to sign-up and reset (`self-service`).
+ * and the other features' sign-in methods (`signIn`) and second step (`secondStep`), links to sign-up and reset
+ * (`self-service`).
  */
 export const signIn: Feature = {
   id: 'sign-in',
@@ -17,16 +18,28 @@ export const signIn: Feature = {
     const selfService = use<Services['self-service']>('self-service');
     if (!selfService) throw new ConfigError('features', 'sign-in needs the self-service feature (its links and mails)');
     return {
-      routes: (provider) => [{
-        name: 'interactionPages', where: { segment: PAGE_PREFIXES.interaction }, bodyLimit: BODY_LIMITS.pages,
-        chain: [interactionRoutes({
-          provider, accounts: kernel.accounts, consents: kernel.consents, scopes: kernel.scopes, csrf: kernel.csrf,
-          flows: selfService.flows, limits: kernel.limits, requireVerifiedEmail: config.selfService.requireVerifiedEmail,
-          allowRemoteLogos: config.registration.allowRemoteLogos,
-          secondStep: extensions<ExtensionPoints['secondStep']>('secondStep')[0],
-          methods: extensions<ExtensionPoints['signIn']>('signIn'),
-        })],
-      }],
+      routes: (provider) => [
+        {
+          name: 'interactionPages',
+          where: { segment: PAGE_PREFIXES.interaction },
+          bodyLimit: BODY_LIMITS.pages,
+          chain: [
+            interactionRoutes({
+              provider,
+              accounts: kernel.accounts,
+              consents: kernel.consents,
+              scopes: kernel.scopes,
+              csrf: kernel.csrf,
+              flows: selfService.flows,
+              limits: kernel.limits,
+              requireVerifiedEmail: config.selfService.requireVerifiedEmail,
+              allowRemoteLogos: config.registration.allowRemoteLogos,
+              secondStep: extensions<ExtensionPoints['secondStep']>('secondStep')[0],
+              methods: extensions<ExtensionPoints['signIn']>('signIn'),
+            }),
+          ],
+        },
+      ],
     };
   },
 };

@@ -5,14 +5,19 @@ import type { GraphqlRequestItem } from '../request-params.js';
 import { checkItem } from './check-item.js';
 import type { GateSettings } from './settings.js';
 
-/** Hands Apollo the rewritten query texts (introspection queries without the legacy members) in place of the sent ones. */
+/**
+ * Hands Apollo the rewritten query texts (introspection queries without the legacy members) in place of the sent ones.
+ */
 function handRewrittenTexts(ctx: Context, items: GraphqlRequestItem[]): void {
   if (ctx.method === 'GET') {
     const params = new URLSearchParams(ctx.querystring);
     params.set('query', items[0]!.query);
     ctx.querystring = params.toString();
   } else if (Array.isArray(ctx.request.body)) {
-    ctx.request.body = (ctx.request.body as Array<Record<string, unknown>>).map((b, i) => ({ ...b, query: items[i]!.query }));
+    ctx.request.body = (ctx.request.body as Array<Record<string, unknown>>).map((b, i) => ({
+      ...b,
+      query: items[i]!.query,
+    }));
   } else {
     ctx.request.body = { ...(ctx.request.body as Record<string, unknown>), query: items[0]!.query };
   }
@@ -22,7 +27,13 @@ function handRewrittenTexts(ctx: Context, items: GraphqlRequestItem[]): void {
  * Checks 2 to 8 of every request, in order, and answers the first refusal — charged {@link REFUSAL_POINTS} unless
  * `prepaid` points were spent before parsing — or hands the requests to Apollo (a batch charged whole).
  */
-export function checkAll(s: GateSettings, ctx: Context, next: Next, items: GraphqlRequestItem[], prepaid: number): void | Promise<void> {
+export function checkAll(
+  s: GateSettings,
+  ctx: Context,
+  next: Next,
+  items: GraphqlRequestItem[],
+  prepaid: number,
+): void | Promise<void> {
   const { limiter } = s;
   let rewritten = false;
   let points = 0;
@@ -50,6 +61,7 @@ export function checkAll(s: GateSettings, ctx: Context, next: Next, items: Graph
   // Spent before parsing: the plugin spends only what the operation's points exceed it by.
   if (prepaid > 0) ctx.state.graphqlPrepaid = prepaid;
   // One new operation: Apollo is offered the checked document rather than parsing and validating the text again.
-  if (fresh && last && typeof last !== 'function') return withCheckedDocument(last.rewritten ?? last.text, last.document, next);
+  if (fresh && last && typeof last !== 'function')
+    return withCheckedDocument(last.rewritten ?? last.text, last.document, next);
   return next();
 }

@@ -11,7 +11,11 @@ import type { Answer, GateSettings } from './settings.js';
 import { validateNewDocument } from './validate-document.js';
 
 /** Over GET only queries: GET never changes state (no CSRF preflight protects it), whatever the schema has. */
-function refuseGetMutation(ctx: Context, document: DocumentNode, operationName: string | undefined): Answer | undefined {
+function refuseGetMutation(
+  ctx: Context,
+  document: DocumentNode,
+  operationName: string | undefined,
+): Answer | undefined {
   const chosen = getOperationAST(document, operationName);
   if (!chosen || chosen.operation === 'query') return undefined;
   return () => {
@@ -52,13 +56,22 @@ export function checkItem(s: GateSettings, ctx: Context, item: GraphqlRequestIte
   const operation = analyseOperation(s, entry, item.operationName);
   if (typeof operation === 'string') return () => sendGraphqlError(ctx, 400, 'OPERATION_RESOLUTION_FAILURE', operation);
   if (operation.operation.operation === 'subscription') {
-    return () => sendGraphqlError(ctx, 400, 'SUBSCRIPTIONS_NOT_SUPPORTED', 'Subscriptions are not supported over HTTP at this endpoint: send a query or a mutation.');
+    return () =>
+      sendGraphqlError(
+        ctx,
+        400,
+        'SUBSCRIPTIONS_NOT_SUPPORTED',
+        'Subscriptions are not supported over HTTP at this endpoint: send a query or a mutation.',
+      );
   }
   const cost = costWithVariables(s, entry, operation, item.variables);
   if (typeof cost !== 'number') return () => sendGraphqlErrors(ctx, 400, 'BAD_USER_INPUT', cost.errors);
   const { maxCost } = s.options.limits;
   if (cost > maxCost) {
-    return () => sendGraphqlError(ctx, 400, 'MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, { limit: maxCost });
+    return () =>
+      sendGraphqlError(ctx, 400, 'MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, {
+        limit: maxCost,
+      });
   }
   return entry;
 }

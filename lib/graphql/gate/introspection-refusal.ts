@@ -19,14 +19,27 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
  * token (no error code, §3.1) and `403 insufficient_scope` for a token without the scope (in the DPoP scheme, with
  * `algs`, when the token came in it: RFC 9449 §7.1) — so a client learns that a token, and which scope, would help.
  */
-export function refuseIntrospection(ctx: Context, introspection: ResolvedGraphqlOptions['introspection'], auth: AuthInfo | null): void {
+export function refuseIntrospection(
+  ctx: Context,
+  introspection: ResolvedGraphqlOptions['introspection'],
+  auth: AuthInfo | null,
+): void {
   const scope = introspection.requiredScope;
-  if (!introspection.enabled || scope === undefined) return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', 'Introspection is disabled on this endpoint.');
+  if (!introspection.enabled || scope === undefined)
+    return sendGraphqlError(ctx, 400, 'INTROSPECTION_DISABLED', 'Introspection is disabled on this endpoint.');
   const quoted = SCOPE_TOKEN.test(scope) ? `scope="${scope}"` : undefined;
   const description = 'error_description="introspection needs a token with the scope named"';
   // A token presented in the DPoP scheme gets a DPoP challenge (RFC 9449 §7.1), with `algs`.
-  ctx.set('WWW-Authenticate', auth === null
-    ? challenge('Bearer', quoted ? [quoted] : [])
-    : challenge(presentedScheme(ctx), ['error="insufficient_scope"', description, ...(quoted ? [quoted] : [])]));
-  return sendGraphqlError(ctx, auth === null ? 401 : 403, 'INTROSPECTION_DISABLED', `Introspection needs an access token with scope ${scope}.`);
+  ctx.set(
+    'WWW-Authenticate',
+    auth === null
+      ? challenge('Bearer', quoted ? [quoted] : [])
+      : challenge(presentedScheme(ctx), ['error="insufficient_scope"', description, ...(quoted ? [quoted] : [])]),
+  );
+  return sendGraphqlError(
+    ctx,
+    auth === null ? 401 : 403,
+    'INTROSPECTION_DISABLED',
+    `Introspection needs an access token with scope ${scope}.`,
+  );
 }

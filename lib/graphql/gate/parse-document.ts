@@ -30,7 +30,10 @@ export function parseNewDocument(s: GateSettings, ctx: Context, query: string): 
     document = parse(query, { maxTokens });
   } catch (err) {
     if (err instanceof GraphQLError && s.tokenLimit.has(err.message)) {
-      return () => sendGraphqlError(ctx, 400, 'MAX_TOKENS_EXCEEDED', `The query has more than the limit of ${maxTokens} tokens.`, { limit: maxTokens });
+      return () =>
+        sendGraphqlError(ctx, 400, 'MAX_TOKENS_EXCEEDED', `The query has more than the limit of ${maxTokens} tokens.`, {
+          limit: maxTokens,
+        });
     }
     if (err instanceof GraphQLError) return () => sendGraphqlErrors(ctx, 400, 'GRAPHQL_PARSE_FAILED', [err]);
     throw err;

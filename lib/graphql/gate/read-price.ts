@@ -8,12 +8,18 @@ import type { Answer, GateSettings } from './settings.js';
  * Step 1 of the gate, for every request of a batch before anything is parsed: a query text over `maxQueryBytes`
  * bytes is refused (413 `QUERY_TOO_LARGE`), answered once the request's parse price is spent.
  */
-export function oversizedQuery(s: GateSettings, ctx: Context, items: readonly GraphqlRequestItem[]): Answer | undefined {
+export function oversizedQuery(
+  s: GateSettings,
+  ctx: Context,
+  items: readonly GraphqlRequestItem[],
+): Answer | undefined {
   const { maxQueryBytes } = s.options.limits;
   for (const item of items) {
     if (Buffer.byteLength(item.query) > maxQueryBytes) {
-      return () => sendGraphqlError(ctx, 413, 'QUERY_TOO_LARGE',
-        `The query is larger than the limit of ${maxQueryBytes} bytes.`, { limit: maxQueryBytes });
+      return () =>
+        sendGraphqlError(ctx, 413, 'QUERY_TOO_LARGE', `The query is larger than the limit of ${maxQueryBytes} bytes.`, {
+          limit: maxQueryBytes,
+        });
     }
   }
   return undefined;

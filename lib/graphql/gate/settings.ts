@@ -5,8 +5,13 @@ import { limitRules, tokenLimitMessages, VALIDATION_RULES } from '../document-ch
 import type { DocumentCache } from '../document-cache.js';
 import type { ResolvedGraphqlOptions } from '../options.js';
 import {
-  createMaxAliasesRule, createMaxCostRule, createMaxDepthRule, createMaxDirectivesRule, createMaxRecursiveSelectionsRule,
-  createMaxRootFieldsRule, createMaxUniqueFieldsRule,
+  createMaxAliasesRule,
+  createMaxCostRule,
+  createMaxDepthRule,
+  createMaxDirectivesRule,
+  createMaxRecursiveSelectionsRule,
+  createMaxRootFieldsRule,
+  createMaxUniqueFieldsRule,
 } from '../rules/index.js';
 import { parallelRules } from '../rules/parallel.js';
 
@@ -23,7 +28,9 @@ export interface GateSettings {
   limiter: Limiter | undefined;
   /** Every limit rule, as one rule: a document that does not introspect. */
   allLimits: ValidationRule[];
-  /** The limits measured over a whole introspecting document: recursive selections, aliases, root fields, directives. */
+  /**
+   * The limits measured over a whole introspecting document: recursive selections, aliases, root fields, directives.
+   */
   wholeDocumentLimits: ValidationRule[];
   /** The limits measured over its data part only: depth, distinct fields, cost. */
   dataLimits: ValidationRule[];
@@ -36,7 +43,12 @@ export interface GateSettings {
 }
 
 /** The gate's settings for `schema` and `options` (rule sets built once). */
-export function gateSettings(schema: GraphQLSchema, options: ResolvedGraphqlOptions, documents: DocumentCache, limiter: Limiter | undefined): GateSettings {
+export function gateSettings(
+  schema: GraphQLSchema,
+  options: ResolvedGraphqlOptions,
+  documents: DocumentCache,
+  limiter: Limiter | undefined,
+): GateSettings {
   const { limits } = options;
   return {
     schema,
@@ -44,11 +56,21 @@ export function gateSettings(schema: GraphQLSchema, options: ResolvedGraphqlOpti
     documents,
     limiter,
     allLimits: [parallelRules(limitRules(limits))],
-    wholeDocumentLimits: [parallelRules([
-      createMaxRecursiveSelectionsRule(limits.maxRecursiveSelections), createMaxAliasesRule(limits.maxAliases),
-      createMaxRootFieldsRule(limits.maxRootFields), createMaxDirectivesRule(limits.maxDirectives),
-    ])],
-    dataLimits: [parallelRules([createMaxDepthRule(limits.maxDepth), createMaxUniqueFieldsRule(limits.maxUniqueFields), createMaxCostRule(limits.maxCost, limits)])],
+    wholeDocumentLimits: [
+      parallelRules([
+        createMaxRecursiveSelectionsRule(limits.maxRecursiveSelections),
+        createMaxAliasesRule(limits.maxAliases),
+        createMaxRootFieldsRule(limits.maxRootFields),
+        createMaxDirectivesRule(limits.maxDirectives),
+      ]),
+    ],
+    dataLimits: [
+      parallelRules([
+        createMaxDepthRule(limits.maxDepth),
+        createMaxUniqueFieldsRule(limits.maxUniqueFields),
+        createMaxCostRule(limits.maxCost, limits),
+      ]),
+    ],
     trusted: options.trustedDocuments ? new Set(options.trustedDocuments.map(sha256)) : undefined,
     tokenLimit: tokenLimitMessages(limits.maxTokens),
     validationRules: [...VALIDATION_RULES, ...options.validationRules],

@@ -17,7 +17,10 @@ import type { Answer, GateSettings } from './settings.js';
  */
 function limitErrors(s: GateSettings, document: DocumentNode, introspects: boolean) {
   if (!s.options.introspection.enabled || !introspects) return validate(s.schema, document, s.allLimits);
-  return [...validate(s.schema, document, s.wholeDocumentLimits), ...validate(s.schema, withoutIntrospection(document), s.dataLimits)];
+  return [
+    ...validate(s.schema, document, s.wholeDocumentLimits),
+    ...validate(s.schema, withoutIntrospection(document), s.dataLimits),
+  ];
 }
 
 /**
@@ -27,7 +30,12 @@ function limitErrors(s: GateSettings, document: DocumentNode, introspects: boole
  * that passes is remembered in the document cache, with the legacy `__Directive` members of an introspection query
  * stripped (what is validated is what runs; the printed text is what Apollo is handed).
  */
-export function validateNewDocument(s: GateSettings, ctx: Context, query: string, parsed: ParsedDocument): Answer | CheckedDocument {
+export function validateNewDocument(
+  s: GateSettings,
+  ctx: Context,
+  query: string,
+  parsed: ParsedDocument,
+): Answer | CheckedDocument {
   const { introspects } = parsed;
   // What runs is the document without the legacy `__Directive` members: validate that one.
   const document = introspects ? stripLegacyIntrospection(parsed.document) : parsed.document;

@@ -1,5 +1,19 @@
-import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContextDidResolveOperation, type GraphQLRequestListener } from '@apollo/server';
-import { getOperationAST, GraphQLError, Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import {
+  HeaderMap,
+  type ApolloServerPlugin,
+  type GraphQLRequestContextDidResolveOperation,
+  type GraphQLRequestListener,
+} from '@apollo/server';
+import {
+  getOperationAST,
+  GraphQLError,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type { StorageUnavailableError } from '../../core/errors.js';
 import type { Limiter, LimitResult } from '../../core/limiter.js';
 import type { GraphqlContext } from '../auth-context.js';
@@ -17,10 +31,15 @@ import { DEFAULTS } from '../../../config/defaults.js';
  * Aliased fields (not `__typename`) in `set` and every selection below it, fragments expanded (each spread counts
  * the fragment's aliases again; memoised, cycles count 0).
  */
-function aliasedFieldsIn(set: SelectionSetNode | undefined, fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  memo: Map<string, number>, visiting: Set<string>): number {
-  const aliased = (field: FieldNode): number => (field.alias && field.name.value !== '__typename' ? 1 : 0)
-    + sumOverFields(field.selectionSet, fragments, aliased, memo, visiting);
+function aliasedFieldsIn(
+  set: SelectionSetNode | undefined,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  memo: Map<string, number>,
+  visiting: Set<string>,
+): number {
+  const aliased = (field: FieldNode): number =>
+    (field.alias && field.name.value !== '__typename' ? 1 : 0) +
+    sumOverFields(field.selectionSet, fragments, aliased, memo, visiting);
   return sumOverFields(set, fragments, aliased, memo, visiting);
 }
 
@@ -35,7 +54,12 @@ function aliasedFieldsIn(set: SelectionSetNode | undefined, fragments: ReadonlyM
  * the field with arguments of the caller's choosing (`{ me { a1: checkCode(code: "0001") a2: … } }`), the
  * brute force in one request that counting root fields alone let through at one point a request.
  */
-export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, rootType: string, options: CostOptions): number {
+export function rootFieldPoints(
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  rootType: string,
+  options: CostOptions,
+): number {
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
   const fieldCost = options.defaultFieldCost ?? DEFAULTS.graphql.limits.defaultFieldCost;
@@ -54,7 +78,10 @@ export function rootFieldPoints(selectionSet: SelectionSetNode, fragments: Reado
       } else if (sel.kind === Kind.INLINE_FRAGMENT) n += weigh(sel.selectionSet);
       else {
         const name = sel.name.value;
-        if (memo.has(name)) { n += memo.get(name)!; continue; }
+        if (memo.has(name)) {
+          n += memo.get(name)!;
+          continue;
+        }
         const fragment = fragments.get(name);
         if (!fragment || visiting.has(name)) continue;
         visiting.add(name);
@@ -92,14 +119,22 @@ export interface OperationLimitsOptions {
    * 0): they count towards the operation's points, so only what the operation spends beyond them is consumed here.
    */
   prepaid?: (context: GraphqlContext) => number;
-  /** Called when the limiter's storage does not answer, before the operation is refused with 503 (noted for the request log line). */
+  /**
+   * Called when the limiter's storage does not answer, before the operation is refused with 503 (noted for the request
+   * log line).
+   */
   onStorageOutage?: (context: GraphqlContext, err: StorageUnavailableError) => void;
   /** Called with each refusal of this plugin (its HTTP status and error) before it is thrown: `graphql.onReject`. */
   onRefusal?: (context: GraphqlContext, status: number, error: GraphQLError) => void;
 }
 
 /** Tells `options.onRefusal` of `error`, answered with `status`, and gives it back to be thrown. */
-function refused(options: OperationLimitsOptions, context: GraphqlContext, status: number, error: GraphQLError): GraphQLError {
+function refused(
+  options: OperationLimitsOptions,
+  context: GraphqlContext,
+  status: number,
+  error: GraphQLError,
+): GraphQLError {
   options.onRefusal?.(context, status, error);
   return error;
 }
@@ -123,17 +158,30 @@ function operationPoints(options: OperationLimitsOptions, rc: ResolvedOperation,
   if (points === undefined) {
     // Introspection was allowed for this caller by the document gate; only the data part is measured for the
     // cost (as the gate does), the whole operation for the points.
-    const document = /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document) ? withoutIntrospection(rc.document) : rc.document;
+    const document =
+      /__schema|__type\b/.test(rc.source ?? '') && usesIntrospection(rc.document)
+        ? withoutIntrospection(rc.document)
+        : rc.document;
     const operation = getOperationAST(document, rc.operationName) ?? resolved;
     // The values the executor will use (defaults, coercion); invalid ones are Apollo's BAD_USER_INPUT.
     const variables = coerceVariables(options.schema, resolved, rc.request.variables);
     if (variables.errors) return undefined;
     const cost = operationCost(options.schema, document, operation, variables.coerced, options.cost);
-    if (cost > options.maxCost) throw refused(options, rc.contextValue, 400, limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost));
+    if (cost > options.maxCost)
+      throw refused(
+        options,
+        rc.contextValue,
+        400,
+        limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${options.maxCost}.`, options.maxCost),
+      );
     if (!options.limiter) return undefined;
     const fragments = fragmentsOf(rc.document);
-    const rootType = operation.operation === 'mutation' ? options.schema.getMutationType()?.name
-      : operation.operation === 'subscription' ? options.schema.getSubscriptionType()?.name : options.schema.getQueryType()?.name;
+    const rootType =
+      operation.operation === 'mutation'
+        ? options.schema.getMutationType()?.name
+        : operation.operation === 'subscription'
+          ? options.schema.getSubscriptionType()?.name
+          : options.schema.getQueryType()?.name;
     points = rootFieldPoints(resolved.selectionSet, fragments, rootType ?? 'Query', options.cost);
   }
   return points;
@@ -157,12 +205,17 @@ async function spendPoints(options: OperationLimitsOptions, rc: ResolvedOperatio
     throw refused(options, rc.contextValue, 503, storageOutageGraphqlError(outage));
   }
   if (!result.allowed) {
-    throw refused(options, rc.contextValue, 429, new GraphQLError(rateLimitedMessage(points, result.retryAfterSeconds), {
-      extensions: {
-        code: GraphqlErrorCode.RATE_LIMITED,
-        http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
-      },
-    }));
+    throw refused(
+      options,
+      rc.contextValue,
+      429,
+      new GraphQLError(rateLimitedMessage(points, result.retryAfterSeconds), {
+        extensions: {
+          code: GraphqlErrorCode.RATE_LIMITED,
+          http: { status: 429, headers: new HeaderMap([['retry-after', String(result.retryAfterSeconds)]]) },
+        },
+      }),
+    );
   }
 }
 
@@ -205,8 +258,10 @@ export function operationLimitsPlugin(options: OperationLimitsOptions): ApolloSe
  * @param schema the executable schema Apollo runs.
  * @param options `maxCost` (graphql-armor's default is 5000) and the {@link CostOptions} the validation rule uses.
  */
-export function costLimitPlugin(schema: GraphQLSchema, options: CostOptions & { maxCost: number }): ApolloServerPlugin<GraphqlContext> {
+export function costLimitPlugin(
+  schema: GraphQLSchema,
+  options: CostOptions & { maxCost: number },
+): ApolloServerPlugin<GraphqlContext> {
   const { maxCost, ...cost } = options;
   return operationLimitsPlugin({ schema, maxCost, cost });
 }
-

@@ -18,7 +18,10 @@ const computed = new WeakMap<GraphQLSchema, WeakMap<object, ReadonlyMap<string, 
  * Without this, the cost limit read only the coordinate the query happened to select the field through: with
  * `{ "Pdf.render": 100 }`, `{ reports(first: 100) { render } }` cost 200 instead of 10,100 and ran 100 renders.
  */
-export function effectiveFieldCosts(schema: GraphQLSchema, fieldCosts: Readonly<Record<string, number>>): ReadonlyMap<string, number> {
+export function effectiveFieldCosts(
+  schema: GraphQLSchema,
+  fieldCosts: Readonly<Record<string, number>>,
+): ReadonlyMap<string, number> {
   let bySchema = computed.get(schema);
   if (!bySchema) {
     bySchema = new WeakMap();

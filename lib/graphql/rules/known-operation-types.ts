@@ -11,9 +11,16 @@ export const KnownOperationTypesRule: ValidationRule = function KnownOperationTy
   const schema = context.getSchema();
   return {
     OperationDefinition(node: OperationDefinitionNode) {
-      const root = node.operation === 'mutation' ? schema.getMutationType()
-        : node.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-      if (!root) context.reportError(new GraphQLError(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }));
+      const root =
+        node.operation === 'mutation'
+          ? schema.getMutationType()
+          : node.operation === 'subscription'
+            ? schema.getSubscriptionType()
+            : schema.getQueryType();
+      if (!root)
+        context.reportError(
+          new GraphQLError(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }),
+        );
       return false;
     },
   };

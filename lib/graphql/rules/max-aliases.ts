@@ -19,7 +19,14 @@ export function createMaxAliasesRule(maxAliases: number): ValidationRule {
         if (!node.alias || reported) return;
         if (++count > maxAliases) {
           reported = true;
-          context.reportError(limitError('MAX_ALIASES_EXCEEDED', `The query uses more than the limit of ${maxAliases} aliases.`, maxAliases, node));
+          context.reportError(
+            limitError(
+              'MAX_ALIASES_EXCEEDED',
+              `The query uses more than the limit of ${maxAliases} aliases.`,
+              maxAliases,
+              node,
+            ),
+          );
         }
       },
     };

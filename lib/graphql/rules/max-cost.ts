@@ -1,7 +1,22 @@
 import {
-  getArgumentValues, getNamedType, getVariableValues, getNullableType, GraphQLError, isAbstractType, isListType, isObjectType, isInterfaceType, Kind,
-  type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode,
-  type SelectionSetNode, type ValidationContext, type ValidationRule,
+  getArgumentValues,
+  getNamedType,
+  getVariableValues,
+  getNullableType,
+  GraphQLError,
+  isAbstractType,
+  isListType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
 } from 'graphql';
 import { limitError } from './limit-error.js';
 import { fragmentsOf } from './fragments.js';
@@ -16,7 +31,9 @@ export interface CostOptions {
   fieldCosts?: Readonly<Record<string, number>>;
   /** Assumed length of a list field when no size argument bounds it. Default: `graphql.limits.defaultListSize`. */
   defaultListSize?: number;
-  /** Arguments that give a list's length (`products(first: 20)`), literal or variable. @default ['first','last','limit'] */
+  /**
+   * Arguments that give a list's length (`products(first: 20)`), literal or variable. @default ['first','last','limit']
+   */
   listSizeArguments?: readonly string[];
 }
 
@@ -34,10 +51,15 @@ function listSize(args: Readonly<Record<string, unknown>>, names: readonly strin
   for (const name of names) {
     const value = args[name];
     if (value === undefined || value === null) continue;
-    const n = Array.isArray(value) ? value.length
-      : typeof value === 'number' ? value
-        : typeof value === 'bigint' ? Number(value)
-          : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+    const n = Array.isArray(value)
+      ? value.length
+      : typeof value === 'number'
+        ? value
+        : typeof value === 'bigint'
+          ? Number(value)
+          : typeof value === 'string' && value.trim() !== ''
+            ? Number(value)
+            : NaN;
     if (Number.isNaN(n) || n < 0) continue;
     size = Math.max(size ?? 0, Math.ceil(n));
   }
@@ -45,7 +67,11 @@ function listSize(args: Readonly<Record<string, unknown>>, names: readonly strin
 }
 
 /** The executor's argument values of `field` (`{}` when the document is not valid enough to compute them). */
-function argumentValues(def: GraphQLField<unknown, unknown> | undefined, field: FieldNode, variables: Readonly<Record<string, unknown>>): Record<string, unknown> {
+function argumentValues(
+  def: GraphQLField<unknown, unknown> | undefined,
+  field: FieldNode,
+  variables: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   if (!def) return {};
   try {
     return getArgumentValues(def, field, variables as Record<string, unknown>);
@@ -59,18 +85,32 @@ function argumentValues(def: GraphQLField<unknown, unknown> | undefined, field: 
  * inputs coerced, e.g. `5` for a `[Int]` becomes `[5]`), or the coercion errors it would answer with
  * (`BAD_USER_INPUT`, at most `maxErrors`).
  */
-export function coerceVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, inputs: Readonly<Record<string, unknown>> | null | undefined,
-  maxErrors = 50): { coerced: Record<string, unknown>; errors?: undefined } | { errors: readonly GraphQLError[]; coerced?: undefined } {
-  const result = getVariableValues(schema, operation.variableDefinitions ?? [], (inputs ?? {}) as Record<string, unknown>, { maxErrors });
+export function coerceVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  inputs: Readonly<Record<string, unknown>> | null | undefined,
+  maxErrors = 50,
+): { coerced: Record<string, unknown>; errors?: undefined } | { errors: readonly GraphQLError[]; coerced?: undefined } {
+  const result = getVariableValues(
+    schema,
+    operation.variableDefinitions ?? [],
+    (inputs ?? {}) as Record<string, unknown>,
+    { maxErrors },
+  );
   // graphql-js hands back what coercion threw unexpectedly as it is: for a value nested a thousand levels deep in a
   // recursive input type, V8's "Maximum call stack size exceeded" (a RangeError), an engine message for the client.
   if (result.errors?.some((e) => !(e instanceof GraphQLError))) {
-    return { errors: result.errors.map((e) => (e instanceof GraphQLError ? e : new GraphQLError(TOO_DEEP, { originalError: e }))) };
+    return {
+      errors: result.errors.map((e) =>
+        e instanceof GraphQLError ? e : new GraphQLError(TOO_DEEP, { originalError: e }),
+      ),
+    };
   }
   return result;
 }
 
-const TOO_DEEP = 'The variable values are nested too deeply to be read: send input objects and lists nested a few levels deep.';
+const TOO_DEEP =
+  'The variable values are nested too deeply to be read: send input objects and lists nested a few levels deep.';
 
 /** What {@link listSizeOf} reads: the schema, the operation's coerced variables and the list size options. */
 interface ListSizing {
@@ -86,7 +126,12 @@ interface ListSizing {
  * optional one (`first: Int = 1000` where the interface says `= 1`): the largest size among the implementations
  * counts.
  */
-function listSizeOf(sizing: ListSizing, field: FieldNode, parent: GraphQLNamedType, def: GraphQLField<unknown, unknown>): number {
+function listSizeOf(
+  sizing: ListSizing,
+  field: FieldNode,
+  parent: GraphQLNamedType,
+  def: GraphQLField<unknown, unknown>,
+): number {
   const { schema, variables, sizeArgs, defaultListSize } = sizing;
   let size = listSize(argumentValues(def, field, variables), sizeArgs) ?? defaultListSize;
   if (!isInterfaceType(parent)) return size;
@@ -99,8 +144,11 @@ function listSizeOf(sizing: ListSizing, field: FieldNode, parent: GraphQLNamedTy
 
 /** The root type `operation` starts from: the schema's mutation, subscription or query type. */
 function rootTypeOf(schema: GraphQLSchema, operation: OperationDefinitionNode) {
-  return operation.operation === 'mutation' ? schema.getMutationType()
-    : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  return operation.operation === 'mutation'
+    ? schema.getMutationType()
+    : operation.operation === 'subscription'
+      ? schema.getSubscriptionType()
+      : schema.getQueryType();
 }
 
 /**
@@ -115,14 +163,21 @@ function rootTypeOf(schema: GraphQLSchema, operation: OperationDefinitionNode) {
  * @param variables the operation's coerced variable values ({@link coerceVariables}), not the raw request
  *   input: a variable absent here counts as unbounded (`defaultListSize`).
  */
-export function operationCost(schema: GraphQLSchema, document: { definitions: readonly unknown[] }, operation: OperationDefinitionNode,
-  variables: Readonly<Record<string, unknown>> = {}, options: CostOptions = {}): number {
+export function operationCost(
+  schema: GraphQLSchema,
+  document: { definitions: readonly unknown[] },
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> = {},
+  options: CostOptions = {},
+): number {
   const defaults = DEFAULTS.graphql.limits;
   const defaultFieldCost = options.defaultFieldCost ?? defaults.defaultFieldCost;
   // A cost given on an interface field or an implementation's field holds however the query selects the field.
   const fieldCosts = effectiveFieldCosts(schema, options.fieldCosts ?? defaults.fieldCosts);
   const sizing: ListSizing = {
-    schema, variables, sizeArgs: options.listSizeArguments ?? ['first', 'last', 'limit'],
+    schema,
+    variables,
+    sizeArgs: options.listSizeArguments ?? ['first', 'last', 'limit'],
     defaultListSize: options.defaultListSize ?? defaults.defaultListSize,
   };
   const fragments = fragmentsOf(document as { definitions: readonly { kind: string }[] });
@@ -140,7 +195,10 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
       } else {
         const name = sel.name.value;
         const known = memo.get(name);
-        if (known !== undefined) { total += known; continue; }
+        if (known !== undefined) {
+          total += known;
+          continue;
+        }
         const fragment = fragments.get(name);
         if (!fragment || visiting.has(name)) continue;
         visiting.add(name);
@@ -160,7 +218,12 @@ export function operationCost(schema: GraphQLSchema, document: { definitions: re
     const def = parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
     const type = def?.type;
     const childType = type ? getNamedType(type) : undefined;
-    const children = setCost(field.selectionSet, childType && (isObjectType(childType) || isInterfaceType(childType) || isAbstractType(childType)) ? childType : undefined);
+    const children = setCost(
+      field.selectionSet,
+      childType && (isObjectType(childType) || isInterfaceType(childType) || isAbstractType(childType))
+        ? childType
+        : undefined,
+    );
     const isList = type ? isListType(getNullableType(type)) : false;
     const multiplier = isList ? listSizeOf(sizing, field, parent!, def!) : 1;
     return (own + children) * multiplier;
@@ -186,7 +249,9 @@ export function createMaxCostRule(maxCost: number, options: CostOptions = {}): V
       OperationDefinition(node: OperationDefinitionNode) {
         const cost = operationCost(context.getSchema(), context.getDocument(), node, {}, options);
         if (cost > maxCost) {
-          context.reportError(limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, maxCost, node));
+          context.reportError(
+            limitError('MAX_COST_EXCEEDED', `The query costs more than the limit of ${maxCost}.`, maxCost, node),
+          );
         }
         return false;
       },

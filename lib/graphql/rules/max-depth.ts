@@ -1,4 +1,10 @@
-import { Kind, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { limitError } from './limit-error.js';
 import { fragmentsOf } from './fragments.js';
 
@@ -48,7 +54,14 @@ export function createMaxDepthRule(maxDepth: number): ValidationRule {
       OperationDefinition(node: OperationDefinitionNode) {
         const depth = depthOf(node.selectionSet);
         if (depth > maxDepth) {
-          context.reportError(limitError('MAX_DEPTH_EXCEEDED', `The query is nested deeper than the limit of ${maxDepth} levels.`, maxDepth, node));
+          context.reportError(
+            limitError(
+              'MAX_DEPTH_EXCEEDED',
+              `The query is nested deeper than the limit of ${maxDepth} levels.`,
+              maxDepth,
+              node,
+            ),
+          );
         }
         return false;
       },

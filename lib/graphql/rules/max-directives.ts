@@ -19,7 +19,14 @@ export function createMaxDirectivesRule(maxDirectives: number): ValidationRule {
         if (reported) return;
         if (++count > maxDirectives) {
           reported = true;
-          context.reportError(limitError('MAX_DIRECTIVES_EXCEEDED', `The query uses more than the limit of ${maxDirectives} directives.`, maxDirectives, node));
+          context.reportError(
+            limitError(
+              'MAX_DIRECTIVES_EXCEEDED',
+              `The query uses more than the limit of ${maxDirectives} directives.`,
+              maxDirectives,
+              node,
+            ),
+          );
         }
       },
     };

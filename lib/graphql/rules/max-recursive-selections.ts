@@ -1,4 +1,10 @@
-import { Kind, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { limitError } from './limit-error.js';
 import { fragmentsOf } from './fragments.js';
 
@@ -43,7 +49,14 @@ export function createMaxRecursiveSelectionsRule(maxSelections: number): Validat
     return {
       OperationDefinition(node: OperationDefinitionNode) {
         if (size(node.selectionSet) > maxSelections) {
-          context.reportError(limitError('MAX_RECURSIVE_SELECTIONS_EXCEEDED', `The query expands to more than the limit of ${maxSelections} selections.`, maxSelections, node));
+          context.reportError(
+            limitError(
+              'MAX_RECURSIVE_SELECTIONS_EXCEEDED',
+              `The query expands to more than the limit of ${maxSelections} selections.`,
+              maxSelections,
+              node,
+            ),
+          );
         }
         return false;
       },

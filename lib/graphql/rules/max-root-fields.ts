@@ -1,4 +1,10 @@
-import { type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { limitError } from './limit-error.js';
 import { fragmentsOf, sumOverFields } from './fragments.js';
 
@@ -6,8 +12,12 @@ import { fragmentsOf, sumOverFields } from './fragments.js';
  * Counts the fields selected at the top of `set`, through inline fragments and fragment spreads. Fragment
  * counts are memoised in `memo` (fragment bombs stay linear); cycles count 0.
  */
-export function countRootFields(set: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  memo = new Map<string, number>(), visiting = new Set<string>()): number {
+export function countRootFields(
+  set: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  memo = new Map<string, number>(),
+  visiting = new Set<string>(),
+): number {
   return sumOverFields(set, fragments, () => 1, memo, visiting);
 }
 
@@ -25,7 +35,14 @@ export function createMaxRootFieldsRule(maxRootFields: number): ValidationRule {
     return {
       OperationDefinition(node: OperationDefinitionNode) {
         if (countRootFields(node.selectionSet, fragments) > maxRootFields) {
-          context.reportError(limitError('MAX_ROOT_FIELDS_EXCEEDED', `The operation selects more than the limit of ${maxRootFields} root fields.`, maxRootFields, node));
+          context.reportError(
+            limitError(
+              'MAX_ROOT_FIELDS_EXCEEDED',
+              `The operation selects more than the limit of ${maxRootFields} root fields.`,
+              maxRootFields,
+              node,
+            ),
+          );
         }
         return false;
       },

@@ -20,7 +20,14 @@ export function createMaxUniqueFieldsRule(maxUniqueFields: number): ValidationRu
         seen.add(`${context.getParentType()?.name ?? '?'}.${node.name.value}`);
         if (seen.size > maxUniqueFields) {
           reported = true;
-          context.reportError(limitError('MAX_UNIQUE_FIELDS_EXCEEDED', `The query selects more than the limit of ${maxUniqueFields} distinct fields.`, maxUniqueFields, node));
+          context.reportError(
+            limitError(
+              'MAX_UNIQUE_FIELDS_EXCEEDED',
+              `The query selects more than the limit of ${maxUniqueFields} distinct fields.`,
+              maxUniqueFields,
+              node,
+            ),
+          );
         }
       },
     };

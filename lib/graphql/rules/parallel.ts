@@ -3,7 +3,10 @@ import { BREAK, getEnterLeaveForKind, type ASTNode, type ASTVisitor, type Valida
 type VisitFn = (this: unknown, ...args: unknown[]) => unknown;
 
 /** Enter and leave functions of every visitor for one kind of node, or `null` when none has any. */
-interface KindLists { enter: Array<VisitFn | undefined>; leave: Array<VisitFn | undefined> }
+interface KindLists {
+  enter: Array<VisitFn | undefined>;
+  leave: Array<VisitFn | undefined>;
+}
 
 /**
  * Several validation rules as one rule that runs them in one traversal, in order, with graphql-js's

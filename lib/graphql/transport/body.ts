@@ -25,7 +25,10 @@ export function graphqlBodyParser(allowForm: boolean): Middleware {
       // 415: a Content-Encoding the body reader cannot undo (`compress`, `zstd`, twice `gzip`).
       if (status === 413 || status === 415) ctx.throw(status, message ?? '');
       // secure-json-parse (inside the body parser) refuses prototype keys, which JSON itself allows.
-      ctx.throw(400, /forbidden prototype property/.test(message ?? '') ? PROTOTYPE_KEY : 'request body does not parse');
+      ctx.throw(
+        400,
+        /forbidden prototype property/.test(message ?? '') ? PROTOTYPE_KEY : 'request body does not parse',
+      );
     },
   }) as Middleware;
 }
@@ -36,14 +39,21 @@ export async function parseBody(parse: Middleware, ctx: Context, transport: 'jso
     await parse(ctx, parsed);
   } catch (err) {
     const { status, message } = err as { status?: number; message?: string };
-    if (status === 413) sendGraphqlError(ctx, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${GRAPHQL_BODY_LIMIT}.`);
+    if (status === 413)
+      sendGraphqlError(ctx, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${GRAPHQL_BODY_LIMIT}.`);
     else if (status === 415) {
-      const message = 'This Content-Encoding is not supported: send the body as is, or compressed once with gzip, deflate or br.';
+      const message =
+        'This Content-Encoding is not supported: send the body as is, or compressed once with gzip, deflate or br.';
       sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', message);
     } else if (message === PROTOTYPE_KEY) {
       sendGraphqlError(ctx, 400, 'BAD_REQUEST', 'The request body holds a "__proto__" member, which is refused.');
     } else {
-      sendGraphqlError(ctx, 400, 'BAD_REQUEST', transport === 'json' ? 'The request body is not valid JSON.' : 'The request body is not a valid form.');
+      sendGraphqlError(
+        ctx,
+        400,
+        'BAD_REQUEST',
+        transport === 'json' ? 'The request body is not valid JSON.' : 'The request body is not a valid form.',
+      );
     }
     return false;
   }

@@ -12,7 +12,10 @@ const UTF8 = /^utf-?8$/i;
  * only, and nothing when the value does not parse). A value that merely contains the word (`foo=charset`) is none.
  */
 function charsetsOf(contentType: string): string[] {
-  return contentType.split(';').slice(1).map((param) => param.split('='))
+  return contentType
+    .split(';')
+    .slice(1)
+    .map((param) => param.split('='))
     .filter(([name]) => name!.trim().toLowerCase() === 'charset')
     .map(([, value = '']) => value.trim().replace(/^"(.*)"$/, '$1'));
 }
@@ -20,7 +23,11 @@ function charsetsOf(contentType: string): string[] {
 /** The body's transport by its Content-Type, `json` or `form`; `undefined` once answered 415. */
 function bodyTypeOf(settings: TransportSettings, ctx: Context): 'json' | 'form' | undefined {
   const { allowForm } = settings;
-  const type = ctx.is('application/json') ? 'json' : allowForm && ctx.is('application/x-www-form-urlencoded') ? 'form' : undefined;
+  const type = ctx.is('application/json')
+    ? 'json'
+    : allowForm && ctx.is('application/x-www-form-urlencoded')
+      ? 'form'
+      : undefined;
   if (!type) {
     const also = allowForm ? ' or application/x-www-form-urlencoded' : '';
     sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json${also}.`);
@@ -29,7 +36,12 @@ function bodyTypeOf(settings: TransportSettings, ctx: Context): 'json' | 'form' 
   // The body is read as UTF-8 (JSON in a network exchange is UTF-8, RFC 8259 §8.1): a body declared in another
   // charset would be read as something other than what the client meant.
   if (charsetsOf(ctx.get('Content-Type')).some((charset) => !UTF8.test(charset))) {
-    sendGraphqlError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8: send charset=utf-8 or no charset.');
+    sendGraphqlError(
+      ctx,
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'The request body must be UTF-8: send charset=utf-8 or no charset.',
+    );
     return undefined;
   }
   return type;
@@ -45,7 +57,12 @@ export function transportOf(settings: TransportSettings, ctx: Context): Transpor
   if (!get && ctx.method !== 'POST') {
     ctx.set('Allow', settings.allow);
     const orGet = settings.allowGet ? ' or a GET with ?query=' : '';
-    sendGraphqlError(ctx, 405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here: send a POST with Content-Type application/json${orGet}.`);
+    sendGraphqlError(
+      ctx,
+      405,
+      'METHOD_NOT_ALLOWED',
+      `${ctx.method} is not allowed here: send a POST with Content-Type application/json${orGet}.`,
+    );
     return undefined;
   }
   const transport = get ? 'get' : bodyTypeOf(settings, ctx);

@@ -1,11 +1,23 @@
 import type { Context } from 'koa';
 import { sendGraphqlError } from '../errors.js';
-import { formRequest, forApollo, refused, requestItem, urlRequest, type GraphqlRequestItem, type ItemError } from '../request-params.js';
+import {
+  formRequest,
+  forApollo,
+  refused,
+  requestItem,
+  urlRequest,
+  type GraphqlRequestItem,
+  type ItemError,
+} from '../request-params.js';
 import { CSRF_TOKEN_SUFFIX } from './csrf-token.js';
 import type { Transport, TransportSettings } from './settings.js';
 
 /** A refused batch: batching off, or more operations than allowed. */
-interface BatchError { status: 400; code: 'BATCHING_DISABLED' | 'BATCH_TOO_LARGE'; message: string }
+interface BatchError {
+  status: 400;
+  code: 'BATCHING_DISABLED' | 'BATCH_TOO_LARGE';
+  message: string;
+}
 
 /** The request of a GET; the URL Apollo reads is left without the parameters that mean none (`variables=`). */
 function urlItem(ctx: Context): GraphqlRequestItem | ItemError {
@@ -22,11 +34,16 @@ function formItem(settings: TransportSettings, ctx: Context): GraphqlRequestItem
   // `toString`, `__proto__[x]`) before anything could refuse them. A host's body parser in front leaves only its
   // parsed object.
   const raw = (ctx.request as { rawBody?: unknown }).rawBody;
-  const fields: Array<[string, unknown]> = typeof raw === 'string' ? [...new URLSearchParams(raw)] : Object.entries(ctx.request.body as object);
+  const fields: Array<[string, unknown]> =
+    typeof raw === 'string' ? [...new URLSearchParams(raw)] : Object.entries(ctx.request.body as object);
   const tokens = fields.filter(([name]) => name === 'csrf_token');
   // A cross-site HTML form cannot read our cookie's partner token: without it, nothing runs.
-  if (!settings.csrf!.verify(ctx, { scope: settings.path, binding: '' }, tokens.length === 1 ? tokens[0]![1] : undefined)) {
-    const message = `The csrf_token field is missing or does not match its cookie: get one from GET ${settings.path}${CSRF_TOKEN_SUFFIX}.`;
+  if (
+    !settings.csrf!.verify(ctx, { scope: settings.path, binding: '' }, tokens.length === 1 ? tokens[0]![1] : undefined)
+  ) {
+    const message =
+      `The csrf_token field is missing or does not match its cookie: get one from ` +
+      `GET ${settings.path}${CSRF_TOKEN_SUFFIX}.`;
     sendGraphqlError(ctx, 403, 'CSRF_TOKEN_INVALID', message);
     return undefined;
   }
@@ -45,16 +62,30 @@ function jsonItems(maxBatch: number, body: unknown): GraphqlRequestItem[] | Item
     return refused(item) ? item : [item];
   }
   if (maxBatch === 0) {
-    return { status: 400, code: 'BATCHING_DISABLED', message: 'Batched requests (JSON arrays) are not accepted here: send one operation per request.' };
+    return {
+      status: 400,
+      code: 'BATCHING_DISABLED',
+      message: 'Batched requests (JSON arrays) are not accepted here: send one operation per request.',
+    };
   }
-  if (body.length > maxBatch) return { status: 400, code: 'BATCH_TOO_LARGE', message: `A batch may hold at most ${maxBatch} operations.` };
+  if (body.length > maxBatch)
+    return { status: 400, code: 'BATCH_TOO_LARGE', message: `A batch may hold at most ${maxBatch} operations.` };
   const items = body.map(requestItem);
-  return items.find(refused) ?? items as GraphqlRequestItem[];
+  return items.find(refused) ?? (items as GraphqlRequestItem[]);
 }
 
 /** The request's GraphQL requests (GET parameters, form fields or JSON body), or nothing once a refusal is answered. */
-export function requireQuery(settings: TransportSettings, ctx: Context, transport: Transport): GraphqlRequestItem[] | void {
-  const found = transport === 'get' ? urlItem(ctx) : transport === 'form' ? formItem(settings, ctx) : jsonItems(settings.maxBatch, ctx.request.body);
+export function requireQuery(
+  settings: TransportSettings,
+  ctx: Context,
+  transport: Transport,
+): GraphqlRequestItem[] | void {
+  const found =
+    transport === 'get'
+      ? urlItem(ctx)
+      : transport === 'form'
+        ? formItem(settings, ctx)
+        : jsonItems(settings.maxBatch, ctx.request.body);
   if (found === undefined) return;
   if ('code' in found) return sendGraphqlError(ctx, found.status, found.code, found.message);
   if (transport === 'json') ctx.request.body = forApollo(ctx.request.body);

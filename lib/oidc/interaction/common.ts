@@ -33,24 +33,47 @@ export interface PendingStep {
 export interface SecondSignInStep {
   /** Starts reading the pending step of interaction `uid` (beside the interaction itself, before it is checked). */
   prefetch(uid: string): Promise<unknown>;
-  /** The pending step of this interaction (or a step-up it starts), `undefined` for none; `prefetched` from {@link prefetch}. */
+  /**
+   * The pending step of this interaction (or a step-up it starts), `undefined` for none; `prefetched` from
+   * {@link prefetch}.
+   */
   of(deps: InteractionActionDeps, details: Details, prefetched?: Promise<unknown>): Promise<PendingStep | undefined>;
   /**
    * After a correct password (checked from `checkedAt`, epoch ms): `false` when a step was started (its page is
    * rendered), `true` when the caller ends the sign-in with the password alone.
    */
-  afterPassword(ctx: Context, deps: InteractionActionDeps, details: Details, account: Account, checkedAt: number): Promise<boolean>;
+  afterPassword(
+    ctx: Context,
+    deps: InteractionActionDeps,
+    details: Details,
+    account: Account,
+    checkedAt: number,
+  ): Promise<boolean>;
   /** Renders the page of a pending step, with `status` and an `error` in words. */
-  show(ctx: Context, deps: InteractionActionDeps, details: Details, pending: PendingStep, status?: number, error?: string): Promise<void>;
+  show(
+    ctx: Context,
+    deps: InteractionActionDeps,
+    details: Details,
+    pending: PendingStep,
+    status?: number,
+    error?: string,
+  ): Promise<void>;
   /** Ends a pending step: the login prompt is done with the factors passed before plus `methods` (`amr` values). */
-  finish(ctx: Context, deps: InteractionActionDeps, details: Details, pending: PendingStep, methods: readonly string[]): Promise<void>;
+  finish(
+    ctx: Context,
+    deps: InteractionActionDeps,
+    details: Details,
+    pending: PendingStep,
+    methods: readonly string[],
+  ): Promise<void>;
   /** The step's POST actions by name (`second-factor` → `POST /interaction/:uid/second-factor`). */
   actions(deps: InteractionActionDeps): Readonly<Record<string, Middleware[]>>;
 }
 
 /**
  * A way to sign in that a feature adds to the login page (the `signIn` extension point, lib/features/services.ts;
- * a feature's sign-in method): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login page.
+ * a feature's sign-in method): the POST actions it answers under `/interaction/:uid/<name>` and a block on the login
+ * page.
  */
 export interface SignInMethod {
   /** The POST actions by name (`<name>` → `POST /interaction/:uid/<name>`), given the sign-in's deps. */
@@ -60,7 +83,11 @@ export interface SignInMethod {
    * none; the blocks go below the password form (the login view's slot for other ways to sign in). `scope` is the
    * interaction's form path (`interactionPath`), `csrfToken` the page's token.
    */
-  loginBlock?(ctx: Context, details: Details, form: { readonly scope: string; readonly csrfToken: string }): Promise<((nonce: string, ui: PageUi) => SafeHtml) | undefined>;
+  loginBlock?(
+    ctx: Context,
+    details: Details,
+    form: { readonly scope: string; readonly csrfToken: string },
+  ): Promise<((nonce: string, ui: PageUi) => SafeHtml) | undefined>;
   /** The method as a second factor of the second step (when the feature's options make it one). */
   secondStep?: SecondStepMethod;
 }
@@ -74,13 +101,19 @@ export interface SecondStepMethod {
    * the factors passed, `methods`): `block`, shown below the step's own form, and `page`, the whole step when the
    * account has none of the step's own factors.
    */
-  prepare(ctx: Context, details: Details, pending: { readonly accountId: string; readonly methods: readonly string[] }, form: { readonly scope: string; readonly csrfToken: string }): Promise<{
+  prepare(
+    ctx: Context,
+    details: Details,
+    pending: { readonly accountId: string; readonly methods: readonly string[] },
+    form: { readonly scope: string; readonly csrfToken: string },
+  ): Promise<{
     block(nonce: string, ui: PageUi): SafeHtml;
     page(nonce: string, ui: PageUi, error: string | undefined): string;
   }>;
 }
 
-const EXPIRED_INTERACTION = 'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
+const EXPIRED_INTERACTION =
+  'This sign-in request has expired or was opened in another browser. Go back to the application and start again.';
 
 export interface InteractionDeps {
   provider: Provider;
@@ -132,7 +165,13 @@ export function interactionForm(ctx: Context, details: Details): CsrfForm {
  * Our error page for a request that cannot go on: in words (by `situation`, else by the `error` code), with the
  * OAuth `error` code and `description` in small print.
  */
-export function refuse(ctx: Context, status: number, error: string, description: string, situation?: ErrorSituation): void {
+export function refuse(
+  ctx: Context,
+  status: number,
+  error: string,
+  description: string,
+  situation?: ErrorSituation,
+): void {
   renderPage(ctx, status, (nonce, ui) => errorPage(nonce, error, description, { ui, situation }));
 }
 
@@ -150,7 +189,13 @@ export function loadInteraction(provider: Provider): Middleware {
       return refuse(ctx, 400, 'invalid_request', EXPIRED_INTERACTION, 'expired');
     }
     if (details.uid !== (ctx as Context & { params: Record<string, string> }).params.uid) {
-      return refuse(ctx, 400, 'invalid_request', 'This sign-in request does not belong to this browser session.', 'expired');
+      return refuse(
+        ctx,
+        400,
+        'invalid_request',
+        'This sign-in request does not belong to this browser session.',
+        'expired',
+      );
     }
     ctx.state.interaction = details;
     useUiLocales(ctx, details.params.ui_locales);
@@ -161,8 +206,19 @@ export function loadInteraction(provider: Provider): Middleware {
 
 /** Middleware: a form submission goes on only with this interaction's CSRF token; else 403. */
 export function interactionCsrf(csrf: CsrfGuard): Middleware {
-  return csrfCheck(csrf, (ctx) => interactionForm(ctx, detailsOf(ctx)), (ctx) => refuse(ctx, 403, 'invalid_request',
-    'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page and try again.', 'form'));
+  return csrfCheck(
+    csrf,
+    (ctx) => interactionForm(ctx, detailsOf(ctx)),
+    (ctx) =>
+      refuse(
+        ctx,
+        403,
+        'invalid_request',
+        'The form was not submitted from this sign-in page (missing or wrong CSRF token). Reload the page ' +
+          'and try again.',
+        'form',
+      ),
+  );
 }
 
 /** Middleware: the interaction must be at prompt `name` (`login` or `consent`); else 400 with `description`. */
@@ -195,7 +251,12 @@ export async function clientName(provider: Provider, details: Details): Promise<
  * `provider.interactionResult` does, on the interaction this request already loaded and checked (cookie, session,
  * uid) in {@link loadInteraction}, instead of reading it and its session from storage a second time.
  */
-export async function finishInteraction(ctx: Context, details: Details, result: Parameters<Provider['interactionResult']>[2], merge: boolean): Promise<void> {
+export async function finishInteraction(
+  ctx: Context,
+  details: Details,
+  result: Parameters<Provider['interactionResult']>[2],
+  merge: boolean,
+): Promise<void> {
   // It may have expired while this request ran (a password hash takes a while): then, as a fresh read would have
   // found nothing, the sign-in is over; never saved with a lifetime of zero or less.
   const ttl = details.exp - Math.floor(Date.now() / 1000);

@@ -9,8 +9,18 @@ import { uiOf, type PageUi } from '../../ui/ui.js';
 import { OFFLINE_MARKER } from '../offline-access.js';
 import { consentPage } from '../views.js';
 import {
-  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, refuse, requirePrompt,
-  type Details, type InteractionActionDeps,
+  clientDomain,
+  clientName,
+  detailsOf,
+  finishInteraction,
+  interactionCsrf,
+  interactionForm,
+  interactionPath,
+  loadInteraction,
+  refuse,
+  requirePrompt,
+  type Details,
+  type InteractionActionDeps,
 } from './common.js';
 
 const ACCOUNT_GONE = 'The account of this session no longer exists.';
@@ -35,7 +45,11 @@ export function switchAccountUrl(ctx: Context, details: Details): string {
     if (name === OFFLINE_MARKER || value === undefined || value === null) continue;
     params.set(name, String(value));
   }
-  const prompt = new Set(String(details.params.prompt ?? '').split(' ').filter(Boolean));
+  const prompt = new Set(
+    String(details.params.prompt ?? '')
+      .split(' ')
+      .filter(Boolean),
+  );
   prompt.add('login');
   params.set('prompt', [...prompt].join(' '));
   return `${mountedPath(ctx, PROVIDER_ROUTES.authorization)}?${params}`;
@@ -57,13 +71,29 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   const name = await clientName(provider, details);
-  const logo = displayableLogo((await provider.Client.find(String(details.params.client_id)))?.logoUri, deps.allowRemoteLogos);
+  const logo = displayableLogo(
+    (await provider.Client.find(String(details.params.client_id)))?.logoUri,
+    deps.allowRemoteLogos,
+  );
   const ui = uiOf(ctx);
-  renderPage(ctx, 200, (nonce) => consentPage({
-    nonce, ui, action: `${scope}/confirm`, csrfToken, clientName: name, clientDomain: clientDomain(details), accountEmail: account.email,
-    scopes: grantable.map((s) => ({ name: s, description: describeScope(ui, scopes, s) })), logoUri: logo?.src,
-    switchAccountUrl: switchAccountUrl(ctx, details),
-  }), logo?.origin);
+  renderPage(
+    ctx,
+    200,
+    (nonce) =>
+      consentPage({
+        nonce,
+        ui,
+        action: `${scope}/confirm`,
+        csrfToken,
+        clientName: name,
+        clientDomain: clientDomain(details),
+        accountEmail: account.email,
+        scopes: grantable.map((s) => ({ name: s, description: describeScope(ui, scopes, s) })),
+        logoUri: logo?.src,
+        switchAccountUrl: switchAccountUrl(ctx, details),
+      }),
+    logo?.origin,
+  );
 }
 
 /**
@@ -71,7 +101,13 @@ export async function showConsent(ctx: Context, deps: InteractionActionDeps, det
  * rejected, for OpenID scopes and for each requested resource server (RFC 8707). Returns the grant id and the
  * granted OpenID scopes.
  */
-async function saveGrant(deps: InteractionActionDeps, details: Details, account: Account, existing: Grant | undefined, previous: Previous): Promise<{ grantId: string }> {
+async function saveGrant(
+  deps: InteractionActionDeps,
+  details: Details,
+  account: Account,
+  existing: Grant | undefined,
+  previous: Previous,
+): Promise<{ grantId: string }> {
   const { provider, scopes } = deps;
   const accountId = details.session!.accountId!;
   const clientId = String(details.params.client_id);
@@ -91,7 +127,10 @@ async function saveGrant(deps: InteractionActionDeps, details: Details, account:
     if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
   }
   // The grant and the remembered consent are independent writes: sent together.
-  const [grantId] = await Promise.all([grant.save(), deps.consents.remember(accountId, clientId, grantable, { previous })]);
+  const [grantId] = await Promise.all([
+    grant.save(),
+    deps.consents.remember(accountId, clientId, grantable, { previous }),
+  ]);
   return { grantId };
 }
 
@@ -109,7 +148,12 @@ export function consentActions(deps: InteractionActionDeps): Middleware[] {
       const details = detailsOf(ctx);
       const decision = formBody(ctx).decision;
       if (decision === 'deny') {
-        return finishInteraction(ctx, details, { error: 'access_denied', error_description: 'The end-user denied the request' }, false);
+        return finishInteraction(
+          ctx,
+          details,
+          { error: 'access_denied', error_description: 'The end-user denied the request' },
+          false,
+        );
       }
       if (decision !== 'allow') return refuse(ctx, 400, 'invalid_request', 'Choose Allow or Deny.');
       const accountId = details.session!.accountId!;

@@ -5,8 +5,17 @@ import { mountedPath } from '../../core/mount-path.js';
 import { uiOf, withLocale } from '../../ui/ui.js';
 import { loginPage } from '../views.js';
 import {
-  clientDomain, clientName, detailsOf, finishInteraction, interactionCsrf, interactionForm, interactionPath, loadInteraction, requirePrompt,
-  type Details, type InteractionActionDeps,
+  clientDomain,
+  clientName,
+  detailsOf,
+  finishInteraction,
+  interactionCsrf,
+  interactionForm,
+  interactionPath,
+  loadInteraction,
+  requirePrompt,
+  type Details,
+  type InteractionActionDeps,
 } from './common.js';
 import { loginResult } from '../../accounts/mfa/policy.js';
 import { loginHintOf } from '../login-hint.js';
@@ -16,7 +25,10 @@ function underMount(ctx: Context, path: string | undefined): string | undefined 
   return path === undefined ? undefined : mountedPath(ctx, path);
 }
 
-/** The sign-in methods' blocks of the login page as one, `undefined` for none (the login view's slot for other ways to sign in). */
+/**
+ * The sign-in methods' blocks of the login page as one, `undefined` for none (the login view's slot for other ways to
+ * sign in).
+ */
 function joinBlocks(blocks: readonly SafeHtml[]): SafeHtml | undefined {
   return blocks.length ? html`${blocks}` : undefined;
 }
@@ -25,7 +37,13 @@ function joinBlocks(blocks: readonly SafeHtml[]): SafeHtml | undefined {
 /** A catalog key, or text already in words (a feature's sign-in method's own messages). */
 export type LoginProblem = 'login.wrongPassword' | 'login.tooMany' | 'login.confirmFirst' | { text: string };
 
-async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Details, problem?: LoginProblem, email?: string): Promise<PageBuilder> {
+async function loginForm(
+  ctx: Context,
+  deps: InteractionActionDeps,
+  details: Details,
+  problem?: LoginProblem,
+  email?: string,
+): Promise<PageBuilder> {
   const scope = interactionPath(ctx, details);
   const csrfToken = deps.csrf.issue(ctx, interactionForm(ctx, details));
   // Independent: the client's name and the other features' sign-in blocks (e.g. a new sign-in
@@ -37,20 +55,36 @@ async function loginForm(ctx: Context, deps: InteractionActionDeps, details: Det
   const blocks = prepared.filter((block) => block !== undefined);
   const ui = uiOf(ctx);
   const link = (url: string | undefined) => (url ? withLocale(ui, url) : undefined);
-  return (nonce) => loginPage({
-    nonce, ui, action: `${scope}/login`, cancelAction: `${scope}/cancel`, csrfToken, clientName: name, clientDomain: clientDomain(details),
-    error: problem && (typeof problem === 'string' ? ui.t.t(problem) : problem.text),
-    // The address typed in, else the client's login_hint (OIDC Core §3.1.2.1), which is this server's login identifier.
-    email: email ?? loginHintOf(details.params),
-    // After a wrong password the address is kept: the password is what to type next.
-    focusPassword: problem === 'login.wrongPassword' && Boolean(email),
-    signupUrl: link(underMount(ctx, deps.flows.signupUrl(details.uid))), resetUrl: link(underMount(ctx, deps.flows.resetUrl(details.uid))),
-    passkey: joinBlocks(blocks.map((block) => block(nonce, ui))),
-  });
+  return (nonce) =>
+    loginPage({
+      nonce,
+      ui,
+      action: `${scope}/login`,
+      cancelAction: `${scope}/cancel`,
+      csrfToken,
+      clientName: name,
+      clientDomain: clientDomain(details),
+      error: problem && (typeof problem === 'string' ? ui.t.t(problem) : problem.text),
+      // The address typed in, else the client's login_hint (OIDC Core §3.1.2.1), which is this server's login
+      // identifier.
+      email: email ?? loginHintOf(details.params),
+      // After a wrong password the address is kept: the password is what to type next.
+      focusPassword: problem === 'login.wrongPassword' && Boolean(email),
+      signupUrl: link(underMount(ctx, deps.flows.signupUrl(details.uid))),
+      resetUrl: link(underMount(ctx, deps.flows.resetUrl(details.uid))),
+      passkey: joinBlocks(blocks.map((block) => block(nonce, ui))),
+    });
 }
 
 /** The login page of `details` (OpenID Connect Core §3.1.2.3), with an optional problem and the e-mail typed in. */
-export async function showLogin(ctx: Context, deps: InteractionActionDeps, details: Details, status = 200, problem?: LoginProblem, email?: string): Promise<void> {
+export async function showLogin(
+  ctx: Context,
+  deps: InteractionActionDeps,
+  details: Details,
+  status = 200,
+  problem?: LoginProblem,
+  email?: string,
+): Promise<void> {
   renderPage(ctx, status, await loginForm(ctx, deps, details, problem, email));
 }
 
@@ -111,7 +145,12 @@ export function cancelLoginActions(deps: InteractionActionDeps): Middleware[] {
     interactionCsrf(deps.csrf),
     requirePrompt('login', 'This sign-in step is already complete.'),
     async function cancelLogin(ctx: Context) {
-      await finishInteraction(ctx, detailsOf(ctx), { error: 'access_denied', error_description: 'The end-user cancelled the sign-in' }, false);
+      await finishInteraction(
+        ctx,
+        detailsOf(ctx),
+        { error: 'access_denied', error_description: 'The end-user cancelled the sign-in' },
+        false,
+      );
     },
   ];
 }

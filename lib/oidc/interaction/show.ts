@@ -16,7 +16,8 @@ export function showInteractionActions(deps: InteractionActionDeps): Middleware[
       const uid = (ctx as Context & { params: Record<string, string> }).params.uid;
       if (deps.secondStep && uid) {
         const read = deps.secondStep.prefetch(uid);
-        read.catch(() => undefined); // a refused interaction never awaits it; a storage outage still reaches secondStep.of
+        // a refused interaction never awaits it; a storage outage still reaches secondStep.of
+        read.catch(() => undefined);
         ctx.state.pendingStep = read;
       }
       return next();
@@ -29,8 +30,10 @@ export function showInteractionActions(deps: InteractionActionDeps): Middleware[
         return pending ? deps.secondStep!.show(ctx, deps, details, pending) : showLogin(ctx, deps, details);
       }
       if (details.prompt.name === 'consent') {
-        const onlyOurPrompt = details.params[OFFLINE_MARKER] === '1' && details.prompt.reasons.every((r) => r === 'consent_prompt');
-        if (onlyOurPrompt && details.grantId) return finishInteraction(ctx, details, { consent: { grantId: details.grantId } }, true);
+        const onlyOurPrompt =
+          details.params[OFFLINE_MARKER] === '1' && details.prompt.reasons.every((r) => r === 'consent_prompt');
+        if (onlyOurPrompt && details.grantId)
+          return finishInteraction(ctx, details, { consent: { grantId: details.grantId } }, true);
         return showConsent(ctx, deps, details);
       }
       refuse(ctx, 400, 'invalid_request', `Unsupported interaction "${details.prompt.name}".`);

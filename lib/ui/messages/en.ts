@@ -57,8 +57,10 @@ export const en = {
   // Error pages: what happened and what to do, the protocol code in small print.
   'error.code': 'Error code:',
   'error.client.title': 'This request cannot be completed',
-  'error.client.what': 'The application that sent you here made a request that {product} cannot accept. No data was shared.',
-  'error.client.todo': 'Go back to the application and try again. If it keeps happening, tell the people who run the application.',
+  'error.client.what':
+    'The application that sent you here made a request that {product} cannot accept. No data was shared.',
+  'error.client.todo':
+    'Go back to the application and try again. If it keeps happening, tell the people who run the application.',
   'error.denied.title': 'Access was not granted',
   'error.denied.what': 'The request was refused, so the application gets no access to your account.',
   'error.denied.todo': 'Go back to the application; you can start again from there.',
@@ -96,7 +98,9 @@ export const en = {
   'signedOut.close': 'You can close this window.',
 
   // Account pages.
-  'account.mailSent': 'If the address can receive mail from us, a message is on its way. Follow the link in it to continue. The link works once and expires.',
+  'account.mailSent':
+    'If the address can receive mail from us, a message is on its way. Follow the link in it to continue. The link \
+works once and expires.',
   'account.checkMail': 'Check your e-mail',
   'account.tooMany.title': 'Too many attempts',
   'account.tooMany': 'Too many attempts. Please try again later.',
@@ -106,7 +110,9 @@ export const en = {
   'account.linkInvalid.confirmation': 'This confirmation link is invalid, has expired or was already used.',
   'account.linkInvalid.reset': 'This password reset link is invalid, has expired or was already used.',
   'account.refused.title': 'Please reload the page',
-  'account.refused': 'The form was not submitted from this page (it is out of date or came from elsewhere). Reload the page and try again.',
+  'account.refused':
+    'The form was not submitted from this page (it is out of date or came from elsewhere). Reload the page and try \
+again.',
   'account.email': 'E-mail',
   'account.password': 'Password',
   'account.passwordRule': 'At least {min} characters. A long phrase is easy to remember and hard to guess.',
@@ -139,16 +145,23 @@ export const en = {
   'account.newPassword.label': 'New password',
   'account.newPassword.submit': 'Change password',
   'account.newPassword.done.title': 'Password changed',
-  'account.newPassword.done': 'Your password is changed and every session of your account was signed out. You can now sign in with the new password.',
+  'account.newPassword.done':
+    'Your password is changed and every session of your account was signed out. You can now sign in with the new \
+password.',
   'account.changeEmail.title': 'Change your e-mail address',
-  'account.changeEmail.intro': 'The new address is used once you follow the link we mail to it. Changing it signs out every session.',
+  'account.changeEmail.intro':
+    'The new address is used once you follow the link we mail to it. Changing it signs out every session.',
   'account.changeEmail.current': 'Current e-mail',
   'account.changeEmail.new': 'New e-mail',
   'account.changeEmail.submit': 'Send confirmation link',
   'account.changeEmail.wrong': 'The e-mail address or password is incorrect.',
   'account.changeEmail.code': 'Code from your authenticator app or a recovery code (with two-step verification)',
-  'account.changeEmail.codeRequired': 'This account uses two-step verification: enter a code from your authenticator app or one of your recovery codes too.',
-  'account.changeEmail.passkeyOnly': 'This account confirms sign-ins with a passkey, which this form cannot check. Add an authenticator app under two-step verification on your account page, then change the address here with one of its codes.',
+  'account.changeEmail.codeRequired':
+    'This account uses two-step verification: enter a code from your authenticator app or one of your recovery codes \
+too.',
+  'account.changeEmail.passkeyOnly':
+    'This account confirms sign-ins with a passkey, which this form cannot check. Add an authenticator app under \
+two-step verification on your account page, then change the address here with one of its codes.',
   'account.invalid.names': 'Enter your given and family name.',
   'account.invalid.email': 'Enter a valid e-mail address.',
   'account.invalid.newEmail': 'Enter a valid new e-mail address.',
@@ -166,28 +179,41 @@ export const en = {
   'mail.confirm.body': 'please confirm that this is your e-mail address by opening this link:',
   'mail.confirm.ignore': 'If you did not create an account, ignore this message.',
   'mail.finish.subject': 'Finish setting up your account',
-  'mail.finish.body': 'someone (maybe you) tried to create an account with this address, which already has an account waiting for confirmation. To use it, choose your password here:',
+  'mail.finish.body':
+    'someone (maybe you) tried to create an account with this address, which already has an account waiting for \
+confirmation. To use it, choose your password here:',
   'mail.finish.ignore': 'If this was not you, ignore this message.',
   'mail.taken.subject': 'Someone tried to create an account with your address',
-  'mail.taken.body': 'someone tried to create a new account with this e-mail address, which already has one. If it was you, sign in, or reset your password here:',
+  'mail.taken.body':
+    'someone tried to create a new account with this e-mail address, which already has one. If it was you, sign in, or \
+reset your password here:',
   'mail.taken.ignore': 'If it was not you, you can ignore this message.',
   'mail.reset.subject': 'Reset your password',
   'mail.reset.body': 'someone (hopefully you) asked to reset the password of your account. Choose a new password here:',
   'mail.reset.ignore': 'If you did not ask for this, ignore this message; your password stays as it is.',
   'mail.changed.subject': 'Your password was changed',
-  'mail.changed.body': 'the password of your account was just changed and every session was signed out. If this was not you, reset your password now and contact the administrator.',
+  'mail.changed.body':
+    'the password of your account was just changed and every session was signed out. If this was not you, reset your \
+password now and contact the administrator.',
   'mail.inUse.subject': 'Someone tried to use your address',
-  'mail.inUse.body': 'someone tried to move another account to this e-mail address, which already has an account. Nothing was changed.',
+  'mail.inUse.body':
+    'someone tried to move another account to this e-mail address, which already has an account. Nothing was changed.',
   'mail.confirmNew.subject': 'Confirm your new e-mail address',
   'mail.confirmNew.body': 'confirm this as the new address of your account by opening this link:',
   'mail.changing.subject': 'Your e-mail address is being changed',
-  'mail.changing.body': 'someone signed in with your password and asked to move your account to another address. If this was not you, reset your password now:',
+  'mail.changing.body':
+    'someone signed in with your password and asked to move your account to another address. If this was not you, \
+reset your password now:',
   'mail.factor.totp': 'An authenticator app (TOTP)',
   'mail.factor.recovery': 'A new set of recovery codes',
   'mail.factorAdded.subject': 'A sign-in method was added to your account',
-  'mail.factorAdded.body': '{factor} was just added to your account for two-step verification, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.',
+  'mail.factorAdded.body':
+    '{factor} was just added to your account for two-step verification, and your other sessions were signed out. If \
+this was not you, reset your password now and contact the administrator.',
   'mail.factorRemoved.subject': 'A sign-in method was removed from your account',
-  'mail.factorRemoved.body': '{factor} was just removed from your account, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.',
+  'mail.factorRemoved.body':
+    '{factor} was just removed from your account, and your other sessions were signed out. If this was not you, reset \
+your password now and contact the administrator.',
 
   // The account page: connected applications, active sessions, password change.
   'account.home.back': 'Back to your account',
@@ -221,7 +247,9 @@ export const en = {
   'account.changePassword.done.title': 'Password changed',
   'account.changePassword.done': 'Your password is changed. Your other sessions were signed out.',
   'account.mail.passwordChanged.subject': 'Your password was changed',
-  'account.mail.passwordChanged.body': 'the password of your account was just changed on your account page, and your other sessions were signed out. If this was not you, reset your password now and contact the administrator.',
+  'account.mail.passwordChanged.body':
+    'the password of your account was just changed on your account page, and your other sessions were signed out. If \
+this was not you, reset your password now and contact the administrator.',
 } as const;
 
 /** A catalog: one message for every key of the English one, nothing else. */

@@ -17,21 +17,23 @@ const standard: ValidationRule[] = [...specifiedRules, KnownOperationTypesRule];
 const limits = limitRules(DEFAULTS.graphql.limits);
 
 const documents: Record<string, string> = {
-  valid: 'query Q($id: Int!, $skip: Boolean = false) { product(id: $id) { id ...F ... on Product { name @skip(if: $skip) } } } fragment F on Product { name }',
+  valid:
+    'query Q($id: Int!, $skip: Boolean = false) { product(id: $id) { id ...F ... on Product { name @skip(if: $skip) } } } fragment F on Product { name }',
   'several operations': 'query A { pageSize } query B { __typename } mutation M { __typename }',
   'type system definitions': '{ pageSize } type Extra { a: Int }',
   'unknown type': '{ product(id: 1) { ... on Prodct { id } } }',
   'unknown field': '{ product(id: 1) { nope } }',
-  'fragment cycle': '{ product(id: 1) { ...A } } fragment A on Product { related { ...B } } fragment B on Product { related { ...A } }',
-  'variables': 'query($a: Int, $a: Int!, $p: Product) { product(id: $a) { id } x: product(id: $undefined) { id } }',
-  'directives': '{ pageSize @aa @skip(if: false) @skip(if: false) }',
-  'arguments': '{ product(id: "one", nope: 2) { id } other: product { id } }',
+  'fragment cycle':
+    '{ product(id: 1) { ...A } } fragment A on Product { related { ...B } } fragment B on Product { related { ...A } }',
+  variables: 'query($a: Int, $a: Int!, $p: Product) { product(id: $a) { id } x: product(id: $undefined) { id } }',
+  directives: '{ pageSize @aa @skip(if: false) @skip(if: false) }',
+  arguments: '{ product(id: "one", nope: 2) { id } other: product { id } }',
   'overlapping fields': '{ product(id: 1) { x: id x: name } }',
   'subscription fields': 'subscription S { productAdded { id } reviewAdded { id } }',
   'introspection depth': '{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }',
   'more than 100 errors': `{ ${Array.from({ length: 150 }, (_, i) => `f${i}`).join(' ')} }`,
   'many aliases': `{ ${Array.from({ length: 60 }, (_, i) => `a${i}: pageSize`).join(' ')} }`,
-  'deep': `{ product(id: 1) ${'{ related '.repeat(20)}{ id }${' }'.repeat(20)} }`,
+  deep: `{ product(id: 1) ${'{ related '.repeat(20)}{ id }${' }'.repeat(20)} }`,
   'fragment bomb': fragmentBomb(),
 };
 
@@ -42,12 +44,17 @@ function fragmentBomb(n = 24): string {
   return `query { ...F${n} }\n${parts.join('\n')}`;
 }
 
-const shape = (errors: readonly GraphQLError[]) => errors.map((e) => ({ message: e.message, locations: e.locations, extensions: e.extensions }));
+const shape = (errors: readonly GraphQLError[]) =>
+  errors.map((e) => ({ message: e.message, locations: e.locations, extensions: e.extensions }));
 
 describe('parallelRules reports what the rules report', () => {
   test.each(Object.entries(documents))('%s', (_name, query) => {
     const document = parse(query);
-    for (const [rules, options] of [[standard, { maxErrors: 100 }], [standard, { maxErrors: 3 }], [limits, undefined]] as const) {
+    for (const [rules, options] of [
+      [standard, { maxErrors: 100 }],
+      [standard, { maxErrors: 3 }],
+      [limits, undefined],
+    ] as const) {
       const expected = shape(validate(schema, document, rules, options));
       expect(shape(validate(schema, document, [parallelRules(rules)], options))).toEqual(expected);
     }
@@ -55,7 +62,9 @@ describe('parallelRules reports what the rules report', () => {
 
   test('the corpus breaks rules and limits (the comparison is not between empty lists)', () => {
     expect(validate(schema, parse(documents['fragment cycle']!), standard).length).toBeGreaterThan(0);
-    expect(validate(schema, parse(documents['more than 100 errors']!), standard, { maxErrors: 100 }).at(-1)?.message).toMatch(/Too many validation errors/);
+    expect(
+      validate(schema, parse(documents['more than 100 errors']!), standard, { maxErrors: 100 }).at(-1)?.message,
+    ).toMatch(/Too many validation errors/);
     expect(validate(schema, parse(documents['many aliases']!), limits).length).toBeGreaterThan(0);
     expect(validate(schema, parse(documents.deep!), limits).length).toBeGreaterThan(0);
   });
@@ -66,9 +75,31 @@ describe('parallelRules reports what the rules report', () => {
       const log: string[] = [];
       let fields = 0;
       const rules: ValidationRule[] = [
-        () => ({ Field: { enter: (n) => { log.push(`skip>${n.name.value}`); return false; }, leave: (n) => { log.push(`skip<${n.name.value}`); } } }),
-        () => ({ Field(n) { log.push(`break>${n.name.value}`); return ++fields === 2 ? BREAK : undefined; } }),
-        () => ({ enter(n) { log.push(`all>${n.kind}`); }, leave(n) { log.push(`all<${n.kind}`); } }),
+        () => ({
+          Field: {
+            enter: (n) => {
+              log.push(`skip>${n.name.value}`);
+              return false;
+            },
+            leave: (n) => {
+              log.push(`skip<${n.name.value}`);
+            },
+          },
+        }),
+        () => ({
+          Field(n) {
+            log.push(`break>${n.name.value}`);
+            return ++fields === 2 ? BREAK : undefined;
+          },
+        }),
+        () => ({
+          enter(n) {
+            log.push(`all>${n.kind}`);
+          },
+          leave(n) {
+            log.push(`all<${n.kind}`);
+          },
+        }),
       ];
       validate(schema, parse(documents.valid!), wrap(rules));
       return log;
