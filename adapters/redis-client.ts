@@ -105,19 +105,29 @@ export function startFailure(
 export const SERVER_REFUSAL =
   /^(OOM|READONLY|MISCONF|BUSY|MASTERDOWN|NOREPLICAS|NOAUTH|LOADING|TRYAGAIN|CLUSTERDOWN)\b/;
 
+/** ioredis' and Node's words for a Redis it cannot reach or that is not ready (matched anywhere, any case). */
+const UNREACHABLE = new RegExp(
+  [
+    'Connection is closed',
+    "Stream isn't writeable",
+    'enableOfflineQueue',
+    'Command timed out',
+    'Socket timeout',
+    'ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT',
+    'Reached the max retries',
+    "Cluster isn't ready",
+    'LOADING|CLUSTERDOWN',
+  ].join('|'),
+  'i',
+);
+
 /**
  * Storage errors that mean "Redis cannot serve now" (unreachable, or refusing every write): answered 503, never 500.
  */
 export function isConnectionError(err: unknown): boolean {
   const e = err as { name?: string; message?: string; code?: string };
   const message = String(e?.message ?? e?.code ?? '');
-  return (
-    e?.name === 'MaxRetriesPerRequestError' ||
-    SERVER_REFUSAL.test(message) ||
-    /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out|Socket timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connect ETIMEDOUT|Reached the max retries|Cluster isn't ready|LOADING|CLUSTERDOWN/i.test(
-      message,
-    )
-  );
+  return e?.name === 'MaxRetriesPerRequestError' || SERVER_REFUSAL.test(message) || UNREACHABLE.test(message);
 }
 
 /**

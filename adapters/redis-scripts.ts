@@ -13,7 +13,9 @@ local old = redis.call('HGET', KEYS[1], 'payload')
 if old then
   local o = cjson.decode(old)
   if indexed(o.uid) and o.uid ~= ARGV[4] then redis.call('DEL', ARGV[7] .. 'uid:{' .. o.uid .. '}') end
-  if indexed(o.userCode) and o.userCode ~= ARGV[5] then redis.call('DEL', ARGV[7] .. 'userCode:{' .. o.userCode .. '}') end
+  if indexed(o.userCode) and o.userCode ~= ARGV[5] then
+    redis.call('DEL', ARGV[7] .. 'userCode:{' .. o.userCode .. '}')
+  end
   if indexed(o.grantId) and o.grantId ~= ARGV[6] then redis.call('SREM', ARGV[8] .. o.grantId .. '}', KEYS[1]) end
 end
 redis.call('DEL', KEYS[1])
@@ -32,7 +34,9 @@ if ARGV[6] ~= '' then
   if ttl > 0 then
     -- a new set gets this expiry; an expiring one is only ever extended; a persisted one stays persisted
     local current = redis.call('TTL', g)
-    if (current == -1 and redis.call('SCARD', g) == 1) or (current >= 0 and current < ttl) then redis.call('EXPIRE', g, ttl) end
+    if (current == -1 and redis.call('SCARD', g) == 1) or (current >= 0 and current < ttl) then
+      redis.call('EXPIRE', g, ttl)
+    end
   else
     redis.call('PERSIST', g)
   end

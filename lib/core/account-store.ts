@@ -81,10 +81,12 @@ export interface StoredSecondFactor {
  *   async create({ email, password, claims }) {
  *     const emailKey = canonicalEmail(email); // a unique column
  *     if (await db.users.byEmailKey(emailKey)) return undefined;
- *     return toAccount(await db.users.insert({ email, emailKey, hash: await argon2.hash(password), claims, verified: false }));
+ *     const hash = await argon2.hash(password);
+ *     return toAccount(await db.users.insert({ email, emailKey, hash, claims, verified: false }));
  *   },
  *   setPassword: (id, password) => argon2.hash(password).then((hash) => db.users.update(id, { hash })),
- *   setEmail: (id, email) => db.users.update(id, { email, emailKey: canonicalEmail(email), verified: true }).then(() => true),
+ *   setEmail: (id, email) =>
+ *     db.users.update(id, { email, emailKey: canonicalEmail(email), verified: true }).then(() => true),
  *   markEmailVerified: (id) => db.users.update(id, { verified: true }),
  * };
  * ```

@@ -23,7 +23,10 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 /**
  * Reads an `Authorization` header value (as Node hands it over: surrounding whitespace already removed).
  *
- * @example readAuthorizationHeader('Bearer') // { kind: 'malformed', description: "the Authorization header has the scheme 'Bearer' but no token: send `Authorization: Bearer <access token>`" }
+ * @example
+ * readAuthorizationHeader('Bearer');
+ * // { kind: 'malformed', description: "the Authorization header has the scheme 'Bearer' but no token: send
+ * //   `Authorization: Bearer <access token>`" }
  */
 export function readAuthorizationHeader(header: string): AuthorizationHeader {
   const value = header.trim();

@@ -13,8 +13,9 @@ export const MAX_EMAIL_LENGTH = 254;
  * decimal digit (RFC 8264 §9.1 LetterDigits: Ll Lu Lo Lm Mn Mc Nd) that is not default-ignorable (RFC 8264 §9.13;
  * joiners and variation selectors are invisible, so they would give one mailbox look-alike spellings).
  */
-const LOCAL_CHAR =
-  /^(?:[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.]|(?!\p{Default_Ignorable_Code_Point})[\p{Ll}\p{Lu}\p{Lo}\p{Lm}\p{Mn}\p{Mc}\p{Nd}])+$/u;
+const LOCAL_ASCII = /[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.]/u.source;
+const LOCAL_LETTER = /(?!\p{Default_Ignorable_Code_Point})[\p{Ll}\p{Lu}\p{Lo}\p{Lm}\p{Mn}\p{Mc}\p{Nd}]/u.source;
+const LOCAL_CHAR = new RegExp(`^(?:${LOCAL_ASCII}|${LOCAL_LETTER})+$`, 'u');
 
 /** Characters a typed domain may hold besides non-ASCII ones (which UTS #46 maps or refuses). */
 const DOMAIN_ASCII = /^[A-Za-z0-9.\-\u0080-\u{10FFFF}]+$/u;

@@ -4,8 +4,8 @@
  * malformed, not another spelling of a host. Checked on each request's `Host` (lib/http/issuer-host.ts) and on
  * each `allowedHosts` entry at start-up (lib/config/load.ts), so both read a host the same way.
  */
-const HOST_SYNTAX =
-  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const LABEL = /[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?/.source;
+const HOST_SYNTAX = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*\\.?|\\[[0-9a-f:.]+\\])(?::\\d{1,5})?$`, 'i');
 
 /** Whether `value` is written as `host[:port]` ({@link HOST_SYNTAX}). */
 export function isHostAndPort(value: string): boolean {

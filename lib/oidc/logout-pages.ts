@@ -7,8 +7,10 @@ import { useUiLocales } from '../ui/ui.js';
 import { logoutPage, signedOutPage } from './views.js';
 
 /** The `<form id="op.logoutForm">` oidc-provider passes in: its own action and CSRF (`xsrf`) field, nothing else. */
-const PROVIDER_FORM =
-  /^<form id="op\.logoutForm" method="post" action="[^"<>]+"><input type="hidden" name="xsrf" value="[\w-]+"\/><\/form>$/;
+const PROVIDER_FORM = new RegExp(
+  '^<form id="op\\.logoutForm" method="post" action="[^"<>]+">' +
+    '<input type="hidden" name="xsrf" value="[\\w-]+"/></form>$',
+);
 
 function clientLabel(ctx: KoaContextWithOIDC): string | undefined {
   return ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId;

@@ -51,8 +51,8 @@ function portSpellingProblem(written: string, url: URL): string {
  *
  * @returns what is wrong, in words, or `undefined`
  * @example redirectUriFormProblem('https:///evil.example/cb') // 'must name its host right after "https://" ...'
- * @example redirectUriFormProblem('http://127.1/cb') // 'writes its host as "127.1", which a URL parser reads as 127.0.0.1 ...'
- * @example redirectUriFormProblem('https://rp.example:443/cb') // 'writes the port ":443", which a URL parser drops ...'
+ * @example redirectUriFormProblem('http://127.1/cb') // 'writes its host as "127.1", which a URL parser reads as …'
+ * @example redirectUriFormProblem('https://rp.example:443/cb') // 'writes the port ":443", which a URL parser …'
  */
 export function redirectUriFormProblem(value: string, url: URL): string | undefined {
   const scheme = url.protocol.slice(0, -1);

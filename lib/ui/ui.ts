@@ -98,14 +98,19 @@ function variables(p: Palette): string {
 function styleSheet(colors: Palette, dark: Palette): string {
   return `:root{color-scheme:light dark;${variables(colors)}}
 @media (prefers-color-scheme:dark){:root{${variables(dark)}}}
-body{font-family:system-ui,sans-serif;background:var(--pc-background);margin:0;padding:32px 16px;color:var(--pc-text);line-height:1.45;overflow-wrap:anywhere}
-header.brand,main,footer{max-width:400px;margin:0 auto}header.brand{margin-bottom:16px;display:flex;align-items:center;gap:10px;font-weight:700;font-size:1.15em}
+body{font-family:system-ui,sans-serif;background:var(--pc-background);margin:0;padding:32px 16px;color:var(--pc-text);
+line-height:1.45;overflow-wrap:anywhere}
+header.brand,main,footer{max-width:400px;margin:0 auto}header.brand{margin-bottom:16px;display:flex;align-items:center;
+gap:10px;font-weight:700;font-size:1.15em}
 header.brand img{max-height:48px;max-width:220px}header.brand a{color:inherit;text-decoration:none}
 main{background:var(--pc-surface);border-radius:8px;padding:28px;box-shadow:0 1px 4px rgba(0,0,0,.15)}
 h1{font-size:1.3em;margin:0 0 16px}label{display:block;margin:12px 0 4px;font-weight:600}
-input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:8px;border:1px solid var(--pc-border);border-radius:4px;font-size:1em;background:var(--pc-surface);color:var(--pc-text)}
-button{margin-top:18px;padding:9px 18px;border:1px solid var(--pc-primary);border-radius:4px;font-size:1em;cursor:pointer;background:var(--pc-primary);color:var(--pc-on-primary)}
-button.secondary{background:transparent;color:var(--pc-text);border-color:var(--pc-border);margin-left:8px}form.inline{display:inline}
+input[type=email],input[type=password],input[type=text]{width:100%;box-sizing:border-box;padding:8px;
+border:1px solid var(--pc-border);border-radius:4px;font-size:1em;background:var(--pc-surface);color:var(--pc-text)}
+button{margin-top:18px;padding:9px 18px;border:1px solid var(--pc-primary);border-radius:4px;font-size:1em;
+cursor:pointer;background:var(--pc-primary);color:var(--pc-on-primary)}
+button.secondary{background:transparent;color:var(--pc-text);border-color:var(--pc-border);margin-left:8px}
+form.inline{display:inline}
 a{color:var(--pc-primary)}:focus-visible{outline:3px solid var(--pc-primary);outline-offset:2px}
 .error{background:var(--pc-error-background);color:var(--pc-error);padding:10px;border-radius:4px}
 .hint,.small,footer{color:var(--pc-muted);font-size:.88em}.hint{margin:4px 0 0}footer{margin-top:16px;text-align:center}

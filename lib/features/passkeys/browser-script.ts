@@ -32,7 +32,8 @@ export const PASSKEY_SCRIPT = `(function () {
     return (list || []).map(function (c) { return { type: c.type, id: dec(c.id), transports: c.transports }; });
   }
   function creation(o) {
-    var p = Object.assign({}, o, { challenge: dec(o.challenge), user: Object.assign({}, o.user, { id: dec(o.user.id) }) });
+    var p = Object.assign({}, o, { challenge: dec(o.challenge), user: Object.assign({}, o.user,
+      { id: dec(o.user.id) }) });
     p.excludeCredentials = withIds(o.excludeCredentials);
     return p;
   }
@@ -43,7 +44,8 @@ export const PASSKEY_SCRIPT = `(function () {
   }
   function toJSON(cred) {
     var r = cred.response;
-    var out = { id: cred.id, rawId: enc(cred.rawId), type: cred.type, clientExtensionResults: cred.getClientExtensionResults(), response: { clientDataJSON: enc(r.clientDataJSON) } };
+    var out = { id: cred.id, rawId: enc(cred.rawId), type: cred.type,
+      clientExtensionResults: cred.getClientExtensionResults(), response: { clientDataJSON: enc(r.clientDataJSON) } };
     if (cred.authenticatorAttachment) out.authenticatorAttachment = cred.authenticatorAttachment;
     if (r.attestationObject) {
       out.response.attestationObject = enc(r.attestationObject);
@@ -60,7 +62,8 @@ export const PASSKEY_SCRIPT = `(function () {
     if (!el) return;
     var messages = {};
     try { messages = JSON.parse(form.getAttribute('data-messages') || '{}'); } catch (e) { /* keep none */ }
-    var key = err && err.name === 'InvalidStateError' ? 'exists' : err && err.name === 'NotAllowedError' ? 'cancelled' : 'failed';
+    var key = err && err.name === 'InvalidStateError' ? 'exists' : err && err.name === 'NotAllowedError' ? 'cancelled'
+      : 'failed';
     el.textContent = messages[key] || messages.failed || '';
     el.hidden = false;
     var button = form.querySelector('button');
@@ -75,7 +78,8 @@ export const PASSKEY_SCRIPT = `(function () {
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       var options = creation(JSON.parse(form.getAttribute('data-options')));
-      navigator.credentials.create({ publicKey: options }).then(function (cred) { send(form, cred); }, function (err) { say(form, err); });
+      navigator.credentials.create({ publicKey: options }).then(function (cred) { send(form, cred); },
+        function (err) { say(form, err); });
     });
   });
   document.querySelectorAll('form[data-passkey=get]').forEach(function (form) {
@@ -101,8 +105,10 @@ export const PASSKEY_SCRIPT = `(function () {
       event.preventDefault();
       run(false);
     });
-    if (form.hasAttribute('data-conditional') && typeof PublicKeyCredential.isConditionalMediationAvailable === 'function') {
-      PublicKeyCredential.isConditionalMediationAvailable().then(function (available) { if (available) run(true); }, function () {});
+    if (form.hasAttribute('data-conditional')
+      && typeof PublicKeyCredential.isConditionalMediationAvailable === 'function') {
+      PublicKeyCredential.isConditionalMediationAvailable().then(function (available) { if (available) run(true); },
+        function () {});
     }
   });
 })();
