@@ -160,7 +160,10 @@ function homeBody(v: AccountHomeView): SafeHtml {
   const { t } = v.ui;
   const a = v.actions;
   return html`<h1>${t.t('home.title')}</h1>
-${section(t.t('home.profile'), html`<dl id="profile">${v.profile.map(([k, value]) => html`<dt>${k}</dt><dd>${value}</dd>`)}</dl>`)}
+${section(
+  t.t('home.profile'),
+  html`<dl id="profile">${v.profile.map(([k, value]) => html`<dt>${k}</dt><dd>${value}</dd>`)}</dl>`,
+)}
 ${section(
   t.t('home.email'),
   html`<p id="email">${v.email}</p>${

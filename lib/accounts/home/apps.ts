@@ -52,7 +52,9 @@ ${
     ? html`<p class="app-domain">${t.t('account.apps.domain', { domain: app.domains.join(', ') })}</p>`
     : ''
 }
-<p>${t.t('account.apps.canDo')}</p><ul class="app-scopes">${app.scopes.map((s) => html`<li data-scope="${s}">${scopeWords(ui, deps, s)}</li>`)}</ul>
+<p>${t.t('account.apps.canDo')}</p><ul class="app-scopes">${app.scopes.map(
+            (s) => html`<li data-scope="${s}">${scopeWords(ui, deps, s)}</li>`,
+          )}</ul>
 ${button(action, csrfToken, t.t('account.apps.revoke'), `revoke-${i}`, true, { app: handleOf(app.clientId) })}</li>`,
         )}</ul>`;
   return section(t.t('account.apps.title'), html`<p>${t.t('account.apps.intro')}</p>${body}`, 'apps');

@@ -45,7 +45,11 @@ export function button(
   secondary = false,
   fields: Record<string, string> = {},
 ): SafeHtml {
-  return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrfToken}">${Object.entries(fields).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}<button type="submit" id="${id}"${secondary ? raw(' class="secondary"') : ''}>${label}</button></form>`;
+  const hidden = [['csrf', csrfToken], ...Object.entries(fields)].map(
+    ([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`,
+  );
+  const submit = html`<button type="submit" id="${id}"${secondary ? raw(' class="secondary"') : ''}>${label}</button>`;
+  return html`<form method="post" action="${action}">${hidden}${submit}</form>`;
 }
 
 /**

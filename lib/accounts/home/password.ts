@@ -36,6 +36,15 @@ export interface PasswordSectionDeps {
 type Problem = { field: 'current' | 'new'; text: string };
 
 /**
+ * A required password input: `name` is `current_password` or `new_password`; its id and autocomplete are the
+ * name with `-` for `_` (`current-password`, `new-password`), then the attributes of `more` (escaped already).
+ */
+function passwordInput(name: 'current_password' | 'new_password', more: SafeHtml): SafeHtml {
+  const id = name.replace('_', '-');
+  return html`<input id="${id}" type="password" name="${name}" required autocomplete="${id}"${more}>`;
+}
+
+/**
  * The password change form (`#password-form`): `current_password` (autocomplete `current-password`) and
  * `new_password` (`new-password`, the password rule as its hint). With `problem`, its text is shown as an alert
  * and the field it is about gets `aria-invalid` and the focus.
@@ -47,8 +56,14 @@ function passwordForm(ui: PageUi, action: string, csrfToken: string, min: number
   return html`${problem ? html`<p class="error" role="alert" id="password-error">${problem.text}</p>` : ''}
 <form method="post" action="${action}" id="password-form">
 <input type="hidden" name="csrf" value="${csrfToken}">
-<label for="current-password">${t.t('account.changePassword.current')}</label><input id="current-password" type="password" name="current_password" required autocomplete="current-password" maxlength="${MAX_PASSWORD_LENGTH}"${invalid('current')}>
-<label for="new-password">${t.t('account.changePassword.new')}</label><input id="new-password" type="password" name="new_password" required autocomplete="new-password" minlength="${min}" maxlength="${MAX_PASSWORD_LENGTH}" aria-describedby="new-password-hint"${invalid('new')}>
+<label for="current-password">${t.t('account.changePassword.current')}</label>${passwordInput(
+    'current_password',
+    html` maxlength="${MAX_PASSWORD_LENGTH}"${invalid('current')}`,
+  )}
+<label for="new-password">${t.t('account.changePassword.new')}</label>${passwordInput(
+    'new_password',
+    html` minlength="${min}" maxlength="${MAX_PASSWORD_LENGTH}" aria-describedby="new-password-hint"${invalid('new')}`,
+  )}
 <p class="hint" id="new-password-hint">${t.t('account.passwordRule', { min })}</p>
 <button type="submit" id="change-password-submit">${t.t('account.changePassword.submit')}</button>
 </form>`;
@@ -59,7 +74,9 @@ export function passwordSection(ctx: Context, deps: PasswordSectionDeps, csrfTok
   const ui = uiOf(ctx);
   const form = passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength);
   const forgot = deps.resetUrl
-    ? html`<p><a id="change-password" href="${mountedPath(ctx, deps.resetUrl)}">${ui.t.t('account.changePassword.forgot')}</a></p>`
+    ? html`<p><a id="change-password" href="${mountedPath(ctx, deps.resetUrl)}">${ui.t.t(
+        'account.changePassword.forgot',
+      )}</a></p>`
     : '';
   return section(ui.t.t('account.changePassword.title'), html`${form}${forgot}`, 'password');
 }
@@ -74,10 +91,11 @@ function showProblem(
 ): void {
   renderPage(ctx, status, (nonce, ui) => {
     const title = ui.t.t('account.changePassword.title');
+    const form = passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength, problem);
     return layout(
       nonce,
       title,
-      html`<h1>${title}</h1>${passwordForm(ui, mountedPath(ctx, HOME_PATHS.password), csrfToken, deps.passwordMinLength, problem)}
+      html`<h1>${title}</h1>${form}
 <p><a id="back" href="${mountedPath(ctx, HOME_PATHS.home)}">${ui.t.t('account.home.back')}</a></p>`,
       ui,
     );

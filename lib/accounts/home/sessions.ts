@@ -76,7 +76,11 @@ export async function sessionsSection(
     return html`<li class="session"><strong class="session-device">${deviceWords(t, s.device)}</strong>${
       self ? html` <span class="this-device">${t.t('account.sessions.thisDevice')}</span>` : ''
     }
-<p><span class="session-time">${t.t('account.sessions.signedIn', { time: `${when.format(new Date(s.loginTs * 1000))} UTC` })}</span>${s.device?.ip ? html` · <span class="session-ip">${t.t('account.sessions.ip', { ip: s.device.ip })}</span>` : ''}</p>
+<p><span class="session-time">${t.t('account.sessions.signedIn', {
+      time: `${when.format(new Date(s.loginTs * 1000))} UTC`,
+    })}</span>${
+      s.device?.ip ? html` · <span class="session-ip">${t.t('account.sessions.ip', { ip: s.device.ip })}</span>` : ''
+    }</p>
 ${
   self
     ? ''
