@@ -57,9 +57,13 @@ export function mfaAccountSection(deps: MfaSectionDeps): AccountSection {
         totpRemove: at(MFA_PATHS.totpRemove),
         recoveryCodes: at(MFA_PATHS.recoveryCodes),
       };
+      const totpStatus = html`<p id="totp-status">${t.t(status.totp ? 'home.totpOn' : 'home.totpOff')}</p>`;
       const body = status.totp
-        ? html`<p id="totp-status">${t.t('home.totpOn')}</p><p id="recovery-left">${left(status.recoveryCodesLeft)}</p>${button(actions.recoveryCodes, csrfToken, t.t('home.recoveryNew'), 'recovery-new', true)}${button(actions.totpRemove, csrfToken, t.t('home.totpRemove'), 'totp-remove', true)}`
-        : html`<p id="totp-status">${t.t('home.totpOff')}</p>${button(actions.totpAdd, csrfToken, t.t('home.totpAdd'), 'totp-add')}`;
+        ? html`${totpStatus}<p id="recovery-left">${left(status.recoveryCodesLeft)}</p>${[
+            button(actions.recoveryCodes, csrfToken, t.t('home.recoveryNew'), 'recovery-new', true),
+            button(actions.totpRemove, csrfToken, t.t('home.totpRemove'), 'totp-remove', true),
+          ]}`
+        : html`${totpStatus}${button(actions.totpAdd, csrfToken, t.t('home.totpAdd'), 'totp-add')}`;
       return {
         html: section(t.t('home.twoStep'), body),
         view: { totp: { on: status.totp, recoveryCodesLeft: status.recoveryCodesLeft }, actions },

@@ -1,4 +1,4 @@
-import { html, raw } from '../../ui/html.js';
+import { html, raw, type SafeHtml } from '../../ui/html.js';
 import { layout } from '../../http/pages.js';
 import type { CodeView, EnrolView, PageUi, RecoveryView } from '../../ui/templates.js';
 import { pageBody, uiOf } from '../../ui/ui.js';
@@ -14,6 +14,11 @@ export type { CodeView, EnrolView, RecoveryView } from '../../ui/templates.js';
 /** The UI of a page rendered without a request (defaults, English). */
 const noRequestUi = (): PageUi => uiOf({ req: { headers: {} } as never });
 
+/** The focused one-time-code field `code` (`#code`), then the attributes of `more` (escaped already). */
+function codeInput(more: SafeHtml): SafeHtml {
+  return html`<input id="code" type="text" name="code" required autofocus autocomplete="one-time-code"${more}>`;
+}
+
 /** The second step of a sign-in: field `code` (TOTP or recovery code). */
 export function codePage(v: CodeView): string {
   const ui = v.ui ?? noRequestUi();
@@ -28,7 +33,7 @@ ${v.clientName ? html`<p>${t.html('login.continueTo', { client: html`<strong>${v
 ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 <form method="post" action="${v.action}">
 <input type="hidden" name="csrf" value="${v.csrfToken}">
-<label for="code">${t.t('mfa.code.label')}</label><input id="code" type="text" name="code" required autofocus autocomplete="one-time-code" inputmode="text" maxlength="32">
+<label for="code">${t.t('mfa.code.label')}</label>${codeInput(html` inputmode="text" maxlength="32"`)}
 <button type="submit">${t.t('mfa.code.submit')}</button>
 </form>
 ${v.passkey ?? ''}`,
@@ -40,6 +45,7 @@ ${v.passkey ?? ''}`,
 export function enrolPage(v: EnrolView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
+  const digits = html` inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7"`;
   const body = pageBody(
     ui,
     'totpEnrol',
@@ -54,7 +60,7 @@ ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
 <input type="hidden" name="csrf" value="${v.csrfToken}">
 <input type="hidden" name="enrolment" value="${v.sealed}">
 ${Object.entries(v.hidden ?? {}).map(([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`)}
-<label for="code">${t.t('mfa.code.label')}</label><input id="code" type="text" name="code" required autofocus autocomplete="one-time-code" inputmode="numeric" pattern="[0-9 ]{6,7}" maxlength="7">
+<label for="code">${t.t('mfa.code.label')}</label>${codeInput(digits)}
 <button type="submit">${t.t('mfa.enrol.submit')}</button>
 </form>`,
   );
