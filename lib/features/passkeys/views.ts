@@ -48,23 +48,32 @@ export function passkeyListPage(v: PasskeyListView): string {
   const { t } = v.ui;
   const tx = (key: Exclude<Extract<MessageKey, `passkey.list.${string}`>, 'passkey.list.defaultName'>) => t.t(key);
   const at = (path: string) => (v.mount ?? '') + path;
+  const never = tx('passkey.list.never');
+  const secondary = (label: string) => html`<button type="submit" class="secondary">${label}</button>`;
   const item = (p: StoredPasskey) => html`<li class="passkey" data-credential-id="${p.credentialId}">
 <strong class="passkey-name">${p.name}</strong>${
     p.deviceType === 'multiDevice' ? html` <small>(${tx('passkey.list.synced')})</small>` : ''
   }<br>
-<small>${tx('passkey.list.created')}: <span class="created">${date(p.createdAt, tx('passkey.list.never'))}</span> · ${tx('passkey.list.lastUsed')}: <span class="last-used">${date(p.lastUsedAt, tx('passkey.list.never'))}</span> · ${tx('passkey.list.signatures')}: <span class="counter">${p.counter}</span></small>
+<small>${[
+    html`${tx('passkey.list.created')}: <span class="created">${date(p.createdAt, never)}</span> · `,
+    html`${tx('passkey.list.lastUsed')}: <span class="last-used">${date(p.lastUsedAt, never)}</span> · `,
+    html`${tx('passkey.list.signatures')}: <span class="counter">${p.counter}</span>`,
+  ]}</small>
 <form method="post" action="${at(PASSKEY_PATHS.rename)}" class="rename"><input type="hidden" name="csrf" value="${
     v.csrfToken
   }"><input type="hidden" name="credential_id" value="${p.credentialId}">
 <label>${tx('passkey.list.nameLabel')} <input type="text" name="name" value="${
     p.name
-  }" maxlength="64" required autocomplete="off"></label><button type="submit" class="secondary">${tx('passkey.list.rename')}</button></form>
+  }" maxlength="64" required autocomplete="off"></label>${secondary(tx('passkey.list.rename'))}</form>
 <form method="post" action="${at(PASSKEY_PATHS.remove)}" class="delete"><input type="hidden" name="csrf" value="${
     v.csrfToken
-  }"><input type="hidden" name="credential_id" value="${
-    p.credentialId
-  }"><button type="submit" class="secondary">${tx('passkey.list.remove')}</button></form>
+  }"><input type="hidden" name="credential_id" value="${p.credentialId}">${secondary(tx('passkey.list.remove'))}</form>
 </li>`;
+  const register = at(PASSKEY_PATHS.register);
+  const options = JSON.stringify(v.creationOptions);
+  const defaultName = t.t('passkey.list.defaultName', { number: v.passkeys.length + 1 });
+  const nameAttributes = html` maxlength="64" value="${defaultName}" autocomplete="off"`;
+  const nameInput = html`<input id="passkey-name" type="text" name="name"${nameAttributes}>`;
   return layout(
     v.nonce,
     tx('passkey.list.title'),
@@ -80,10 +89,10 @@ ${
     : html`<p id="no-passkeys">${tx('passkey.list.none')}</p>`
 }
 <h2>${tx('passkey.list.addTitle')}</h2>
-<form method="post" action="${at(PASSKEY_PATHS.register)}" id="passkey-register" data-passkey="create" data-options="${JSON.stringify(v.creationOptions)}"
+<form method="post" action="${register}" id="passkey-register" data-passkey="create" data-options="${options}"
  data-error="passkey-error" data-messages="${scriptMessages(v.ui, true)}" hidden>
 <input type="hidden" name="csrf" value="${v.csrfToken}"><input type="hidden" name="credential" value="">
-<label for="passkey-name">${tx('passkey.list.nameLabel')}</label><input id="passkey-name" type="text" name="name" maxlength="64" value="${t.t('passkey.list.defaultName', { number: v.passkeys.length + 1 })}" autocomplete="off">
+<label for="passkey-name">${tx('passkey.list.nameLabel')}</label>${nameInput}
 <button type="submit" id="add-passkey">${tx('passkey.list.add')}</button>
 </form>
 <p><a id="back" href="${at(HOME_PATHS.home)}">${tx('passkey.list.back')}</a></p>
