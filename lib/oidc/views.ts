@@ -22,6 +22,10 @@ function clientLabel(name: string, domain?: string): SafeHtml {
 export function loginPage(v: LoginView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
+  const focus = v.focusPassword ? html` autofocus` : '';
+  const described = v.error ? html` aria-describedby="login-error"` : '';
+  const passwordAttributes = html` autocomplete="current-password"${focus}${described}`;
+  const passwordInput = html`<input id="password" type="password" name="password" required${passwordAttributes}>`;
   const body = pageBody(
     ui,
     'login',
@@ -34,7 +38,7 @@ ${v.error ? html`<p class="error" role="alert" id="login-error">${v.error}</p>` 
 <label for="email">${t.t('login.email')}</label><input id="email" type="email" name="email" required autocomplete="${
       v.passkey ? 'username webauthn' : 'username'
     }"${v.focusPassword ? '' : html` autofocus`} value="${v.email ?? ''}">
-<label for="password">${t.t('login.password')}</label><input id="password" type="password" name="password" required autocomplete="current-password"${v.focusPassword ? html` autofocus` : ''}${v.error ? html` aria-describedby="login-error"` : ''}>
+<label for="password">${t.t('login.password')}</label>${passwordInput}
 <button type="submit">${t.t('login.submit')}</button>
 </form>
 ${v.passkey ?? ''}
@@ -59,6 +63,8 @@ ${
 export function consentPage(v: ConsentView): string {
   const ui = v.ui ?? noRequestUi();
   const { t } = ui;
+  const denyText = t.t('consent.deny');
+  const deny = html`<button type="submit" name="decision" value="deny" class="secondary">${denyText}</button>`;
   const body = pageBody(
     ui,
     'consent',
@@ -82,7 +88,7 @@ ${
 }
 <form method="post" action="${v.action}">
 <input type="hidden" name="csrf" value="${v.csrfToken}">
-<button type="submit" name="decision" value="allow">${t.t('consent.allow')}</button><button type="submit" name="decision" value="deny" class="secondary">${t.t('consent.deny')}</button>
+<button type="submit" name="decision" value="allow">${t.t('consent.allow')}</button>${deny}
 </form>
 ${
   v.switchAccountUrl
@@ -100,6 +106,7 @@ export function logoutPage(v: LogoutView): string {
   const { ui } = v;
   const { t } = ui;
   const product = ui.settings.productName;
+  const stay = html`<button type="submit" form="op.logoutForm" class="secondary">${t.t('logout.no')}</button>`;
   const body = pageBody(
     ui,
     'logout',
@@ -111,7 +118,7 @@ export function logoutPage(v: LogoutView): string {
         : t.t('logout.question', { product })
     }</p>
 ${v.form}
-<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>${t.t('logout.yes')}</button><button type="submit" form="op.logoutForm" class="secondary">${t.t('logout.no')}</button>`,
+<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>${t.t('logout.yes')}</button>${stay}`,
   );
   return layout(v.nonce, t.t('logout.title'), body, ui);
 }
