@@ -42,19 +42,11 @@ const signedInOf = (ctx: Context) => ctx.state.signedIn as SignedIn;
 const bindingOf = (ctx: Context) => `session:${signedInOf(ctx).sessionId}`;
 
 /**
- * `/account/passkeys` (WebAuthn Level 3 §7.1 registration, plus rename and delete) for the user signed in to
- * oidc-provider in this browser (the `/account` guard: a browser without a session is sent to sign in; a change
- * after `mfa.reauthenticateAfterSeconds` signs in again first), and `GET /account/passkeys/client.js`, the browser
- * script. Every form has a CSRF token; every change answers with a 303 back to the list (POST/redirect/GET),
- * which shows what happened. Adding or deleting a passkey goes through {@link FactorChanges}.
+ * The list page renderer of {@link passkeyAccountRoutes}: the page with the message `error` (a `passkey.list.*` key)
+ * when a change was refused, or the notice named by `?done=` after a change went through.
  */
-export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
-  const { passkeys, changes, home } = deps;
-  const signedIn = requireSignIn(home);
-  const change = accountChange(home, CSRF_SCOPE);
-
-  /** The list page, with the message `error` (a `passkey.list.*` key) when a change was refused. */
-  async function showList(ctx: Context, status = 200, error?: PlainKey): Promise<void> {
+function listPageOf({ passkeys, home }: PasskeyRouteDeps) {
+  return async function showList(ctx: Context, status = 200, error?: PlainKey): Promise<void> {
     const { account } = signedInOf(ctx);
     const [list, creationOptions] = await Promise.all([
       passkeys.list(account.id),
@@ -79,21 +71,40 @@ export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
         mount: mountedPath(ctx, ''),
       }),
     );
-  }
+  };
+}
 
-  function backToList(ctx: Context, done: keyof typeof NOTICES): void {
-    ctx.status = 303;
-    ctx.redirect(`${mountedPath(ctx, PASSKEY_PATHS.list)}?done=${done}`);
-  }
+/** The POST/redirect/GET answer of a change that went through: a 303 to the list, which shows `done`. */
+function backToList(ctx: Context, done: keyof typeof NOTICES): void {
+  ctx.status = 303;
+  ctx.redirect(`${mountedPath(ctx, PASSKEY_PATHS.list)}?done=${done}`);
+}
+
+/** `GET /account/passkeys/client.js`: the list page's browser script (a constant; cached for 5 minutes). */
+function servePasskeyScript(ctx: Context): void {
+  ctx.type = 'text/javascript; charset=utf-8';
+  ctx.set('Cache-Control', 'public, max-age=300');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+  ctx.body = PASSKEY_SCRIPT;
+}
+
+/**
+ * `/account/passkeys` (WebAuthn Level 3 §7.1 registration, plus rename and delete) for the user signed in to
+ * oidc-provider in this browser (the `/account` guard: a browser without a session is sent to sign in; a change
+ * after `mfa.reauthenticateAfterSeconds` signs in again first), and `GET /account/passkeys/client.js`, the browser
+ * script. Every form has a CSRF token; every change answers with a 303 back to the list (POST/redirect/GET),
+ * which shows what happened. Adding or deleting a passkey goes through {@link FactorChanges}.
+ */
+export function passkeyAccountRoutes(deps: PasskeyRouteDeps): Middleware {
+  const { passkeys, changes, home } = deps;
+  const signedIn = requireSignIn(home);
+  const change = accountChange(home, CSRF_SCOPE);
+
+  const showList = listPageOf(deps);
 
   const router = new Router();
-  router.get(PASSKEY_PATHS.script, function servePasskeyScript(ctx: Context) {
-    ctx.type = 'text/javascript; charset=utf-8';
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-    ctx.body = PASSKEY_SCRIPT;
-  });
+  router.get(PASSKEY_PATHS.script, servePasskeyScript);
   router.get(PASSKEY_PATHS.list, signedIn, function showPasskeys(ctx: Context) {
     return showList(ctx);
   });
