@@ -1,11 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ApolloServerPlugin, DocumentStore, GraphQLRequestListener } from '@apollo/server';
 import type { DocumentNode } from 'graphql';
-
-interface Stored {
-  document: DocumentNode;
-  chars: number;
-}
+import { BoundedLru } from './bounded-lru.js';
 
 /** The document the gate checked for this request, offered to Apollo's first store read once armed. */
 interface HandOff {
@@ -44,19 +40,15 @@ export const handOffPlugin: ApolloServerPlugin<never> = { requestDidStart: () =>
  * `executeOperation`, an entry evicted here but not from the gate's cache, lib/graphql/document-cache.ts).
  */
 export class ApolloDocumentStore implements DocumentStore {
-  private readonly byKey = new Map<string, Stored>();
-  private chars = 0;
-  /** Key of the most recently used entry (last in `byKey`): reading it again needs no reordering. */
-  private newest: string | undefined;
+  private readonly documents: BoundedLru<DocumentNode>;
 
   /**
    * @param maxEntries documents kept (default 1000).
    * @param maxChars characters of source text kept in all (default 2 MiB), so large documents evict sooner.
    */
-  constructor(
-    private readonly maxEntries = 1000,
-    private readonly maxChars = 2 * 1024 * 1024,
-  ) {}
+  constructor(maxEntries = 1000, maxChars = 2 * 1024 * 1024) {
+    this.documents = new BoundedLru(maxEntries, maxChars);
+  }
 
   async get(key: string): Promise<DocumentNode | undefined> {
     const offer = handOff.getStore();
@@ -69,36 +61,14 @@ export class ApolloDocumentStore implements DocumentStore {
       if (document) await this.set(key, document);
       return document;
     }
-    const stored = this.byKey.get(key);
-    if (stored && key !== this.newest) {
-      this.byKey.delete(key);
-      this.byKey.set(key, stored);
-      this.newest = key;
-    }
-    return stored?.document;
+    return this.documents.get(key);
   }
 
   async set(key: string, document: DocumentNode): Promise<void> {
-    const chars = document.loc?.source.body.length ?? 0;
-    if (chars > this.maxChars) return;
-    this.forget(key);
-    this.byKey.set(key, { document, chars });
-    this.newest = key;
-    this.chars += chars;
-    while (this.byKey.size > this.maxEntries || this.chars > this.maxChars)
-      this.forget(this.byKey.keys().next().value!);
+    this.documents.set(key, document, document.loc?.source.body.length ?? 0);
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.forget(key);
-  }
-
-  private forget(key: string): boolean {
-    const stored = this.byKey.get(key);
-    if (!stored) return false;
-    if (this.newest === key) this.newest = undefined;
-    this.byKey.delete(key);
-    this.chars -= stored.chars;
-    return true;
+    return this.documents.delete(key);
   }
 }

@@ -1,3 +1,4 @@
+import { BoundedLru } from './bounded-lru.js';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 
 /** What the document gate knows about one operation of a checked document: computed once per document. */
@@ -44,31 +45,24 @@ export interface CheckedDocument {
  *   here depends on how Apollo keys them.
  */
 export class DocumentCache {
-  private readonly byText = new Map<string, CheckedDocument>();
   /** Entries whose text Apollo is handed rewritten ({@link CheckedDocument.rewritten}), by that text. */
   private readonly byRewritten = new Map<string, CheckedDocument>();
-  private chars = 0;
-  /** The most recently used entry (last in `byText`): looking it up again needs no reordering. */
-  private newest: CheckedDocument | undefined;
+  private readonly byText: BoundedLru<CheckedDocument>;
 
   /**
    * @param maxEntries documents kept (default 1000).
    * @param maxChars characters of query text kept in all (default 2 MiB), so large documents evict sooner.
    */
-  constructor(
-    private readonly maxEntries = 1000,
-    private readonly maxChars = 2 * 1024 * 1024,
-  ) {}
+  constructor(maxEntries = 1000, maxChars = 2 * 1024 * 1024) {
+    this.byText = new BoundedLru(maxEntries, maxChars, (_text, entry) => {
+      if (entry.rewritten !== undefined && this.byRewritten.get(entry.rewritten) === entry)
+        this.byRewritten.delete(entry.rewritten);
+    });
+  }
 
   /** The checked document of this exact query text, marked as recently used; `undefined` when not known. */
   lookup(text: string): CheckedDocument | undefined {
-    const entry = this.byText.get(text);
-    if (entry && entry !== this.newest) {
-      this.byText.delete(text);
-      this.byText.set(text, entry);
-      this.newest = entry;
-    }
-    return entry;
+    return this.byText.get(text);
   }
 
   /** Whether this exact query text was checked (not marked as used: the gate's look-ahead before it charges). */
@@ -78,16 +72,8 @@ export class DocumentCache {
 
   /** Stores a document that passed every document-level check of the gate. */
   remember(entry: CheckedDocument): void {
-    if (entry.text.length > this.maxChars) return;
-    const old = this.byText.get(entry.text);
-    if (old) this.forget(old);
-    this.byText.set(entry.text, entry);
-    this.newest = entry;
-    if (entry.rewritten !== undefined) this.byRewritten.set(entry.rewritten, entry);
-    this.chars += entry.text.length;
-    while (this.byText.size > this.maxEntries || this.chars > this.maxChars) {
-      this.forget(this.byText.values().next().value!);
-    }
+    const kept = this.byText.set(entry.text, entry, entry.text.length);
+    if (kept && entry.rewritten !== undefined) this.byRewritten.set(entry.rewritten, entry);
   }
 
   /**
@@ -95,14 +81,6 @@ export class DocumentCache {
    * the rewritten one. Not marked as used (the gate did when it checked the request).
    */
   ofSource(source: string): CheckedDocument | undefined {
-    return this.byText.get(source) ?? (this.byRewritten.size > 0 ? this.byRewritten.get(source) : undefined);
-  }
-
-  private forget(entry: CheckedDocument): void {
-    if (this.newest === entry) this.newest = undefined;
-    this.byText.delete(entry.text);
-    if (entry.rewritten !== undefined && this.byRewritten.get(entry.rewritten) === entry)
-      this.byRewritten.delete(entry.rewritten);
-    this.chars -= entry.text.length;
+    return this.byText.peek(source) ?? (this.byRewritten.size > 0 ? this.byRewritten.get(source) : undefined);
   }
 }
