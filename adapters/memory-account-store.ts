@@ -8,7 +8,7 @@ import type {
 } from '../lib/core/account-store.js';
 import { PortcullisError } from '../lib/core/errors.js';
 import { canonicalEmail } from '../lib/core/email-address.js';
-import { hashPassword } from './password.js';
+import { hashPassword, seedPasswordHash } from './password.js';
 import {
   accountFromSeed,
   checkPassword,
@@ -47,7 +47,7 @@ export class MemoryAccountStore implements AccountStore {
   /** Adds an account; the clear-text password is hashed and dropped. */
   async add(seed: AccountSeed): Promise<Account> {
     const account = accountFromSeed(seed);
-    const stored = { account, passwordHash: await hashPassword(seed.password) };
+    const stored = { account, passwordHash: await seedPasswordHash(seed) };
     this.#byId.set(account.id, stored);
     this.#byEmail.set(seedKey(account.email), stored);
     return account;

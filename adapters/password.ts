@@ -1,10 +1,10 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { AccountSeed } from '../lib/core/account-store.js';
+import { ConfigError } from '../lib/core/errors.js';
+import { SCRYPT_COST, scryptCost } from '../lib/core/password-hash.js';
 
-/**
- * scrypt cost: N=2^15, r=8, p=1 (32 MiB, OWASP Password Storage Cheat Sheet minimum is N=2^17 for r=8 p=1 at 128 MiB;
- * 2^15 keeps tests and a 2-core host responsive).
- */
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+/** scrypt cost of new hashes: {@link SCRYPT_COST} (lib/core/password-hash.ts says why N=2^15). */
+const PARAMS = SCRYPT_COST;
 const KEY_LENGTH = 32;
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -24,13 +24,27 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-/** Constant-time check of `password` against a {@link hashPassword} result. Malformed hashes never match. */
+/**
+ * Constant-time check of `password` against a {@link hashPassword} result, with the cost the hash names. Malformed
+ * hashes, and hashes whose cost is out of bounds (`scryptCost` of lib/core/password-hash.ts), never match.
+ */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const cost = scryptCost(stored);
+  if (!cost) return false;
+  const [, , , , salt, hash] = stored.split('$') as [string, string, string, string, string, string];
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), cost);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * The stored hash of a seed account: its `passwordHash` as given (already checked by the option schema), else a
+ * new hash of its `password`. Throws a `ConfigError` (`ERR_CONFIG_INVALID`) for a seed with neither.
+ */
+export async function seedPasswordHash(seed: AccountSeed): Promise<string> {
+  if (seed.passwordHash !== undefined) return seed.passwordHash;
+  if (seed.password === undefined) throw new ConfigError('accounts[].password', 'or passwordHash is required');
+  return hashPassword(seed.password);
 }
 
 let dummyHash: Promise<string> | undefined;

@@ -15,7 +15,7 @@ import {
   nowSeconds,
   seedKey,
 } from './account-records.js';
-import { hashPassword } from './password.js';
+import { hashPassword, seedPasswordHash } from './password.js';
 import type { RedisConnection } from './redis-connection.js';
 import { migrateEmailIndex } from './redis-email-migration.js';
 import { RedisPasskeys, RedisSecondFactors } from './redis-account-credentials.js';
@@ -84,7 +84,7 @@ export class RedisAccountStore implements AccountStore {
     const store = new RedisAccountStore(storage);
     for (const s of seed) {
       const account = accountFromSeed(s);
-      await store.#write({ account, passwordHash: await hashPassword(s.password) });
+      await store.#write({ account, passwordHash: await seedPasswordHash(s) });
       await storage.run(() => storage.client.set(store.#emailKey(seedKey(account.email)), account.id));
     }
     return store;

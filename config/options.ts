@@ -22,6 +22,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { AccountStore } from '../lib/core/account-store.js';
 import type { Logger } from '../lib/core/logger.js';
 import type { Mailer } from '../lib/core/mailer.js';
+import { PASSWORD_HASH_PATTERN } from '../lib/core/password-hash.js';
 import type { Storage } from '../lib/core/storage.js';
 import { brandingOptions } from '../lib/features/branding/options.js';
 import { graphqlOptions } from '../lib/features/graphql/options.js';
@@ -176,12 +177,30 @@ const accountSchema = Type.Object(
   {
     id: maybe(Type.String({ minLength: 1, maxLength: 255 })),
     email: Type.String({ format: 'email' }),
-    password: Type.String({ minLength: 8, maxLength: 256 }),
+    password: maybe(Type.String({ minLength: 8, maxLength: 256 })),
+    passwordHash: maybe(
+      Type.String({
+        pattern: PASSWORD_HASH_PATTERN,
+        errorMessages: {
+          pattern:
+            'must be a hash made by `npx portcullis hash-password` (scrypt$N$r$p$salt$key, base64url parts; ' +
+            'lib/core/password-hash.ts)',
+        },
+      }),
+    ),
     email_verified: maybe(Type.Boolean()),
     roles: maybe(Type.Array(Type.String())),
     claims: maybe(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Exactly one of password and passwordHash: without passwordHash, password is required; never both.
+    // (`properties: {}` entries: ajv's strictRequired wants each required property declared beside it.)
+    if: { not: { properties: { passwordHash: {} }, required: ['passwordHash'] } },
+    then: { properties: { password: {} }, required: ['password'] },
+    not: { properties: { password: {}, passwordHash: {} }, required: ['password', 'passwordHash'] },
+    errorMessages: { not: 'has both password and passwordHash: keep one' },
+  },
 );
 
 const scopeSchema = Type.Object(
@@ -227,8 +246,13 @@ export const ConfigSchema = Type.Object(
       see: 'RFC 7591 §2',
     }),
     accounts: withDefault(Type.Array(accountSchema), [], {
-      description: 'Seed accounts of the in-memory store: `{ id?, email, password, email_verified?, roles?, claims? }`',
-      security: 'passwords hashed with scrypt at start-up, never kept in clear',
+      description:
+        'Seed accounts, written to the storage at start-up: `{ id?, email, password | passwordHash, ' +
+        'email_verified?, roles?, claims? }`, exactly one of `password` (clear text) and `passwordHash` (from ' +
+        '`npx portcullis hash-password`, scrypt)',
+      security:
+        'passwords hashed with scrypt at start-up, never kept in clear; `passwordHash` keeps clear text out of ' +
+        'the configuration; with NODE_ENV=production a `passwordHash` cheaper than N=2^15, r=8, p=1 is refused',
       see: 'OIDC Core §5.1',
     }),
     accountStore: optional(Type.Unsafe<AccountStore>({ type: 'object' }), {

@@ -5,8 +5,18 @@ import { CATALOG_ADMIN_SCOPE } from './catalog/schema.js';
 export const DEMO = Object.freeze({
   client: { id: 'demo-web', secret: 'demo-web-secret', redirectUri: 'http://localhost:8080/callback' },
   spa: { id: 'demo-spa', redirectUri: 'https://spa.demo.test/callback' },
-  alice: { email: 'alice@example.com', password: 'alice-demo-password' },
-  admin: { email: 'admin@example.com', password: 'admin-demo-password' },
+  // Each password with its hash (npx portcullis hash-password): the fixtures seed the hash, so a development server
+  // starts without spending a scrypt hash per account.
+  alice: {
+    email: 'alice@example.com',
+    password: 'alice-demo-password',
+    passwordHash: 'scrypt$32768$8$1$gFiOW08Jopgu5mJt0XmhLg$S4ce0MeX_7NTsWK43hAknYCQFR7sBVU_U9YWVXoRlow',
+  },
+  admin: {
+    email: 'admin@example.com',
+    password: 'admin-demo-password',
+    passwordHash: 'scrypt$32768$8$1$oDdvqazYJvZls2IIi5Yn8g$YBNe8HuwuzO4K7TzpaDV5n68rllRU2AlFOFJR1taR0k',
+  },
   initialAccessToken: 'demo-initial-access-token',
 });
 
@@ -44,14 +54,14 @@ export function demoFixtures(): Pick<
       {
         id: 'alice',
         email: DEMO.alice.email,
-        password: DEMO.alice.password,
+        passwordHash: DEMO.alice.passwordHash,
         email_verified: true,
         claims: { given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell', birthdate: '1852-05-04' },
       },
       {
         id: 'admin',
         email: DEMO.admin.email,
-        password: DEMO.admin.password,
+        passwordHash: DEMO.admin.passwordHash,
         email_verified: true,
         roles: ['admin'],
         claims: { given_name: 'Ada', family_name: 'Admin', name: 'Ada Admin' },

@@ -4,6 +4,8 @@
  *
  * - `portcullis keys [--alg RS256,ES256,EdDSA] [--out <file>] [--force]`: a new private JWKS (see {@link keysCommand});
  * - `portcullis cookie-key`: a random secret for `keys.cookies` / `PORTCULLIS_COOKIE_KEYS`;
+ * - `portcullis hash-password`: the hash of a password read from standard input, for `accounts[].passwordHash`
+ *   (see {@link hashPasswordCommand});
  * - `portcullis start --config <file>`: runs a server from a configuration file (or `PORTCULLIS_CONFIG`) and the
  *   environment (see {@link startCommand});
  * - `portcullis doctor [--config <file>] [--url <issuer>]`: checks a configuration (the file with the environment
@@ -21,6 +23,8 @@ export const USAGE = `usage:
   portcullis keys [--alg RS256,ES256,EdDSA] [--out FILE] [--force]
                         print a new private JWKS, or write it to FILE with mode 0600
   portcullis cookie-key print a new cookie-signing secret
+  portcullis hash-password
+                        print the hash (accounts[].passwordHash) of the password read from standard input
   portcullis start --config FILE.json|FILE.js
                         run a server from a configuration file (or PORTCULLIS_CONFIG=FILE) and the
                         environment; without PORT it listens on the port of an http://localhost issuer
@@ -43,6 +47,8 @@ export async function run(argv: string[], io: CommandIo): Promise<number> {
         if (rest.length) throw new UsageError(`unknown argument ${rest[0]}`);
         io.stdout(`${generateCookieKey()}\n`);
         return 0;
+      case 'hash-password':
+        return await (await import('./hash-password.js')).hashPasswordCommand(rest, io);
       case 'start':
         return await (await import('./start.js')).startCommand(rest, io);
       case 'doctor': {

@@ -11,6 +11,7 @@ import { STORAGE_METHODS } from '../core/storage.js';
 import { LOGGER_METHODS } from '../core/logger.js';
 import { ConfigError, type ConfigProblem } from '../core/errors.js';
 import { isHostAndPort } from '../core/host-syntax.js';
+import { meetsScryptCost, SCRYPT_COST, scryptCost } from '../core/password-hash.js';
 import { registrationPolicy } from '../oidc/registration-policy.js';
 import { checkClientAuthentication } from './client-auth.js';
 import { cloneData } from './merge.js';
@@ -21,6 +22,9 @@ const DEMO_VALUES = new Set([
   'demo-web-secret',
   'alice-demo-password',
   'admin-demo-password',
+  // The demo accounts' passwordHash (examples/demo-fixtures.ts).
+  'scrypt$32768$8$1$gFiOW08Jopgu5mJt0XmhLg$S4ce0MeX_7NTsWK43hAknYCQFR7sBVU_U9YWVXoRlow',
+  'scrypt$32768$8$1$oDdvqazYJvZls2IIi5Yn8g$YBNe8HuwuzO4K7TzpaDV5n68rllRU2AlFOFJR1taR0k',
   'demo-initial-access-token',
 ]);
 
@@ -70,6 +74,21 @@ export function checkInstances(config: ResolvedConfig): void {
   }
 }
 
+/** Seed accounts whose `passwordHash` costs less than the hashes Portcullis makes (`SCRYPT_COST`). */
+function cheapPasswordHashes(config: ResolvedConfig): ConfigProblem[] {
+  return config.accounts.flatMap((a, i) => {
+    const cost = a.passwordHash === undefined ? undefined : scryptCost(a.passwordHash);
+    if (!cost || meetsScryptCost(cost)) return [];
+    const least = `N=${SCRYPT_COST.N}, r=${SCRYPT_COST.r}, p=${SCRYPT_COST.p}`;
+    return [
+      {
+        path: `accounts[${i}].passwordHash`,
+        message: `NODE_ENV=production needs a hash of at least scrypt ${least}: make it with npx portcullis hash-password`,
+      },
+    ];
+  });
+}
+
 /**
  * Every refusal of the production guards, in one list (an operator fixes them all in one restart): the core's, then
  * each enabled feature's (`insecure`, e.g. `mfa.encryptionKey`, `selfService.signup`).
@@ -93,9 +112,11 @@ export function insecureProductionSettings(config: ResolvedConfig, features: rea
         'makes one)',
     });
   }
+  problems.push(...cheapPasswordHashes(config));
   const demoValue = [
     ...config.clients.map((c, i) => [`clients[${i}].client_secret`, c.client_secret] as const),
     ...config.accounts.map((a, i) => [`accounts[${i}].password`, a.password] as const),
+    ...config.accounts.map((a, i) => [`accounts[${i}].passwordHash`, a.passwordHash] as const),
     ['registration.initialAccessToken', config.registration?.initialAccessToken] as const,
   ].find(([, v]) => v !== undefined && DEMO_VALUES.has(v));
   if (config.demo || demoValue) {
@@ -226,6 +247,12 @@ export function checkEntries(config: ResolvedConfig): void {
   }
   uniqueBy(config.clients, (c) => c.client_id, 'clients');
   config.accounts.forEach((a, i) => {
+    if (a.passwordHash !== undefined && !scryptCost(a.passwordHash))
+      throw new ConfigError(
+        `accounts[${i}].passwordHash`,
+        "has a cost Portcullis does not check: N must be a power of two, p at most 16 and scrypt's memory " +
+          '(128·N·r bytes) at most 128 MiB',
+      );
     if (canonicalEmail(a.email) === undefined)
       throw new ConfigError(
         `accounts[${i}].email`,

@@ -110,12 +110,13 @@ function wordsOr(words: readonly string[]): string {
 
 /**
  * Every problem ajv found (`allErrors`, `verbose`), in the order of the input, as option paths and messages: the
- * alternatives of an `anyOf` reduced to the one that applies, several messages for one path joined with `; `, no
+ * alternatives of an `anyOf` reduced to the one that applies, a conditional (`if`/`then`) by its branch's errors, several messages for one path joined with `; `, no
  * duplicate. Never empty.
  */
 export function schemaProblems(errors: readonly ErrorObject[]): ConfigProblem[] {
   const byPath = new Map<string, string[]>();
-  for (const item of resolveAlternatives(errors)) {
+  // A failed `if`/`then` says only `must match "then" schema`: the errors of its `then` say what is missing.
+  for (const item of resolveAlternatives(errors.filter((e) => e.keyword !== 'if'))) {
     const { path, message } = 'schemaPath' in item ? describe(item) : item;
     const messages = byPath.get(path) ?? [];
     if (!messages.includes(message)) messages.push(message);

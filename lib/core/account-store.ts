@@ -24,14 +24,20 @@ export interface NewAccount {
 
 /**
  * A seed account, as the `accounts` option holds it (the option schema, `config/options.ts`, validates it): a
- * storage's {@link Storage.accountStore} writes these at start-up, hashing each password (scrypt).
+ * storage's {@link Storage.accountStore} writes these at start-up, with exactly one of `password` (hashed then,
+ * scrypt) or `passwordHash` (stored as given).
  */
 export interface AccountSeed {
   /** Subject; without it, one derived from the e-mail address (stable across instances). */
   id?: string;
   email: string;
-  /** Clear text; hashed at start-up, never stored. */
-  password: string;
+  /** Clear text; hashed at start-up, never stored. Exactly one of `password` and `passwordHash`. */
+  password?: string;
+  /**
+   * A hash made by `hashPassword` (or `npx portcullis hash-password`): `scrypt$N$r$p$salt$key`
+   * (lib/core/password-hash.ts), stored as it is, so no clear-text password sits in the configuration.
+   */
+  passwordHash?: string;
   email_verified?: boolean;
   roles?: readonly string[];
   /** OpenID Connect Core §5.1 claims; `sub`, `email` and `email_verified` are ignored here. */

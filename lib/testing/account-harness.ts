@@ -18,15 +18,19 @@ export interface AccountStoreHarness {
   leaveIndexEntry?(email: string, id: string): Promise<void>;
 }
 
-/** The seed every case's store holds: alice (`alice-demo-password`), verified. */
+/**
+ * The seed every case's store holds, one account per form of seed: alice (`alice-demo-password`, verified) given
+ * by `passwordHash`, and seeded (`seeded-clear-password`, unverified) given by a clear `password` the store hashes.
+ */
 export const CONFORMANCE_SEED: readonly AccountSeed[] = Object.freeze([
   {
     id: 'alice',
     email: 'alice@example.com',
-    password: 'alice-demo-password',
+    passwordHash: 'scrypt$32768$8$1$gFiOW08Jopgu5mJt0XmhLg$S4ce0MeX_7NTsWK43hAknYCQFR7sBVU_U9YWVXoRlow',
     email_verified: true,
     claims: { given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell' },
   },
+  { id: 'seeded', email: 'seeded@example.com', password: 'seeded-clear-password' },
 ]);
 
 /** The fixture of an account-store case: the harness with `leaveIndexEntry` always callable. */
