@@ -7,7 +7,7 @@ import {
   type Feature,
   type PortcullisConfig,
 } from '../../lib/index.js';
-import { ConfigSchema } from '../../config/options.js';
+import { ConfigSchema, DefaultKind } from '../../config/options.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { errorOf } from '../helpers/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -203,4 +203,27 @@ test("the server's own derived defaults apply whatever the list: their options a
   expect(config.selfService.signup).toBe(true);
   expect(typeof config.passkeys.enabled).toBe('boolean');
   expect(config.passkeys.secondFactor).toBe(config.mfa.enabled);
+});
+
+/** The dotted paths of the schema's `derived` options (object members only: no derived option is in an array). */
+function derivedPaths(node: { properties?: Record<string, unknown> }, path = ''): string[] {
+  return Object.entries(node.properties ?? {}).flatMap(([key, child]) => {
+    const at = path ? `${path}.${key}` : key;
+    const kind = (child as { [DefaultKind]?: string })[DefaultKind];
+    return [...(kind === 'derived' ? [at] : []), ...derivedPaths(child as typeof node, at)];
+  });
+}
+
+test("every derived option of the schema is set once loaded: some feature's `defaults` completes it", () => {
+  const paths = derivedPaths(ConfigSchema);
+  expect(paths.sort()).toEqual([
+    'graphql.resource',
+    'passkeys.enabled',
+    'passkeys.secondFactor',
+    'registration.enabled',
+    'selfService.signup',
+  ]);
+  const config = load({ graphql: { path: '/graphql', typeDefs: 'type Query { a: Int }' } }, defaultFeatures);
+  const at = (path: string) => path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], config);
+  for (const path of paths) expect([path, typeof at(path)]).toEqual([path, expect.stringMatching(/boolean|string/)]);
 });
