@@ -3,8 +3,8 @@
  * (`lib/features/<id>/options.ts`), so that one convention holds for all of them. A node with a `description` is one
  * option (one row of the option reference); a node with a `title` is a section that only groups options. A literal
  * default is the JSON Schema `default` keyword (ajv fills it in); a default that depends on the environment or
- * another option is `derived` and resolved by `loadConfig`, with `defaultText` saying how. Sections are created
- * empty when missing, so the defaults of their members apply.
+ * another option is `derived` and resolved by its feature's `defaults` (run by `loadConfig`), with `defaultText`
+ * saying how. Sections are created empty when missing, so the defaults of their members apply.
  *
  * This file imports nothing of ours: a feature's option slice imports it (and types of lib/core and lib/ui) only,
  * which is what lets config/options.ts compose the slices (see .dependency-cruiser.cjs).

@@ -3,7 +3,7 @@
  * options and the features' slices, `lib/features/<id>/options.ts`), where each option's meaning, default, unit,
  * security effect and standard are written once. The names below are the public ones.
  */
-import type { PortcullisConfigInput, PrivateJwks, ResolvedOptions } from './options.js';
+import type { PortcullisConfigInput, PrivateJwks, ResolvedOptions, ValidatedOptions } from './options.js';
 
 export type { PrivateJwks } from './options.js';
 
@@ -67,4 +67,13 @@ export type ResolvedConfig = Readonly<
     /** `NODE_ENV=production`. */
     production: boolean;
   }
+>;
+
+/**
+ * The configuration as the features' `defaults` see it (lib/core/feature.ts), inside `loadConfig`: validated, the
+ * literal defaults filled in, signing keys read and `production` set, but the derived defaults (`derived` in the
+ * option schema) possibly unset: each feature completes its own.
+ */
+export type ValidatedConfig = Readonly<
+  Omit<ValidatedOptions, 'keys' | 'storage'> & Pick<ResolvedConfig, 'keys' | 'storage' | 'production'>
 >;

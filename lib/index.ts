@@ -37,6 +37,7 @@ export type {
   StorageConfig,
   PrivateJwks,
   ResolvedConfig,
+  ValidatedConfig,
   SelfServiceConfig,
   MailConfig,
   AccountLimitsConfig,

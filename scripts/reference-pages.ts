@@ -8,9 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { DEFAULTS, optionsTable } from '../config/defaults.js';
-import { ACCOUNT_PATHS, HOME_PATHS } from '../lib/accounts/paths.js';
-import { MFA_PATHS } from '../lib/features/mfa/paths.js';
-import { PASSKEY_PATHS } from '../lib/features/passkeys/paths.js';
+import { defaultFeatures } from '../lib/features/index.js';
 import { GraphqlErrorCode } from '../lib/graphql/errors.js';
 import {
   DISCOVERY_PATHS,
@@ -186,20 +184,24 @@ export function errorsPage(): ReferencePage {
 }
 
 /**
- * docs/reference/routes.md: every path the authorization server serves, from lib/http/paths.ts and
- * lib/accounts/paths.ts.
+ * docs/reference/routes.md: every path the authorization server serves, from lib/http/paths.ts and the `pages` the
+ * server's own features declare (lib/features/index.ts), in the order of their paths so that the list of features
+ * does not order them.
  */
 export function routesPage(): ReferencePage {
   const names = new Map(Object.entries(PROVIDER_ROUTES).map(([name, path]) => [path as string, name]));
   const methods = (set: Iterable<string>) => [...set].map((m) => `\`${m}\``).join(', ');
-  const pathList = (paths: Readonly<Record<string, string>>) =>
-    Object.entries(paths).map(([name, path]) => `| \`${path}\` | \`${name}\` |`);
+  const pathList = (paths: Iterable<readonly [string, string]>) =>
+    [...paths].map(([name, path]) => `| \`${path}\` | \`${name}\` |`);
+  const pages = defaultFeatures
+    .flatMap((feature) => Object.entries(feature.pages ?? {}))
+    .sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     path: 'docs/reference/routes.md',
     markdown: [
       '# Routes',
       '',
-      GENERATED('lib/http/paths.ts, lib/accounts/paths.ts and lib/ui/ui.ts'),
+      GENERATED("lib/http/paths.ts, the features' `pages` and lib/ui/ui.ts"),
       '',
       "Every path below is under the issuer's path (`/auth/token` for `issuer: 'https://example.com/auth'`), but for",
       "GraphQL (`graphql.path` is absolute on the host) and RFC 8414's path-inserted metadata (at the host's root).",
@@ -226,7 +228,7 @@ export function routesPage(): ReferencePage {
       '',
       '| path | |',
       '|---|---|',
-      ...pathList(HEALTH_PATHS),
+      ...pathList(Object.entries(HEALTH_PATHS)),
       '',
       '## Pages',
       '',
@@ -234,10 +236,7 @@ export function routesPage(): ReferencePage {
       '',
       '| path | page or action |',
       '|---|---|',
-      ...pathList(ACCOUNT_PATHS),
-      ...pathList(HOME_PATHS),
-      ...pathList(MFA_PATHS),
-      ...pathList(PASSKEY_PATHS),
+      ...pathList(pages),
       '',
       '## GraphQL',
       '',

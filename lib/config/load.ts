@@ -3,7 +3,6 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigSchema, OPTION_KEYWORDS, type ValidatedOptions } from '../../config/options.js';
 import { defaultFeatures } from '../features/index.js';
-import { passkeysDefaults } from '../features/passkeys/checks.js';
 import type { Feature } from '../kernel/types.js';
 import { ConfigError } from '../core/errors.js';
 import {
@@ -16,7 +15,7 @@ import {
 import { checkSigningKeys, readSigningKeys } from '../oidc/keys.js';
 import { cloneData, isPlainObject } from './merge.js';
 import { schemaProblems } from './schema-errors.js';
-import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js';
+import type { PortcullisConfig, ResolvedConfig, ValidatedConfig } from '../../config/types.js';
 
 // `useDefaults` fills every literal default of the option schema into the (cloned) input while validating; sections
 // are created empty first, so defaults apply at every depth and a partial section keeps its other members.
@@ -91,8 +90,8 @@ function deepFreeze<T>(value: T): T {
  * returns a frozen copy; the caller's object is never mutated. Objects merge member by member at every depth;
  * arrays and maps (`clients`, `scopes`, `graphql.limits.fieldCosts`) replace the default as a whole.
  *
- * Then the checks: the core's, and those of each feature the configuration turns on (its `check`, and with
- * `NODE_ENV=production` its `insecure`).
+ * Then the derived defaults, each feature its own options' (its `defaults`), and the checks: the core's, and those of
+ * each feature the configuration turns on (its `check`, and with `NODE_ENV=production` its `insecure`).
  *
  * @param env `NODE_ENV` (production guards, `selfService.signup` default) and `PORTCULLIS_DEV_MAILBOX`
  *   (`mail.mailbox` default).
@@ -119,9 +118,8 @@ export function loadConfig(
   if (!validate(candidate)) throw ConfigError.of(schemaProblems(validate.errors ?? []), 'ERR_CONFIG_INVALID');
   checkIssuerPath(candidate.issuer);
 
-  // Defaults derived from other options or the environment (`derived` in the option schema).
-  const { graphql, keys, registration, selfService } = candidate;
-  const config: ResolvedConfig = {
+  const { keys } = candidate;
+  let validated: ValidatedConfig = {
     ...candidate,
     keys: {
       ...keys,
@@ -131,15 +129,15 @@ export function loadConfig(
           : keys.signing && checkSigningKeys(keys.signing),
     },
     storage: { ...candidate.storage, explicitType },
-    registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
-    selfService: { ...selfService, signup: selfService.signup ?? !production },
-    passkeys: passkeysDefaults(candidate),
-    graphql: graphql && {
-      ...graphql,
-      resource: graphql.resource ?? `${new URL(candidate.issuer).origin}${graphql.path}`,
-    },
     production,
   };
+  // Defaults derived from other options or the environment (`derived` in the option schema): each feature its own
+  // options' (`defaults` of the contract), the server's own features always, since their options are in the schema
+  // whatever the list.
+  for (const feature of new Set([...defaultFeatures, ...features])) {
+    if (feature.defaults) validated = { ...validated, ...feature.defaults(validated) };
+  }
+  const config = validated as ResolvedConfig;
 
   checkInstances(config);
   // Each feature the configuration turns on checks its own options (passkeys, mfa, graphql, a host's own).

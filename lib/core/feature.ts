@@ -102,7 +102,8 @@ export interface FeatureParts<Services = unknown> {
    * What the feature adds to other features' extension points, by point name: e.g. the sign-in page's methods
    * (`signIn`: a block on the login page and its form actions), so that the feature that owns the page need not
    * name this one. Each point's value type is declared by the feature that reads it (the server's own points:
-   * `ExtensionPoints` in lib/features/services.ts); it reads them with {@link FeatureContext.extensions}.
+   * `ExtensionPoints` in lib/features/services.ts, by declaration merging); it reads them with
+   * {@link FeatureContext.extensions}.
    */
   readonly extend?: Readonly<Record<string, unknown>>;
 }
@@ -124,8 +125,11 @@ export interface FeatureContext<Config, Kernel> {
   extensions<T>(point: string): readonly T[];
 }
 
-/** A feature, generic over the configuration and the kernel (see `Feature` in lib/kernel/types.ts). */
-export interface FeatureOf<Config, Kernel, Services = unknown> {
+/**
+ * A feature, generic over the configuration and the kernel (see `Feature` in lib/kernel/types.ts); `Validated` is the
+ * configuration before the derived defaults ({@link FeatureOf.defaults}).
+ */
+export interface FeatureOf<Config, Kernel, Services = unknown, Validated = Config> {
   /** Unique among the features (`health`, `graphql`). */
   readonly id: string;
   /** Features set up before this one when present (their services are then known to `use` during `setup`). */
@@ -141,6 +145,23 @@ export interface FeatureOf<Config, Kernel, Services = unknown> {
    * `config` with a type of its own (docs/architecture.md).
    */
   readonly options?: TProperties;
+  /**
+   * The paths of the pages and form actions it serves under a page segment (its `segment` routes), by name, under
+   * the issuer's path (`{ list: '/account/passkeys' }`): the route reference (docs/reference/routes.md) lists the
+   * server's own features' ones. What is served is what its routes answer; this names it for the reader.
+   */
+  readonly pages?: Readonly<Record<string, string>>;
+  /**
+   * Its options' derived defaults (`derived` in the option schema: a default computed from other options or the
+   * environment, e.g. `passkeys.enabled` from the issuer's host and the account store). Run by `loadConfig` after
+   * the option schema's validation, before `enabled` and the checks, for the server's own features always (their
+   * options are in the schema whatever the list) and then for the list's others, on or off (`enabled` may read what
+   * it derives), in order. It receives the configuration so far (literal defaults filled in, signing keys read,
+   * `production` set, the earlier features' derived values in) and returns the top-level members it completes,
+   * whole: `{ passkeys: { ...config.passkeys, enabled: … } }`; members it leaves out are kept. A host's feature
+   * returns its own options' members the same way (they are not in `Config`: docs/architecture.md).
+   */
+  defaults?(config: Validated): Partial<Config> & Readonly<Record<string, unknown>>;
   /** Whether the configuration turns it on; an off feature is not set up and `use` returns `undefined` for it. */
   enabled(config: Config): boolean;
   /**

@@ -1,49 +1,25 @@
-import type { ApolloServer } from '@apollo/server';
-import type Provider from 'oidc-provider';
-import type { AccountHomeDeps, AccountSection } from '../accounts/account-home.js';
-import type { AccountFlows } from '../accounts/account-routes.js';
-import type { FactorChanges } from '../accounts/mfa/factor-changes.js';
-import type { SecondFactors } from './mfa/second-factors.js';
-import type { PasskeyService } from './passkeys/passkey-service.js';
-import type { GraphqlContext } from '../graphql/auth-context.js';
-import type { MintInitialAccessTokenOptions } from '../oidc/initial-access-tokens.js';
-import type { SecondSignInStep, SignInMethod } from '../oidc/interaction/common.js';
-import type { MfaInteractionDeps } from './mfa/second-step.js';
+/**
+ * The services each feature offers to the others (`use<Services[id]>(id)`, lib/core/feature.ts), by id. Types only,
+ * and empty here: each feature adds its own entry from its folder by declaration merging, next to its value
+ * (`declare module '../services.js' { interface Services { passkeys: { … } } }` in lib/features/passkeys/index.ts),
+ * so an entry exists exactly when its feature is part of the program, and this file names no feature. A feature
+ * imports no other feature's folder, only this declaration of what it may use.
+ */
+export interface Services {}
 
 /**
- * The services each default feature offers to the others (`use<Services[id]>(id)`, lib/core/feature.ts), by id.
- * Types only: a feature imports no other feature's folder, only this declaration of what it may use.
+ * The extension points of the features (`extend` of lib/core/feature.ts) and each one's value type, by point: the
+ * feature that owns a point declares it here by declaration merging from its folder (`signIn` and `secondStep` in
+ * lib/features/sign-in/index.ts, `accountSections` in lib/features/account/index.ts); a feature adds to one with
+ * `extend: { signIn: … }`, the owner reads them with `extensions<ExtensionPoints[point]>(point)` in
+ * `routes(provider)`.
  */
-export interface Services {
-  /** `passkeys.enabled` with an account store that keeps passkeys. */
-  passkeys: { service: PasskeyService; secondFactor: boolean };
-  /** `mfa.enabled`: TOTP and recovery codes, and what the second sign-in step needs besides the factor changes. */
-  mfa: Omit<MfaInteractionDeps, 'changes'>;
-  /** Sign-up, verification, reset and e-mail change; the notices of second-factor changes (they are account mails). */
-  'self-service': { flows: AccountFlows; changes: FactorChanges };
-  /** The account page: what its guard and forms need, once the provider exists (the passkey page shares them). */
-  account: { homeFor(provider: Provider): AccountHomeDeps };
-  /** `registration.enabled`: initial access tokens (`server.mintInitialAccessToken`). */
-  registration: { mint(provider: Provider, options?: MintInitialAccessTokenOptions): Promise<string> };
-  /** `graphql` set: the Apollo Server (`server.apollo`). */
-  graphql: { apollo: ApolloServer<GraphqlContext> };
-}
+export interface ExtensionPoints {}
 
 /**
- * The extension points of the default features (`extend` of lib/core/feature.ts) and each one's value type, by
- * point: a feature adds to one with `extend: { signIn: … }`, the owner reads them with
- * `extensions<ExtensionPoints[point]>(point)` in `routes(provider)`.
+ * The services of feature `id` as it declares them in {@link Services}, or `Otherwise` when no feature of the
+ * program declares `id`: for a feature that uses another one's services when present, so that leaving that feature
+ * out of the program (its folder and its line in lib/features/index.ts) does not break this one's types. `Otherwise`
+ * says what it reads of them, with the types of the module that uses them (e.g. `PasskeyList` of lib/accounts).
  */
-export interface ExtensionPoints {
-  /** A way to sign in on the login page `/interaction/:uid` (sign-in): a block and its POST actions. */
-  signIn: SignInMethod;
-  /**
-   * The second sign-in step after the password (sign-in; the mfa feature's TOTP and recovery codes): the first
-   * feature's contribution is used, a second one is ignored.
-   */
-  secondStep: SecondSignInStep;
-  /** A section of the signed-in account page `/account` (account): its markup, the view fields it fills, its forms. */
-  accountSections: AccountSection;
-}
-
-export type { SecondFactors };
+export type ServicesOf<Id extends string, Otherwise> = Id extends keyof Services ? Services[Id] : Otherwise;

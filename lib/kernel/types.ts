@@ -1,4 +1,4 @@
-import type { PrivateJwks, ResolvedConfig } from '../../config/types.js';
+import type { PrivateJwks, ResolvedConfig, ValidatedConfig } from '../../config/types.js';
 import type { AccountStore } from '../core/account-store.js';
 import type { FeatureOf } from '../core/feature.js';
 import type { LimiterBackend } from '../core/limiter.js';
@@ -62,8 +62,9 @@ export interface Kernel {
 
 /**
  * A feature of the Portcullis server (the contract: lib/core/feature.ts): `{ id, requires?, options?,
- * enabled(config), check?(config), insecure?(config), setup({ config, kernel, use, extensions }) }`.
+ * defaults?(config), enabled(config), check?(config), insecure?(config), setup({ config, kernel, use, extensions })
+ * }`.
  * `createServer(config, features)` takes a list of them;
  * `defaultFeatures` is the server's own.
  */
-export type Feature<Services = unknown> = FeatureOf<ResolvedConfig, Kernel, Services>;
+export type Feature<Services = unknown> = FeatureOf<ResolvedConfig, Kernel, Services, ValidatedConfig>;

@@ -7,11 +7,12 @@ import {
   type Feature,
   type PortcullisConfig,
 } from '../../lib/index.js';
-import { ConfigSchema } from '../../config/options.js';
+import { ConfigSchema, DefaultKind } from '../../config/options.js';
 import { demoFixtures } from '../../examples/demo-fixtures.js';
 import { errorOf } from '../helpers/errors.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { freePort } from '../helpers/server.js';
+import { help } from './example-defaults-feature.js';
 import { banner, config as documented } from './example-options-feature.js';
 
 /**
@@ -169,4 +170,60 @@ test("createServer refuses a host feature's wrong option before anything opens",
   await expect(
     createServer({ ...documented, banner: { maxAgeSeconds: 'soon' } } as never, withBanner),
   ).rejects.toMatchObject({ code: 'ERR_CONFIG_INVALID', path: 'banner.maxAgeSeconds' });
+});
+
+test("a feature's derived defaults (`defaults`): computed from other options after validation, a given value kept", () => {
+  const withHelp = [...defaultFeatures, help];
+  expect(load({}, withHelp)).toMatchObject({ help: { url: 'http://localhost:4390/help' } });
+  expect(load({ help: { url: 'https://example.com/faq' } }, withHelp)).toMatchObject({
+    help: { url: 'https://example.com/faq' },
+  });
+  // Before `enabled` and the checks, which see the completed values.
+  const seen: unknown[] = [];
+  const watcher: Feature = {
+    id: 'watcher',
+    enabled: (config) => (seen.push((config as { help?: unknown }).help), false),
+    setup: () => ({}),
+  };
+  load({}, [...withHelp, watcher]);
+  expect(seen).toEqual([{ url: 'http://localhost:4390/help' }]);
+});
+
+test("the server's own derived defaults apply whatever the list: their options are in the schema", () => {
+  const config = load(
+    {
+      graphql: { path: '/graphql', typeDefs: 'type Query { a: Int }' },
+      registration: { initialAccessToken: 'a'.repeat(32) },
+    },
+    [defaultFeatures.find((feature) => feature.id === 'health')!],
+    { NODE_ENV: 'development' },
+  );
+  expect(config.graphql?.resource).toBe('http://localhost:4390/graphql');
+  expect(config.registration.enabled).toBe(true);
+  expect(config.selfService.signup).toBe(true);
+  expect(typeof config.passkeys.enabled).toBe('boolean');
+  expect(config.passkeys.secondFactor).toBe(config.mfa.enabled);
+});
+
+/** The dotted paths of the schema's `derived` options (object members only: no derived option is in an array). */
+function derivedPaths(node: { properties?: Record<string, unknown> }, path = ''): string[] {
+  return Object.entries(node.properties ?? {}).flatMap(([key, child]) => {
+    const at = path ? `${path}.${key}` : key;
+    const kind = (child as { [DefaultKind]?: string })[DefaultKind];
+    return [...(kind === 'derived' ? [at] : []), ...derivedPaths(child as typeof node, at)];
+  });
+}
+
+test("every derived option of the schema is set once loaded: some feature's `defaults` completes it", () => {
+  const paths = derivedPaths(ConfigSchema);
+  expect(paths.sort()).toEqual([
+    'graphql.resource',
+    'passkeys.enabled',
+    'passkeys.secondFactor',
+    'registration.enabled',
+    'selfService.signup',
+  ]);
+  const config = load({ graphql: { path: '/graphql', typeDefs: 'type Query { a: Int }' } }, defaultFeatures);
+  const at = (path: string) => path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], config);
+  for (const path of paths) expect([path, typeof at(path)]).toEqual([path, expect.stringMatching(/boolean|string/)]);
 });

@@ -3,10 +3,21 @@ import { ConfigError } from '../../core/errors.js';
 import { BODY_LIMITS } from '../../http/body-limit.js';
 import { PAGE_PREFIXES } from '../../http/paths.js';
 import type { Feature } from '../../kernel/types.js';
-import { accountHomeRoutes, type AccountHomeDeps } from '../../accounts/account-home.js';
-import { ACCOUNT_PATHS } from '../../accounts/paths.js';
+import { accountHomeRoutes, type AccountHomeDeps, type AccountSection } from '../../accounts/account-home.js';
+import { ACCOUNT_PATHS, HOME_PATHS } from '../../accounts/paths.js';
 import { SessionDevices } from '../../accounts/session-devices.js';
 import type { ExtensionPoints, Services } from '../services.js';
+
+declare module '../services.js' {
+  interface Services {
+    /** The account page: what its guard and forms need, once the provider exists (the passkey page shares them). */
+    account: { homeFor(provider: Provider): AccountHomeDeps };
+  }
+  interface ExtensionPoints {
+    /** A section of the signed-in account page `/account`: its markup, the view fields it fills, its forms. */
+    accountSections: AccountSection;
+  }
+}
 
 /**
  * The signed-in account page `/account`: profile, e-mail and password, the features' sections (`accountSections`),
@@ -17,6 +28,7 @@ import type { ExtensionPoints, Services } from '../services.js';
 export const account: Feature<Services['account']> = {
   id: 'account',
   requires: ['self-service'],
+  pages: HOME_PATHS,
   enabled: () => true,
   setup({ config, kernel, use, extensions }) {
     const selfService = use<Services['self-service']>('self-service');

@@ -1,12 +1,21 @@
+import type { ApolloServer } from '@apollo/server';
 import { BODY_LIMITS } from '../../http/body-limit.js';
 import type { Feature } from '../../kernel/types.js';
 import { startApollo } from '../../graphql/apollo.js';
+import type { GraphqlContext } from '../../graphql/auth-context.js';
 import { bearerAuth } from '../../graphql/bearer-auth.js';
 import { CSRF_TOKEN_SUFFIX, graphqlTransportGuard } from '../../graphql/transport.js';
 import { graphqlTransportOptions, tokenVerification } from '../../graphql/wiring.js';
 import type { Services } from '../services.js';
 import { checkGraphql } from './checks.js';
 import { graphqlOptions } from './options.js';
+
+declare module '../services.js' {
+  interface Services {
+    /** `graphql` set: the Apollo Server (`server.apollo`). */
+    graphql: { apollo: ApolloServer<GraphqlContext> };
+  }
+}
 
 /**
  * The GraphQL API (`graphql` set) at `graphql.path` and its CSRF-token path, absolute on the host: the transport
@@ -16,6 +25,11 @@ import { graphqlOptions } from './options.js';
 export const graphql: Feature<Services['graphql']> = {
   id: 'graphql',
   options: graphqlOptions,
+  // The API's resource indicator (RFC 8707) defaults to its URL: the issuer's origin and `graphql.path`.
+  defaults: ({ graphql, issuer }) =>
+    graphql
+      ? { graphql: { ...graphql, resource: graphql.resource ?? `${new URL(issuer).origin}${graphql.path}` } }
+      : {},
   enabled: (config) => Boolean(config.graphql),
   check: checkGraphql,
   async setup({ config, kernel }) {

@@ -6,7 +6,15 @@ import { mfaSecondStep, type MfaInteractionDeps } from './second-step.js';
 import { mfaAccountSection } from './account-section.js';
 import { checkMfa, mfaInProduction } from './checks.js';
 import { mfaOptions } from './options.js';
+import { MFA_PATHS } from './paths.js';
 import './messages.js'; // the mfa.* messages, in the catalogs before ui.messages is checked
+
+declare module '../services.js' {
+  interface Services {
+    /** `mfa.enabled`: TOTP and recovery codes, and what the second sign-in step needs besides the factor changes. */
+    mfa: Omit<MfaInteractionDeps, 'changes'>;
+  }
+}
 
 /**
  * Second factors (`mfa.enabled`): TOTP and recovery codes, which the login's second step, the sign-up's enrolment
@@ -16,6 +24,7 @@ import './messages.js'; // the mfa.* messages, in the catalogs before ui.message
 export const mfa: Feature<Services['mfa']> = {
   id: 'mfa',
   options: mfaOptions,
+  pages: MFA_PATHS,
   enabled: (config) => config.mfa.enabled,
   check: checkMfa,
   insecure: mfaInProduction,

@@ -1,7 +1,6 @@
 import { PASSKEY_STORE_METHODS } from '../../core/account-store.js';
 import { ConfigError } from '../../core/errors.js';
-import type { ResolvedConfig } from '../../../config/types.js';
-import type { ResolvedOptions, ValidatedOptions } from '../../../config/options.js';
+import type { ResolvedConfig, ValidatedConfig } from '../../../config/types.js';
 import { relyingPartyFor } from './relying-party.js';
 
 /**
@@ -12,16 +11,19 @@ function missingPasskeyMethod(store: object | undefined): string | undefined {
 }
 
 /**
- * The `passkeys` section with its derived defaults (`loadConfig`): `enabled` when the issuer's host can be a WebAuthn
- * relying-party ID and the account store has the passkey methods; `secondFactor` when `mfa.enabled`.
+ * The `passkeys` section with its derived defaults (`defaults`, run by `loadConfig`): `enabled` when the issuer's
+ * host can be a WebAuthn relying-party ID and the account store has the passkey methods; `secondFactor` when
+ * `mfa.enabled`.
  */
-export function passkeysDefaults(options: ValidatedOptions): ResolvedOptions['passkeys'] {
-  const { passkeys } = options;
-  const usable = relyingPartyFor(options.issuer, passkeys.rpName).usable;
+export function passkeysDefaults(config: ValidatedConfig): Pick<ResolvedConfig, 'passkeys'> {
+  const { passkeys } = config;
+  const usable = relyingPartyFor(config.issuer, passkeys.rpName).usable;
   return {
-    ...passkeys,
-    enabled: passkeys.enabled ?? (usable && !missingPasskeyMethod(options.accountStore)),
-    secondFactor: passkeys.secondFactor ?? options.mfa.enabled,
+    passkeys: {
+      ...passkeys,
+      enabled: passkeys.enabled ?? (usable && !missingPasskeyMethod(config.accountStore)),
+      secondFactor: passkeys.secondFactor ?? config.mfa.enabled,
+    },
   };
 }
 

@@ -10,8 +10,16 @@ import { passkeySignInMethod } from './sign-in-actions.js';
 import { passkeysAccountSection } from './account-section.js';
 import './messages.js'; // the passkey.* messages, in the catalogs before ui.messages is checked
 import type { ExtensionPoints, Services } from '../services.js';
-import { checkPasskeys } from './checks.js';
+import { checkPasskeys, passkeysDefaults } from './checks.js';
 import { passkeysOptions } from './options.js';
+import { PASSKEY_PATHS } from './paths.js';
+
+declare module '../services.js' {
+  interface Services {
+    /** `passkeys.enabled` with an account store that keeps passkeys. */
+    passkeys: { service: PasskeyService; secondFactor: boolean };
+  }
+}
 
 /**
  * Passkeys (WebAuthn, `passkeys.enabled`): the service that registers and checks them (the login page and, with
@@ -21,6 +29,8 @@ import { passkeysOptions } from './options.js';
 export const passkeys: Feature<Services['passkeys'] | undefined> = {
   id: 'passkeys',
   options: passkeysOptions,
+  defaults: passkeysDefaults,
+  pages: PASSKEY_PATHS,
   enabled: (config) => config.passkeys.enabled,
   check: checkPasskeys,
   async setup({ config, kernel, use }) {

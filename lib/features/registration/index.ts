@@ -1,9 +1,17 @@
+import type Provider from 'oidc-provider';
 import { PROVIDER_ROUTES } from '../../http/paths.js';
 import type { Feature } from '../../kernel/types.js';
-import { InitialAccessTokens } from '../../oidc/initial-access-tokens.js';
+import { InitialAccessTokens, type MintInitialAccessTokenOptions } from '../../oidc/initial-access-tokens.js';
 import { registrationEnabled } from '../../oidc/provider.js';
 import type { Services } from '../services.js';
 import { registrationOptions } from './options.js';
+
+declare module '../services.js' {
+  interface Services {
+    /** `registration.enabled`: initial access tokens (`server.mintInitialAccessToken`). */
+    registration: { mint(provider: Provider, options?: MintInitialAccessTokenOptions): Promise<string> };
+  }
+}
 
 /**
  * Dynamic client registration (RFC 7591, management RFC 7592; `registration.enabled`) behind initial access tokens
@@ -14,6 +22,10 @@ import { registrationOptions } from './options.js';
 export const registration: Feature<Services['registration']> = {
   id: 'registration',
   options: registrationOptions,
+  // `registration.enabled` defaults to whether a token is configured.
+  defaults: ({ registration }) => ({
+    registration: { ...registration, enabled: registration.enabled ?? Boolean(registration.initialAccessToken) },
+  }),
   enabled: registrationEnabled,
   setup({ config, kernel }) {
     const tokens = new InitialAccessTokens(kernel.storage.adapter);

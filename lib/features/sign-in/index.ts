@@ -2,8 +2,21 @@ import { ConfigError } from '../../core/errors.js';
 import { BODY_LIMITS } from '../../http/body-limit.js';
 import { PAGE_PREFIXES } from '../../http/paths.js';
 import type { Feature } from '../../kernel/types.js';
+import type { SecondSignInStep, SignInMethod } from '../../oidc/interaction/common.js';
 import { interactionRoutes } from '../../oidc/interactions.js';
 import type { ExtensionPoints, Services } from '../services.js';
+
+declare module '../services.js' {
+  interface ExtensionPoints {
+    /** A way to sign in on the login page `/interaction/:uid`: a block and its POST actions. */
+    signIn: SignInMethod;
+    /**
+     * The second sign-in step after the password (the mfa feature's TOTP and recovery codes): the first feature's
+     * contribution is used, a second one is ignored.
+     */
+    secondStep: SecondSignInStep;
+  }
+}
 
 /**
  * The sign-in and consent pages at `/interaction/:uid` (OpenID Connect Core §3.1.2.3–§3.1.2.4): the password,
