@@ -83,7 +83,9 @@ function cheapPasswordHashes(config: ResolvedConfig): ConfigProblem[] {
     return [
       {
         path: `accounts[${i}].passwordHash`,
-        message: `NODE_ENV=production needs a hash of at least scrypt ${least}: make it with npx portcullis hash-password`,
+        message:
+          `NODE_ENV=production needs a hash of at least scrypt ${least}: make it with npx portcullis ` +
+          'hash-password',
       },
     ];
   });

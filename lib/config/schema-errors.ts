@@ -110,8 +110,8 @@ function wordsOr(words: readonly string[]): string {
 
 /**
  * Every problem ajv found (`allErrors`, `verbose`), in the order of the input, as option paths and messages: the
- * alternatives of an `anyOf` reduced to the one that applies, a conditional (`if`/`then`) by its branch's errors, several messages for one path joined with `; `, no
- * duplicate. Never empty.
+ * alternatives of an `anyOf` reduced to the one that applies, a conditional (`if`/`then`) by its branch's errors,
+ * several messages for one path joined with `; `, no duplicate. Never empty.
  */
 export function schemaProblems(errors: readonly ErrorObject[]): ConfigProblem[] {
   const byPath = new Map<string, string[]>();
