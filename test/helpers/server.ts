@@ -1,9 +1,10 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import Koa from 'koa';
 import { createServer, type PortcullisConfig, type PortcullisServer } from '../../lib/index.js';
 import { catalogResolvers, typeDefs } from '../../examples/catalog/schema.js';
-import { demoFixtures } from '../../examples/demo-fixtures.js';
+import { DEMO, demoFixtures } from '../../examples/demo-fixtures.js';
 import { runSigningKeys } from './run-resources.js';
 
 /** A free TCP port on 127.0.0.1. */
@@ -25,15 +26,40 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** `password` hashed as adapters/password.ts does, at scrypt N=2^10 (about 1 ms instead of 70). */
+function cheapHash(password: string): string {
+  const salt = randomBytes(16);
+  const key = scryptSync(password.normalize('NFKC'), salt, 32, { N: 1024, r: 8, p: 1 });
+  return ['scrypt', 1024, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/**
+ * The demo accounts' `passwordHash` (N=2^15) → a hash of the same password at N=2^10. Sign-ins of the demo accounts
+ * were most of the suite's password checks (about 800 scrypt runs of 70 ms each): the check is the same code with
+ * the cost the stored hash names, which development accepts (lib/config/checks.ts refuses it in production;
+ * test/accounts/seed-password-hash.test.ts covers both). Tests that build their own configuration keep N=2^15.
+ */
+const CHEAP_DEMO_HASHES = new Map([
+  [DEMO.alice.passwordHash, cheapHash(DEMO.alice.password)],
+  [DEMO.admin.passwordHash, cheapHash(DEMO.admin.password)],
+]);
+
 /**
  * The run's signing keys (test/helpers/run-resources.ts) as `keys`, for a configuration without `keys`: the same
  * algorithms as development's ephemeral set, without generating one per server. A configuration that gives `keys`
- * (even `{}`, for development's own ephemeral set) is left as it is.
+ * (even `{}`, for development's own ephemeral set) keeps them. The demo accounts' hashes become cheaper ones of the
+ * same passwords (see {@link CHEAP_DEMO_HASHES}).
  */
 export function withRunKeys<T extends Partial<PortcullisConfig>>(config: T): T {
-  if ('keys' in config) return config;
+  const accounts = config.accounts?.map((a) =>
+    a.passwordHash && CHEAP_DEMO_HASHES.has(a.passwordHash)
+      ? { ...a, passwordHash: CHEAP_DEMO_HASHES.get(a.passwordHash) }
+      : a,
+  );
+  const cheap = accounts ? { ...config, accounts } : config;
+  if ('keys' in config) return cheap;
   const signing = runSigningKeys();
-  return signing ? { ...config, keys: { signing } } : config;
+  return signing ? { ...cheap, keys: { signing } } : cheap;
 }
 
 /**
