@@ -1,7 +1,8 @@
 /**
- * `portcullis doctor`, run as the built CLI: configuration checks, a deployment behind a real TLS-terminating proxy
- * (with and without `proxy: true`), fake deployments with a skewed clock or endpoints on another origin, and Redis
- * without persistence.
+ * `portcullis doctor`: configuration checks, a deployment behind a real TLS-terminating proxy (with and without
+ * `proxy: true`), fake deployments with a skewed clock or endpoints on another origin, and Redis without
+ * persistence. Most rows run the command in this process (`run` of lib/cli/run.ts, what the executable runs on its
+ * arguments); the usage mistakes and the proxy rows run the built executable, dist/lib/cli/main.js, in a process.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer, generateCookieKey, generateSigningKeys, type PortcullisServer } from '../../lib/index.js';
+import { run as runCommand } from '../../lib/cli/run.js';
 import { freePort } from '../helpers/server.js';
 import { suiteIf } from '../helpers/skip.js';
 
@@ -28,20 +30,38 @@ interface Run {
   stderr: string;
   ids: string[];
 }
-/** Runs the CLI asynchronously (the servers under test live in this process). */
-async function doctor(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, 'doctor', ...args], {
-    env: { ...process.env, NODE_OPTIONS: '', ...env },
-  });
+/**
+ * Runs `portcullis doctor` with this process's environment and `env` on top, as a spawned CLI gets them: in this
+ * process, or with `process: true` as the built executable in a node process of its own (asynchronously: the
+ * servers under test live in this process). A process costs about 0.6 s of CPU to load the server's modules; it is
+ * kept where the process itself is tested: the exit status the executable sets (0, 1 and 2 below) and
+ * NODE_EXTRA_CA_CERTS, which Node reads at start-up.
+ */
+async function doctor(args: string[], env: NodeJS.ProcessEnv = {}, opts: { process?: boolean } = {}): Promise<Run> {
+  const environment = { ...process.env, NODE_OPTIONS: '', ...env };
   let stdout = '',
     stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const [code] = (await once(child, 'exit')) as [number | null];
+  let code: number | null;
+  if (opts.process) {
+    const child = spawn(process.execPath, [CLI, 'doctor', ...args], { env: environment });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    [code] = (await once(child, 'exit')) as [number | null];
+  } else {
+    const io = {
+      stdout: (t: string) => {
+        stdout += t;
+      },
+      stderr: (t: string) => {
+        stderr += t;
+      },
+    };
+    code = await runCommand(['doctor', ...args], io, environment);
+  }
   const ids = [...stdout.matchAll(/^(✗|!) \[([a-z-]+)\]/gm)].map(
     (m) => `${m[1] === '✗' ? 'problem' : 'warning'}:${m[2]}`,
   );
@@ -338,7 +358,7 @@ describe('configuration checks', () => {
     [[], /doctor needs --config, --url or both/],
     [['--config', join(dir, 'missing.json')], /cannot read .*missing\.json: ENOENT/],
   ])('usage mistake %j: exit 2 with a message', async (args, message) => {
-    const run = await doctor(args);
+    const run = await doctor(args, {}, { process: true });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
   });
@@ -438,7 +458,7 @@ describe('a deployment behind a TLS-terminating proxy', () => {
 
   test('proxy unset: doctor names the TLS proxy misconfiguration and exits 1', async () => {
     await start(false);
-    const run = await doctor(['--url', issuer], { NODE_EXTRA_CA_CERTS: cert });
+    const run = await doctor(['--url', issuer], { NODE_EXTRA_CA_CERTS: cert }, { process: true });
     expect(run.ids).toContain('problem:proxy-unset');
     expect(run.stdout).toMatch(/fix: set proxy: true \(PORTCULLIS_PROXY=true\)/);
     expect(run.code).toBe(1);
@@ -450,10 +470,11 @@ describe('a deployment behind a TLS-terminating proxy', () => {
       ...JSON.parse(readFileSync(configPath, 'utf8')),
       proxy: true,
     });
-    const run = await doctor(['--url', issuer, '--config', withProxy], {
-      NODE_EXTRA_CA_CERTS: cert,
-      NODE_ENV: 'production',
-    });
+    const run = await doctor(
+      ['--url', issuer, '--config', withProxy],
+      { NODE_EXTRA_CA_CERTS: cert, NODE_ENV: 'production' },
+      { process: true },
+    );
     expect(run.ids).toEqual(['warning:memory-storage']);
     for (const id of ['config-valid', 'hsts', 'clock', 'discovery-origin', 'jwks', 'cookies-secure'])
       expect(run.stdout).toMatch(new RegExp(`✓ \\[${id}\\]`));
@@ -581,8 +602,18 @@ suiteIf(hasRedisServer, 'no redis-server binary to start a Redis of its own')('R
     )
       await new Promise((r) => setTimeout(r, 100));
   });
-  afterAll(() => {
+  afterAll(async () => {
+    // Redis ignores SIGTERM while it writes its first append-only file ("Writing initial AOF, can't exit."), which
+    // the CONFIG SET appendonly yes below starts: wait for that rewrite to end, then stop Redis and wait for it to
+    // exit, since it writes into `dir`, which the last afterAll removes.
+    const rewriting = () =>
+      /aof_rewrite_(in_progress|scheduled):1/.test(
+        spawnSync('redis-cli', ['-p', String(port), 'info', 'persistence']).stdout?.toString() ?? '',
+      );
+    for (let i = 0; i < 200 && rewriting(); i++) await new Promise((r) => setTimeout(r, 50));
+    const exited = once(redis, 'exit');
     redis.kill();
+    await exited;
   });
 
   test('a Redis with neither AOF nor RDB snapshots is a problem; with AOF on it is fine', async () => {
