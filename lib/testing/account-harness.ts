@@ -18,10 +18,7 @@ export interface AccountStoreHarness {
   leaveIndexEntry?(email: string, id: string): Promise<void>;
 }
 
-/**
- * The seed every case's store holds, one account per form of seed: alice (`alice-demo-password`, verified) given
- * by `passwordHash`, and seeded (`seeded-clear-password`, unverified) given by a clear `password` the store hashes.
- */
+/** The seed every case's store holds: alice (`alice-demo-password`, verified), given by `passwordHash`. */
 export const CONFORMANCE_SEED: readonly AccountSeed[] = Object.freeze([
   {
     id: 'alice',
@@ -30,8 +27,14 @@ export const CONFORMANCE_SEED: readonly AccountSeed[] = Object.freeze([
     email_verified: true,
     claims: { given_name: 'Alice', family_name: 'Liddell', name: 'Alice Liddell' },
   },
-  { id: 'seeded', email: 'seeded@example.com', password: 'seeded-clear-password' },
 ]);
+
+/** The other form of seed, given by a clear `password` the store hashes (`seeded-clear-password`, unverified). */
+export const CLEAR_PASSWORD_SEED: AccountSeed = Object.freeze({
+  id: 'seeded',
+  email: 'seeded@example.com',
+  password: 'seeded-clear-password',
+});
 
 /** The fixture of an account-store case: the harness with `leaveIndexEntry` always callable. */
 export interface AccountFixture {

@@ -1,10 +1,11 @@
 import {
+  CLEAR_PASSWORD_SEED,
   CONFORMANCE_SEED,
   type AccountCase,
   type AccountFixture,
   type AccountStoreHarness,
 } from './account-harness.js';
-import { accountCases, accountUpdateCase, staleIndexCases } from './account-store-cases.js';
+import { accountCases, accountUpdateCase, clearPasswordSeedCase, staleIndexCases } from './account-store-cases.js';
 import { grouped, onFreshFixture, type ConformanceCase } from './cases.js';
 import { passkeyCases } from './passkey-cases.js';
 import { secondFactorCase, updateSecondFactorCases } from './second-factor-cases.js';
@@ -28,7 +29,8 @@ export interface AccountStoreConformanceOptions {
  * included) and passkey methods. The memory and Redis account stores run it in Portcullis' own tests.
  *
  * Each case calls `make(CONFORMANCE_SEED)` for a store holding the seed accounts and nothing else of other cases
- * (a fresh database, schema or key prefix), and the harness' `close()` at the end.
+ * (a fresh database, schema or key prefix), and the harness' `close()` at the end; the first case's seed also has
+ * `CLEAR_PASSWORD_SEED`, an account given by a clear `password` the store must hash.
  * @param make returns a harness: the store, and optionally `close` and `leaveIndexEntry` ({@link AccountStoreHarness}).
  * @param options the optional methods to leave out (all checked by default; a case for a method the store lacks
  *   fails naming it).
@@ -54,17 +56,19 @@ export function accountStoreConformance(
   }
   if (passkeys) cases.push(...grouped('passkeys', passkeyCases));
   const closers = new WeakMap<AccountFixture, () => Promise<void>>();
-  return onFreshFixture(
-    cases,
-    async () => {
-      const harness = await make(CONFORMANCE_SEED);
-      const leaveIndexEntry = harness.leaveIndexEntry?.bind(harness) ?? (async () => {});
-      const fixture = { store: harness.store, leaveIndexEntry };
-      closers.set(fixture, async () => {
-        await harness.close?.();
-      });
-      return fixture;
-    },
-    (fixture) => closers.get(fixture)!(),
-  );
+  const opener = (seed: readonly AccountSeed[]) => async () => {
+    const harness = await make(seed);
+    const leaveIndexEntry = harness.leaveIndexEntry?.bind(harness) ?? (async () => {});
+    const fixture = { store: harness.store, leaveIndexEntry };
+    closers.set(fixture, async () => {
+      await harness.close?.();
+    });
+    return fixture;
+  };
+  const close = (fixture: AccountFixture) => closers.get(fixture)!();
+  // One case seeds a clear password too (each store hashes it, about 70 ms); the others seed alice's hash only.
+  return [
+    ...onFreshFixture([clearPasswordSeedCase], opener([...CONFORMANCE_SEED, CLEAR_PASSWORD_SEED]), close),
+    ...onFreshFixture(cases, opener(CONFORMANCE_SEED), close),
+  ];
 }

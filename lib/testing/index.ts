@@ -22,6 +22,6 @@
 export type { ConformanceCase } from './cases.js';
 export { storageConformance } from './storage-cases.js';
 export { accountStoreConformance, type AccountStoreConformanceOptions } from './account-store-suite.js';
-export { CONFORMANCE_SEED, type AccountStoreHarness } from './account-harness.js';
+export { CLEAR_PASSWORD_SEED, CONFORMANCE_SEED, type AccountStoreHarness } from './account-harness.js';
 export type { Storage } from '../core/storage.js';
 export type { AccountSeed, AccountStore } from '../core/account-store.js';

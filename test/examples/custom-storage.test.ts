@@ -41,7 +41,7 @@ test('docs/guides/custom-storage.md: the node:test example runs every case of bo
     accountStoreConformance(() => {
       throw new Error('not run');
     }).length;
-  expect(expected).toBe(52);
+  expect(expected).toBe(53);
   const { code, output } = await nodeTest('dist/examples/custom-storage/conformance.test.js', 120000);
   expect(output).toMatch(new RegExp(`^# tests ${expected}$`, 'm'));
   expect(output).toMatch(new RegExp(`^# pass ${expected}$`, 'm'));
