@@ -22,12 +22,12 @@ export default {
   // workers start instead of once per server or per browser file.
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-  // Two test files at a time. Jest's default on a 2-core machine (CI's) is one worker (cores - 1), and most files
-  // wait on real servers, browsers and timers rather than compute: the whole suite took 383 s with two workers
-  // against 604-795 s with one on the CI machine, with the same 2868 passes.
-  // Three workers measured no better than two (225 s and 226 s on 38 files of mfa, oidc, browser and accounts, on
-  // a shared, loaded machine) once the suite stopped sleeping and generating keys per server.
-  maxWorkers: 2,
+  // Three test files at a time on CI's 2 cores. Jest's default there is one worker (cores - 1), and many files wait
+  // on real servers, browsers, child processes and mail rather than compute. Full suite on a quiet 2-core machine
+  // (Node 22, 172 files, 4158 passes, issue 29): two workers 333 s of jest time with 79% of both cores busy, three
+  // workers 297 s. (Three had measured no better than two on 38 files of a loaded machine, before the suite stopped
+  // hashing a password at every server start.)
+  maxWorkers: 3,
   // The slowest files first (test/helpers/test-durations.json), also on a fresh clone where jest has no timings.
   testSequencer: '<rootDir>/test/helpers/sequencer.cjs',
   reporters: ['default', '<rootDir>/test/helpers/skipped-reporter.cjs'],
