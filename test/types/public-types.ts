@@ -1,5 +1,5 @@
 /**
- * Type-level test of the public surface, checked by `tsc -p tsconfig.test.json` (run by `npm test` beside the suite), not
+ * Type-level test of the public surface, checked by `tsc -p tsconfig.test.json` (the first step of `npm test`), not
  * by jest: every type the README and docs/ name, or that an option, a template or a store signature uses, can be imported
  * by name from its entry point, and is the type that option or signature uses. A type missing from an entry point
  * fails the compile (TS2305), as it did for a host on 6893f27.
