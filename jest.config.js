@@ -22,12 +22,13 @@ export default {
   // workers start instead of once per server or per browser file.
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
-  // Three test files at a time on CI's 2 cores. Jest's default there is one worker (cores - 1), and many files wait
-  // on real servers, browsers, child processes and mail rather than compute. Full suite on a quiet 2-core machine
-  // (Node 22, 172 files, 4158 passes, issue 29): two workers 333 s of jest time with 79% of both cores busy, three
-  // workers 297 s. (Three had measured no better than two on 38 files of a loaded machine, before the suite stopped
-  // hashing a password at every server start.)
-  maxWorkers: 3,
+  // Four test files at a time on CI's 2 cores. Jest's default there is one worker (cores - 1), and many files wait
+  // on real servers, browsers, child processes and mail rather than compute. Full suite on a fresh clone of a quiet
+  // 2-core machine (Node 22, 172 files, 4161 tests, issue 29), jest's wall time: two workers 333 s (79% of both
+  // cores busy), three 297 s, four 280 s. (Three had measured no better than two on 38 files of a loaded machine,
+  // before the suite stopped hashing a password at every server start.) Four workers made one timing of
+  // test/http/logger.test.ts (a SIGTERM sent 500 ms after spawn) fail: it now waits for the child's handler.
+  maxWorkers: 4,
   // The slowest files first (test/helpers/test-durations.json), also on a fresh clone where jest has no timings.
   testSequencer: '<rootDir>/test/helpers/sequencer.cjs',
   reporters: ['default', '<rootDir>/test/helpers/skipped-reporter.cjs'],
