@@ -32,7 +32,8 @@ function run(ending: string): Promise<{ code: number | null; out: string }> {
       // The SIGTERM row's child says when its handler is installed: a signal sent at a fixed delay (500 ms) could
       // arrive before that on a loaded machine and end it by the default action (exit code null; seen with four
       // jest workers on two cores).
-      if (ending.includes('SIGTERM') && err.includes('handler installed') && !signalled) signalled = child.kill('SIGTERM');
+      if (ending.includes('SIGTERM') && err.includes('handler installed') && !signalled)
+        signalled = child.kill('SIGTERM');
     });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
