@@ -29,11 +29,15 @@ function run(ending: string): Promise<{ code: number | null; out: string }> {
     });
     child.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
-      // The SIGTERM row's child says when its handler is installed: a signal sent at a fixed delay (500 ms) could
-      // arrive before that on a loaded machine and end it by the default action (exit code null; seen with four
-      // jest workers on two cores).
-      if (ending.includes('SIGTERM') && err.includes('handler installed') && !signalled)
-        signalled = child.kill('SIGTERM');
+      // The SIGTERM row's child says when its handler is installed; the signal follows 500 ms later, as it followed
+      // the spawn before. Sent at a fixed delay after the spawn, it could arrive before the handler on a loaded
+      // machine and end the child by the default action (exit code null; seen with four jest workers on two cores).
+      // Sent at once, while batches are still being written, lines came out of order: a known defect (a write in
+      // flight at exit; see docs/limitations.md), which the delay leaves aside as before.
+      if (ending.includes('SIGTERM') && err.includes('handler installed') && !signalled) {
+        signalled = true;
+        setTimeout(() => child.kill('SIGTERM'), 500);
+      }
     });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
