@@ -1,10 +1,8 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { AccountSeed } from '../lib/core/account-store.js';
 import { ConfigError } from '../lib/core/errors.js';
-import { SCRYPT_COST, scryptCost } from '../lib/core/password-hash.js';
+import { SCRYPT_COST, scryptCost, type ScryptCost } from '../lib/core/password-hash.js';
 
-/** scrypt cost of new hashes: {@link SCRYPT_COST} (lib/core/password-hash.ts says why N=2^15). */
-const PARAMS = SCRYPT_COST;
 const KEY_LENGTH = 32;
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -16,12 +14,21 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
 }
 
 /**
- * Hashes a password with scrypt (memory-hard, node:crypto). Format: `scrypt$N$r$p$salt$hash` (base64url parts).
+ * Hashes a password with scrypt (memory-hard, node:crypto) at {@link SCRYPT_COST} (lib/core/password-hash.ts says
+ * why N=2^15). Format: `scrypt$N$r$p$salt$hash` (base64url parts).
  */
-export async function hashPassword(password: string): Promise<string> {
+export function hashPassword(password: string): Promise<string> {
+  return hashPasswordAtCost(password, SCRYPT_COST);
+}
+
+/**
+ * {@link hashPassword} at another `cost` (not exported by the package: the test helpers seed the demo accounts with
+ * cheaper hashes, which only development accepts).
+ */
+export async function hashPasswordAtCost(password: string, cost: Readonly<ScryptCost>): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await scrypt(password, salt, cost);
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /**

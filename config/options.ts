@@ -22,7 +22,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { AccountStore } from '../lib/core/account-store.js';
 import type { Logger } from '../lib/core/logger.js';
 import type { Mailer } from '../lib/core/mailer.js';
-import { PASSWORD_HASH_PATTERN } from '../lib/core/password-hash.js';
+import { PASSWORD_HASH_PATTERN, SEED_PASSWORD_LENGTH } from '../lib/core/password-hash.js';
 import type { Storage } from '../lib/core/storage.js';
 import { brandingOptions } from '../lib/features/branding/options.js';
 import { graphqlOptions } from '../lib/features/graphql/options.js';
@@ -177,7 +177,7 @@ const accountSchema = Type.Object(
   {
     id: maybe(Type.String({ minLength: 1, maxLength: 255 })),
     email: Type.String({ format: 'email' }),
-    password: maybe(Type.String({ minLength: 8, maxLength: 256 })),
+    password: maybe(Type.String({ minLength: SEED_PASSWORD_LENGTH.min, maxLength: SEED_PASSWORD_LENGTH.max })),
     passwordHash: maybe(
       Type.String({
         pattern: PASSWORD_HASH_PATTERN,

@@ -1,9 +1,6 @@
 import { hashPassword } from '../../adapters/password.js';
+import { SEED_PASSWORD_LENGTH } from '../core/password-hash.js';
 import { UsageError, type CommandIo } from './io.js';
-
-/** The lengths a seed account's clear `password` may have (config/options.ts): a hash takes the same. */
-const MIN_LENGTH = 8;
-const MAX_LENGTH = 256;
 
 /** Reads all of standard input as UTF-8. */
 async function readStdin(stdin: AsyncIterable<Buffer | string>): Promise<string> {
@@ -26,10 +23,12 @@ export async function hashPasswordCommand(
 ): Promise<number> {
   if (args.length) throw new UsageError(`unknown argument ${args[0]}`);
   const password = (await readStdin(stdin)).split(/\r?\n/)[0] ?? '';
-  if ([...password].length < MIN_LENGTH || [...password].length > MAX_LENGTH) {
+  const { min, max } = SEED_PASSWORD_LENGTH;
+  const length = [...password].length;
+  if (length < min || length > max) {
     throw new UsageError(
       `hash-password reads the password from standard input (e.g. printf '%s' "$PASSWORD" | npx portcullis ` +
-        `hash-password); it must have ${MIN_LENGTH} to ${MAX_LENGTH} characters`,
+        `hash-password); it must have ${min} to ${max} characters`,
     );
   }
   io.stdout(`${await hashPassword(password)}\n`);

@@ -4,6 +4,12 @@
  * core, because configuration (`accounts[].passwordHash`) and storage both read it.
  */
 
+/**
+ * The lengths of a password in characters (Unicode code points, as JSON Schema's `minLength` counts them) that a seed
+ * account's `password` and `npx portcullis hash-password` take.
+ */
+export const SEED_PASSWORD_LENGTH = Object.freeze({ min: 8, max: 256 });
+
 /** scrypt's cost parameters: `N` (CPU/memory cost, a power of two), `r` (block size) and `p` (parallelism). */
 export interface ScryptCost {
   N: number;

@@ -1,5 +1,5 @@
 import type { AccountStore } from '../core/account-store.js';
-import type { AccountCase } from './account-harness.js';
+import { CONFORMANCE_SEED, type AccountCase } from './account-harness.js';
 import { assert, equal, matches } from './assert.js';
 import { grouped } from './cases.js';
 
@@ -38,7 +38,7 @@ export const accountCases: AccountCase[] = [
     async run({ store }) {
       assert.equal((await store.verifyPassword('alice@example.com', 'alice-demo-password'))?.id, 'alice');
       assert.equal(await store.verifyPassword('alice@example.com', 'wrong-password-1'), undefined);
-      const aliceHash = 'scrypt$32768$8$1$gFiOW08Jopgu5mJt0XmhLg$S4ce0MeX_7NTsWK43hAknYCQFR7sBVU_U9YWVXoRlow';
+      const aliceHash = CONFORMANCE_SEED[0]!.passwordHash!;
       assert.equal(await store.verifyPassword('alice@example.com', aliceHash), undefined, 'the hash is no password');
       assert.equal(await store.verifyPassword('nobody@example.com', 'alice-demo-password'), undefined);
     },

@@ -1,10 +1,10 @@
-import { randomBytes, scryptSync } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import Koa from 'koa';
 import { createServer, type PortcullisConfig, type PortcullisServer } from '../../lib/index.js';
 import { catalogResolvers, typeDefs } from '../../examples/catalog/schema.js';
 import { DEMO, demoFixtures } from '../../examples/demo-fixtures.js';
+import { hashPasswordAtCost } from '../../adapters/password.js';
 import { runSigningKeys } from './run-resources.js';
 
 /** A free TCP port on 127.0.0.1. */
@@ -26,12 +26,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** `password` hashed as adapters/password.ts does, at scrypt N=2^10 (about 1 ms instead of 70). */
-function cheapHash(password: string): string {
-  const salt = randomBytes(16);
-  const key = scryptSync(password.normalize('NFKC'), salt, 32, { N: 1024, r: 8, p: 1 });
-  return ['scrypt', 1024, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
-}
+/** `password` hashed at scrypt N=2^10 (about 1 ms instead of 70). */
+const cheapHash = (password: string) => hashPasswordAtCost(password, { N: 1024, r: 8, p: 1 });
 
 /**
  * The demo accounts' `passwordHash` (N=2^15) → a hash of the same password at N=2^10. Sign-ins of the demo accounts
@@ -40,8 +36,8 @@ function cheapHash(password: string): string {
  * test/accounts/seed-password-hash.test.ts covers both). Tests that build their own configuration keep N=2^15.
  */
 const CHEAP_DEMO_HASHES = new Map([
-  [DEMO.alice.passwordHash, cheapHash(DEMO.alice.password)],
-  [DEMO.admin.passwordHash, cheapHash(DEMO.admin.password)],
+  [DEMO.alice.passwordHash, await cheapHash(DEMO.alice.password)],
+  [DEMO.admin.passwordHash, await cheapHash(DEMO.admin.password)],
 ]);
 
 /**
